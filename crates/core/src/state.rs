@@ -1,0 +1,115 @@
+//! What a scheduler can observe about the system: per-thread run state and
+//! accounting, per-core current thread and run queue.
+//!
+//! The simulator owns and updates this; policies only read it. Everything
+//! here has a kernel counterpart (task_struct fields, rq contents, PMU-based
+//! predictions). The true speedup of a thread is deliberately absent: a policy
+//! sees only `predicted_speedup`, which comes from a predictor that may be
+//! noisy (or exact in the simulator's explicit oracle mode).
+
+use crate::{CoreId, Nanos, ProgramId, ThreadId, Topology};
+use serde::Serialize;
+
+/// Why a thread is off the run queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BlockKind {
+    Mutex,
+    Barrier,
+    CondVar,
+    QueueFull,
+    QueueEmpty,
+    Join,
+    Sleep,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RunState {
+    /// On a core's run queue, waiting for CPU time.
+    Runnable,
+    Running,
+    Blocked(BlockKind),
+    Exited,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadInfo {
+    pub id: ThreadId,
+    pub program: ProgramId,
+    pub state: RunState,
+    /// The core whose run queue holds the thread, or that runs it.
+    pub core: Option<CoreId>,
+    /// The core the thread last ran on.
+    pub last_core: Option<CoreId>,
+    /// Total CPU time received (the kernel's `sum_exec_runtime`).
+    pub sum_exec_ns: Nanos,
+    /// Work retired so far, in reference-big-core nanoseconds (a stand-in for
+    /// the retired-instructions counter).
+    pub retired: f64,
+    /// Total time this thread itself spent asleep on futexes.
+    pub futex_wait_ns: Nanos,
+    /// Total time other threads spent asleep on futexes that this thread
+    /// released: COLAB's criticality metric (colab-tpds 5.2).
+    pub blocked_others_ns: Nanos,
+    /// Predicted big/little speedup of the thread's current phase, from the
+    /// performance-counter model (never the ground truth unless in oracle mode).
+    pub predicted_speedup: f64,
+    /// When the thread last became runnable.
+    pub runnable_since: Nanos,
+    pub created_at: Nanos,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CoreInfo {
+    pub current: Option<ThreadId>,
+    /// When `current` was put on the core.
+    pub run_start: Nanos,
+    /// Runnable threads waiting on this core, in arrival order.
+    pub rq: Vec<ThreadId>,
+}
+
+/// The scheduler-visible state of the whole system at `now`.
+#[derive(Clone, Debug)]
+pub struct SchedState {
+    pub now: Nanos,
+    pub topo: Topology,
+    pub threads: Vec<ThreadInfo>,
+    pub cores: Vec<CoreInfo>,
+}
+
+impl SchedState {
+    pub fn new(topo: Topology) -> SchedState {
+        let cores = vec![CoreInfo::default(); topo.num_cores()];
+        SchedState {
+            now: 0,
+            topo,
+            threads: Vec::new(),
+            cores,
+        }
+    }
+    #[inline]
+    pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
+        &self.threads[t.idx()]
+    }
+    #[inline]
+    pub fn core(&self, c: CoreId) -> &CoreInfo {
+        &self.cores[c.idx()]
+    }
+    #[inline]
+    pub fn is_idle(&self, c: CoreId) -> bool {
+        self.cores[c.idx()].current.is_none()
+    }
+    /// Runnable plus running threads on a core (the kernel's `nr_running`).
+    #[inline]
+    pub fn nr_running(&self, c: CoreId) -> usize {
+        let core = &self.cores[c.idx()];
+        core.rq.len() + usize::from(core.current.is_some())
+    }
+    /// How long the current thread of `c` has been on the core.
+    pub fn current_ran(&self, c: CoreId) -> Nanos {
+        self.now.saturating_sub(self.cores[c.idx()].run_start)
+    }
+    /// Threads of a program that have not exited.
+    pub fn live_threads(&self) -> impl Iterator<Item = &ThreadInfo> {
+        self.threads.iter().filter(|t| t.state != RunState::Exited)
+    }
+}

@@ -1,0 +1,580 @@
+//! Machine description: core types, clusters and the order of cores.
+//!
+//! A core type's performance model has two rates: how fast it retires
+//! core-bound work (`compute_rate`) and how fast it gets through memory-bound
+//! work (`memory_rate`), both relative to the reference big core (1.0). A
+//! phase with memory fraction `m` runs on core type `k` at
+//! `1 / ((1 - m) / compute_rate_k + m / memory_rate_k)` work units per ns.
+//! Two numbers per core type are enough to give every phase a plausible speed
+//! on any number of core types (tri-cluster phones, Intel P/E parts), while a
+//! benchmark only states its big-vs-little speedup.
+
+use crate::CoreId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Bit set of cores (at most 64 cores per machine).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct CoreMask(pub u64);
+
+impl CoreMask {
+    pub const EMPTY: CoreMask = CoreMask(0);
+    pub fn all(n: usize) -> CoreMask {
+        if n >= 64 {
+            CoreMask(u64::MAX)
+        } else {
+            CoreMask((1u64 << n) - 1)
+        }
+    }
+    pub fn single(c: CoreId) -> CoreMask {
+        CoreMask(1u64 << c.0)
+    }
+    pub fn contains(self, c: CoreId) -> bool {
+        self.0 & (1u64 << c.0) != 0
+    }
+    pub fn insert(&mut self, c: CoreId) {
+        self.0 |= 1u64 << c.0;
+    }
+    pub fn union(self, o: CoreMask) -> CoreMask {
+        CoreMask(self.0 | o.0)
+    }
+    pub fn intersect(self, o: CoreMask) -> CoreMask {
+        CoreMask(self.0 & o.0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn count(self) -> usize {
+        self.0.count_ones() as usize
+    }
+    pub fn iter(self) -> impl Iterator<Item = CoreId> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                None
+            } else {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(CoreId(i as u16))
+            }
+        })
+    }
+}
+
+impl fmt::Debug for CoreMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v: Vec<u16> = self.iter().map(|c| c.0).collect();
+        write!(f, "{v:?}")
+    }
+}
+
+/// A kind of core: its performance model and power.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreType {
+    pub name: String,
+    /// Core-bound throughput relative to the reference big core (1.0).
+    pub compute_rate: f64,
+    /// Memory-bound throughput relative to the reference big core (1.0).
+    pub memory_rate: f64,
+    /// Power while running a thread, watts.
+    pub active_power_w: f64,
+    /// Power while idle, watts.
+    pub idle_power_w: f64,
+}
+
+impl CoreType {
+    /// Work units per nanosecond for a phase with memory fraction `m`.
+    #[inline]
+    pub fn rate(&self, mem_frac: f64) -> f64 {
+        1.0 / ((1.0 - mem_frac) / self.compute_rate + mem_frac / self.memory_rate)
+    }
+
+    /// Reference big core: an out-of-order 2 GHz Cortex-A57-like core, the big
+    /// core of the papers' gem5 setup (colab-tpds 6.1). All rates are relative
+    /// to it, so both are 1.0 by definition.
+    pub fn reference_big() -> CoreType {
+        CoreType {
+            name: "big".into(),
+            compute_rate: 1.0,
+            memory_rate: 1.0,
+            // assumption: ~1.5 W per A57 core at ~2 GHz, in line with published
+            // Exynos 5433 per-core measurements (AnandTech, 2015).
+            active_power_w: 1.5,
+            // assumption: clock-gated idle core, small leakage.
+            idle_power_w: 0.05,
+        }
+    }
+
+    /// Reference little core: an in-order 1.2 GHz Cortex-A53-like core
+    /// (colab-tpds 6.1).
+    pub fn reference_little() -> CoreType {
+        CoreType {
+            name: "little".into(),
+            // 0.6 frequency ratio (1.2 / 2.0 GHz, colab-tpds 6.1) times an
+            // assumed A53/A57 per-clock ratio of ~0.53 on core-bound code
+            // (published SPEC per-clock comparisons put A57 at 1.6-2.0x A53).
+            // Gives a maximum big/little speedup of ~3.2.
+            compute_rate: 0.6 * 0.53,
+            // assumption: memory-bound work is bounded by DRAM latency, equal
+            // in ns on both cores; the A57's out-of-order window overlaps more
+            // misses, worth ~1.2x. Gives a minimum big/little speedup of 1.2.
+            memory_rate: 1.0 / 1.2,
+            // assumption: ~0.25 W per A53 core at 1.2-1.3 GHz (same source as above).
+            active_power_w: 0.25,
+            idle_power_w: 0.02,
+        }
+    }
+}
+
+/// A group of cores of one type sharing a last-level cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cluster {
+    pub name: String,
+    pub core_type: usize,
+    pub cores: Vec<CoreId>,
+}
+
+/// Costs the machine charges for scheduling actions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Costs {
+    /// Time a core spends switching from one thread to another, ns.
+    pub context_switch_ns: u64,
+    /// Extra time for a thread that last ran on another core of the same cluster (cache refill), ns.
+    pub migration_local_ns: u64,
+    /// Extra time for a thread that last ran in another cluster (cold L2), ns.
+    pub migration_cross_ns: u64,
+    /// Scheduler tick period, ns.
+    pub tick_ns: u64,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            // assumption: a few microseconds per switch on ARMv8 Linux
+            // (lmbench lat_ctx on Cortex-A class cores reports 2-6 us).
+            context_switch_ns: 5_000,
+            // assumption: refilling the private L1s from the shared L2 after a
+            // move within a cluster, ~10 us of lost progress.
+            migration_local_ns: 10_000,
+            // assumption: refilling L1 and L2 from DRAM after a cross-cluster
+            // move (512 KB-2 MB of state at ~10 GB/s), ~100 us.
+            migration_cross_ns: 100_000,
+            // arm64 defconfig uses HZ=250: a 4 ms tick.
+            tick_ns: 4_000_000,
+        }
+    }
+}
+
+/// Core order: which cluster gets the low core numbers. The papers average
+/// every result over both orders (colab-cgo20-evaluation, "Workloads").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoreOrder {
+    BigFirst,
+    LittleFirst,
+}
+
+impl CoreOrder {
+    pub const BOTH: [CoreOrder; 2] = [CoreOrder::BigFirst, CoreOrder::LittleFirst];
+    pub fn label(self) -> &'static str {
+        match self {
+            CoreOrder::BigFirst => "big-first",
+            CoreOrder::LittleFirst => "little-first",
+        }
+    }
+}
+
+/// A whole machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Topology {
+    pub name: String,
+    pub core_types: Vec<CoreType>,
+    pub clusters: Vec<Cluster>,
+    /// For every core: its cluster index.
+    pub core_cluster: Vec<usize>,
+    /// For every core: its core type index.
+    pub core_type_of: Vec<usize>,
+    pub costs: Costs,
+    /// Index of the fastest and the slowest core type (by compute rate).
+    pub fastest_type: usize,
+    pub slowest_type: usize,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TopologyError {
+    #[error("unknown topology name '{0}': expected a file path or a name like 2B2S, 4B4S, 1B3S (B = big cores, S = small cores)")]
+    UnknownName(String),
+    #[error("topology has no cores")]
+    NoCores,
+    #[error("topology has {0} cores; at most 64 are supported")]
+    TooManyCores(usize),
+    #[error("cluster '{cluster}' names core type '{core_type}', which is not defined")]
+    UnknownCoreType { cluster: String, core_type: String },
+    #[error("core type '{name}': {problem}")]
+    BadCoreType { name: String, problem: String },
+    #[error("{0}")]
+    Parse(String),
+}
+
+/// Custom topology file (TOML). Example:
+///
+/// ```toml
+/// name = "tri"
+/// [[core_types]]
+/// name = "prime"
+/// compute_rate = 1.2
+/// memory_rate = 1.05
+/// active_power_w = 2.5
+/// idle_power_w = 0.06
+/// [[clusters]]
+/// core_type = "prime"
+/// cores = 1
+/// ```
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyFile {
+    pub name: Option<String>,
+    pub core_types: Vec<CoreType>,
+    pub clusters: Vec<ClusterSpec>,
+    #[serde(default)]
+    pub costs: Costs,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    pub name: Option<String>,
+    pub core_type: String,
+    pub cores: usize,
+}
+
+impl Topology {
+    /// Builds a topology from clusters given in core order.
+    pub fn build(
+        name: impl Into<String>,
+        core_types: Vec<CoreType>,
+        clusters: &[(String, usize, usize)],
+        costs: Costs,
+    ) -> Result<Topology, TopologyError> {
+        for ct in &core_types {
+            let ok = |v: f64| v.is_finite() && v > 0.0;
+            if !ok(ct.compute_rate) || !ok(ct.memory_rate) {
+                return Err(TopologyError::BadCoreType {
+                    name: ct.name.clone(),
+                    problem: "compute_rate and memory_rate must be positive numbers".into(),
+                });
+            }
+            if !(ct.active_power_w >= 0.0 && ct.idle_power_w >= 0.0) {
+                return Err(TopologyError::BadCoreType {
+                    name: ct.name.clone(),
+                    problem: "power must be zero or positive".into(),
+                });
+            }
+        }
+        let mut out_clusters = Vec::new();
+        let mut core_cluster = Vec::new();
+        let mut core_type_of = Vec::new();
+        for (cname, ty, n) in clusters {
+            if *n == 0 {
+                continue;
+            }
+            let ci = out_clusters.len();
+            let cores: Vec<CoreId> = (0..*n)
+                .map(|i| CoreId((core_cluster.len() + i) as u16))
+                .collect();
+            for _ in 0..*n {
+                core_cluster.push(ci);
+                core_type_of.push(*ty);
+            }
+            out_clusters.push(Cluster {
+                name: cname.clone(),
+                core_type: *ty,
+                cores,
+            });
+        }
+        if core_cluster.is_empty() {
+            return Err(TopologyError::NoCores);
+        }
+        if core_cluster.len() > 64 {
+            return Err(TopologyError::TooManyCores(core_cluster.len()));
+        }
+        let used: Vec<usize> = out_clusters.iter().map(|c| c.core_type).collect();
+        let by = |f: &dyn Fn(f64, f64) -> bool| {
+            let mut best = used[0];
+            for &t in &used {
+                if f(core_types[t].compute_rate, core_types[best].compute_rate) {
+                    best = t;
+                }
+            }
+            best
+        };
+        let fastest_type = by(&|a, b| a > b);
+        let slowest_type = by(&|a, b| a < b);
+        Ok(Topology {
+            name: name.into(),
+            core_types,
+            clusters: out_clusters,
+            core_cluster,
+            core_type_of,
+            costs,
+            fastest_type,
+            slowest_type,
+        })
+    }
+
+    /// A big.LITTLE machine with the papers' reference cores.
+    pub fn big_little(big: usize, little: usize, order: CoreOrder) -> Result<Topology, TopologyError> {
+        let types = vec![CoreType::reference_big(), CoreType::reference_little()];
+        let b = ("big".to_string(), 0, big);
+        let s = ("little".to_string(), 1, little);
+        let clusters = match order {
+            CoreOrder::BigFirst => vec![b, s],
+            CoreOrder::LittleFirst => vec![s, b],
+        };
+        Topology::build(format!("{big}B{little}S"), types, &clusters, Costs::default())
+    }
+
+    /// Parses names like `2B2S`, `4B`, `1B3S`, `0B4S`.
+    pub fn named(name: &str, order: CoreOrder) -> Result<Topology, TopologyError> {
+        let up = name.trim().to_ascii_uppercase();
+        let bad = || TopologyError::UnknownName(name.to_string());
+        let (b, rest) = up.split_once('B').ok_or_else(bad)?;
+        let big: usize = b.parse().map_err(|_| bad())?;
+        let little: usize = if rest.is_empty() {
+            0
+        } else {
+            rest.strip_suffix('S')
+                .ok_or_else(bad)?
+                .parse()
+                .map_err(|_| bad())?
+        };
+        Topology::big_little(big, little, order)
+    }
+
+    /// Parses a topology file; `order` reverses cluster order when little-first.
+    pub fn from_toml(text: &str, order: CoreOrder) -> Result<Topology, TopologyError> {
+        let f: TopologyFile = toml::from_str(text).map_err(|e| TopologyError::Parse(e.to_string()))?;
+        let mut clusters = Vec::new();
+        for (i, c) in f.clusters.iter().enumerate() {
+            let ty = f
+                .core_types
+                .iter()
+                .position(|t| t.name == c.core_type)
+                .ok_or_else(|| TopologyError::UnknownCoreType {
+                    cluster: c.name.clone().unwrap_or_else(|| format!("#{i}")),
+                    core_type: c.core_type.clone(),
+                })?;
+            let name = c.name.clone().unwrap_or_else(|| format!("{}{i}", c.core_type));
+            clusters.push((name, ty, c.cores));
+        }
+        // "little-first" puts the slowest clusters first, whatever the file's order.
+        if order == CoreOrder::LittleFirst {
+            clusters.sort_by(|a, b| {
+                f.core_types[a.1]
+                    .compute_rate
+                    .partial_cmp(&f.core_types[b.1].compute_rate)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        } else {
+            clusters.sort_by(|a, b| {
+                f.core_types[b.1]
+                    .compute_rate
+                    .partial_cmp(&f.core_types[a.1].compute_rate)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+        Topology::build(
+            f.name.unwrap_or_else(|| "custom".into()),
+            f.core_types,
+            &clusters,
+            f.costs,
+        )
+    }
+
+    /// The same machine with every core replaced by the fastest core type
+    /// (the T_SB baseline of H_ANTT / H_STP: "alone on a system where there are
+    /// only big cores", same core count).
+    pub fn all_fastest(&self) -> Topology {
+        let n = self.num_cores();
+        let ty = self.core_types[self.fastest_type].clone();
+        let mut t = Topology::build(
+            format!("{}B", n),
+            vec![ty],
+            &[("big".to_string(), 0, n)],
+            self.costs.clone(),
+        )
+        .expect("non-empty topology");
+        t.costs = self.costs.clone();
+        t
+    }
+
+    pub fn num_cores(&self) -> usize {
+        self.core_cluster.len()
+    }
+    pub fn cores(&self) -> impl Iterator<Item = CoreId> {
+        (0..self.num_cores()).map(|i| CoreId(i as u16))
+    }
+    pub fn all_mask(&self) -> CoreMask {
+        CoreMask::all(self.num_cores())
+    }
+    pub fn core_type(&self, c: CoreId) -> &CoreType {
+        &self.core_types[self.core_type_of[c.idx()]]
+    }
+    pub fn cluster_of(&self, c: CoreId) -> usize {
+        self.core_cluster[c.idx()]
+    }
+    pub fn same_cluster(&self, a: CoreId, b: CoreId) -> bool {
+        self.core_cluster[a.idx()] == self.core_cluster[b.idx()]
+    }
+    pub fn cluster_mask(&self, cluster: usize) -> CoreMask {
+        let mut m = CoreMask::EMPTY;
+        for &c in &self.clusters[cluster].cores {
+            m.insert(c);
+        }
+        m
+    }
+    /// Is this machine heterogeneous at all?
+    pub fn is_asymmetric(&self) -> bool {
+        self.fastest_type != self.slowest_type
+    }
+    /// Cores of the fastest type ("big" in the papers' vocabulary).
+    pub fn is_big(&self, c: CoreId) -> bool {
+        self.core_type_of[c.idx()] == self.fastest_type
+    }
+    /// Cores of the slowest type ("little"). On a symmetric machine every core
+    /// is both big and little.
+    pub fn is_little(&self, c: CoreId) -> bool {
+        self.core_type_of[c.idx()] == self.slowest_type
+    }
+    pub fn big_mask(&self) -> CoreMask {
+        let mut m = CoreMask::EMPTY;
+        for c in self.cores().filter(|&c| self.is_big(c)) {
+            m.insert(c);
+        }
+        m
+    }
+    pub fn little_mask(&self) -> CoreMask {
+        let mut m = CoreMask::EMPTY;
+        for c in self.cores().filter(|&c| self.is_little(c)) {
+            m.insert(c);
+        }
+        m
+    }
+    /// Compute capacity of a core relative to the fastest type (the kernel's
+    /// `arch_scale_cpu_capacity` / 1024).
+    pub fn capacity(&self, c: CoreId) -> f64 {
+        self.core_type(c).compute_rate / self.core_types[self.fastest_type].compute_rate
+    }
+    /// Short description, e.g. "2B2S big-first (4 cores)".
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .clusters
+            .iter()
+            .map(|c| format!("{}x{}", c.cores.len(), self.core_types[c.core_type].name))
+            .collect();
+        format!("{} [{}]", self.name, parts.join(" + "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_configs_and_order() {
+        let t = Topology::named("2B4S", CoreOrder::BigFirst).unwrap();
+        assert_eq!(t.num_cores(), 6);
+        assert!(t.is_big(CoreId(0)) && t.is_big(CoreId(1)) && t.is_little(CoreId(2)));
+        let t = Topology::named("2b4s", CoreOrder::LittleFirst).unwrap();
+        assert!(t.is_little(CoreId(0)) && t.is_big(CoreId(4)) && t.is_big(CoreId(5)));
+        assert_eq!(t.big_mask().count(), 2);
+        assert_eq!(t.little_mask().count(), 4);
+        assert!(!t.same_cluster(CoreId(0), CoreId(5)));
+        let four_big = Topology::named("4B", CoreOrder::BigFirst).unwrap();
+        assert!(!four_big.is_asymmetric());
+        assert_eq!(t.all_fastest().num_cores(), 6);
+        assert!(!t.all_fastest().is_asymmetric());
+    }
+
+    #[test]
+    fn bad_names_and_empty_machines() {
+        assert!(matches!(
+            Topology::named("2X2S", CoreOrder::BigFirst),
+            Err(TopologyError::UnknownName(_))
+        ));
+        assert_eq!(
+            Topology::named("0B0S", CoreOrder::BigFirst),
+            Err(TopologyError::NoCores)
+        );
+        assert!(matches!(
+            Topology::named("40B40S", CoreOrder::BigFirst),
+            Err(TopologyError::TooManyCores(80))
+        ));
+    }
+
+    #[test]
+    fn rate_model_spans_published_speedup_range() {
+        let b = CoreType::reference_big();
+        let l = CoreType::reference_little();
+        let s0 = b.rate(0.0) / l.rate(0.0);
+        let s1 = b.rate(1.0) / l.rate(1.0);
+        assert!((s0 - 1.0 / 0.318).abs() < 1e-9);
+        assert!((s1 - 1.2).abs() < 1e-9);
+        // Monotone in between.
+        assert!(b.rate(0.5) / l.rate(0.5) < s0 && b.rate(0.5) / l.rate(0.5) > s1);
+    }
+
+    #[test]
+    fn custom_file_tri_cluster() {
+        let text = r#"
+name = "phone"
+[[core_types]]
+name = "little"
+compute_rate = 0.3
+memory_rate = 0.8
+active_power_w = 0.2
+idle_power_w = 0.01
+[[core_types]]
+name = "prime"
+compute_rate = 1.2
+memory_rate = 1.1
+active_power_w = 3.0
+idle_power_w = 0.05
+[[core_types]]
+name = "mid"
+compute_rate = 0.8
+memory_rate = 0.95
+active_power_w = 1.0
+idle_power_w = 0.03
+[[clusters]]
+core_type = "little"
+cores = 4
+[[clusters]]
+core_type = "mid"
+cores = 3
+[[clusters]]
+core_type = "prime"
+cores = 1
+[costs]
+tick_ns = 1000000
+"#;
+        let t = Topology::from_toml(text, CoreOrder::BigFirst).unwrap();
+        assert_eq!(t.num_cores(), 8);
+        assert_eq!(t.core_type(CoreId(0)).name, "prime");
+        assert_eq!(t.core_type(CoreId(7)).name, "little");
+        assert_eq!(t.costs.tick_ns, 1_000_000);
+        assert_eq!(t.big_mask().count(), 1);
+        assert_eq!(t.little_mask().count(), 4);
+        let lf = Topology::from_toml(text, CoreOrder::LittleFirst).unwrap();
+        assert_eq!(lf.core_type(CoreId(0)).name, "little");
+        let bad = text.replace("core_type = \"mid\"", "core_type = \"medium\"");
+        assert!(matches!(
+            Topology::from_toml(&bad, CoreOrder::BigFirst),
+            Err(TopologyError::UnknownCoreType { .. })
+        ));
+        let err = Topology::from_toml("name = 3", CoreOrder::BigFirst).unwrap_err();
+        assert!(err.to_string().contains("line 1"), "{err}");
+    }
+}
