@@ -88,7 +88,15 @@ pub trait Policy: Send {
     fn running(&mut self, _st: &SchedState, _c: CoreId, _t: ThreadId) {}
 
     /// `t` stopped running on `c` after `ran` ns on the core.
-    fn stopped(&mut self, _st: &SchedState, _c: CoreId, _t: ThreadId, _ran: Nanos, _why: StopReason) {}
+    fn stopped(
+        &mut self,
+        _st: &SchedState,
+        _c: CoreId,
+        _t: ThreadId,
+        _ran: Nanos,
+        _why: StopReason,
+    ) {
+    }
 
     /// `t` (runnable, not running) moved from `from`'s queue to `to`'s queue.
     fn migrated(&mut self, _st: &SchedState, _t: ThreadId, _from: CoreId, _to: CoreId) {}

@@ -325,7 +325,11 @@ impl Topology {
     }
 
     /// A big.LITTLE machine with the papers' reference cores.
-    pub fn big_little(big: usize, little: usize, order: CoreOrder) -> Result<Topology, TopologyError> {
+    pub fn big_little(
+        big: usize,
+        little: usize,
+        order: CoreOrder,
+    ) -> Result<Topology, TopologyError> {
         let types = vec![CoreType::reference_big(), CoreType::reference_little()];
         let b = ("big".to_string(), 0, big);
         let s = ("little".to_string(), 1, little);
@@ -333,7 +337,12 @@ impl Topology {
             CoreOrder::BigFirst => vec![b, s],
             CoreOrder::LittleFirst => vec![s, b],
         };
-        Topology::build(format!("{big}B{little}S"), types, &clusters, Costs::default())
+        Topology::build(
+            format!("{big}B{little}S"),
+            types,
+            &clusters,
+            Costs::default(),
+        )
     }
 
     /// Parses names like `2B2S`, `4B`, `1B3S`, `0B4S`.
@@ -355,7 +364,8 @@ impl Topology {
 
     /// Parses a topology file; `order` reverses cluster order when little-first.
     pub fn from_toml(text: &str, order: CoreOrder) -> Result<Topology, TopologyError> {
-        let f: TopologyFile = toml::from_str(text).map_err(|e| TopologyError::Parse(e.to_string()))?;
+        let f: TopologyFile =
+            toml::from_str(text).map_err(|e| TopologyError::Parse(e.to_string()))?;
         let mut clusters = Vec::new();
         for (i, c) in f.clusters.iter().enumerate() {
             let ty = f
@@ -366,7 +376,10 @@ impl Topology {
                     cluster: c.name.clone().unwrap_or_else(|| format!("#{i}")),
                     core_type: c.core_type.clone(),
                 })?;
-            let name = c.name.clone().unwrap_or_else(|| format!("{}{i}", c.core_type));
+            let name = c
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{}{i}", c.core_type));
             clusters.push((name, ty, c.cores));
         }
         // "little-first" puts the slowest clusters first, whatever the file's order.

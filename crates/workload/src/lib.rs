@@ -1,1 +1,230 @@
+//! Workloads: the TOML spec format, compilation to flat programs, and the
+//! built-in library of the papers' benchmark models and mixes.
 
+pub mod expr;
+pub mod program;
+pub mod spec;
+
+pub use program::{
+    compile, mem_frac_for_speedup, reference_speedup, IndexSel, LoopCount, Op, Program,
+};
+pub use spec::{MixFile, MixSpec, ProgramSpec};
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+mod builtin {
+    include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    #[error("{file}: {place}: {problem}")]
+    Invalid {
+        file: String,
+        place: String,
+        problem: String,
+    },
+    #[error("unknown workload '{name}': not a built-in benchmark or mix, and not a file (try `colab list`)")]
+    Unknown { name: String },
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
+/// A set of programs started together.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub name: String,
+    pub classes: Vec<String>,
+    pub source: String,
+    pub programs: Vec<Program>,
+}
+
+impl Workload {
+    pub fn total_threads(&self) -> u32 {
+        self.programs.iter().map(|p| p.total_threads).sum()
+    }
+}
+
+/// Known benchmark specs and mixes.
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    /// name -> (file it came from, spec)
+    pub benchmarks: BTreeMap<String, (String, ProgramSpec)>,
+    pub mixes: Vec<MixSpec>,
+    mix_files: BTreeMap<String, String>,
+}
+
+pub fn parse_program(file: &str, text: &str) -> Result<ProgramSpec, WorkloadError> {
+    toml::from_str(text).map_err(|e| WorkloadError::Parse {
+        file: file.into(),
+        message: e.to_string(),
+    })
+}
+
+pub fn parse_mixes(file: &str, text: &str) -> Result<MixFile, WorkloadError> {
+    toml::from_str(text).map_err(|e| WorkloadError::Parse {
+        file: file.into(),
+        message: e.to_string(),
+    })
+}
+
+impl Library {
+    /// The built-in library. Panics only if a shipped file is broken, which
+    /// the test suite rules out.
+    pub fn builtin() -> Library {
+        let mut lib = Library::default();
+        for (file, text) in builtin::BENCHMARK_FILES {
+            lib.add_program_text(file, text)
+                .expect("built-in benchmark file is valid");
+        }
+        for (file, text) in builtin::MIX_FILES {
+            lib.add_mix_text(file, text)
+                .expect("built-in mix file is valid");
+        }
+        lib
+    }
+
+    pub fn add_program_text(&mut self, file: &str, text: &str) -> Result<String, WorkloadError> {
+        let spec = parse_program(file, text)?;
+        // Compile once with the default n so broken specs fail at load time.
+        compile(file, &spec, None)?;
+        let name = spec.name.clone();
+        self.benchmarks
+            .insert(name.clone(), (file.to_string(), spec));
+        Ok(name)
+    }
+
+    pub fn add_mix_text(&mut self, file: &str, text: &str) -> Result<Vec<String>, WorkloadError> {
+        let mf = parse_mixes(file, text)?;
+        let mut names = Vec::new();
+        for m in mf.mix {
+            self.mix_files.insert(m.name.clone(), file.to_string());
+            names.push(m.name.clone());
+            self.mixes.retain(|x| x.name != m.name);
+            self.mixes.push(m);
+        }
+        // Check every mix resolves.
+        for n in &names {
+            self.mix(n)?;
+        }
+        Ok(names)
+    }
+
+    /// A benchmark compiled for thread parameter `n` (default when None).
+    pub fn program(&self, name: &str, n: Option<i64>) -> Result<Program, WorkloadError> {
+        let (file, spec) = self
+            .benchmarks
+            .get(name)
+            .ok_or_else(|| WorkloadError::Unknown {
+                name: name.to_string(),
+            })?;
+        compile(file, spec, n)
+    }
+
+    /// A mix as a workload.
+    pub fn mix(&self, name: &str) -> Result<Workload, WorkloadError> {
+        let m = self
+            .mixes
+            .iter()
+            .find(|m| m.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| WorkloadError::Unknown {
+                name: name.to_string(),
+            })?;
+        let file = self.mix_files.get(&m.name).cloned().unwrap_or_default();
+        let mut programs = Vec::new();
+        for (i, p) in m.programs.iter().enumerate() {
+            let prog = self.program(&p.bench, p.n).map_err(|e| match e {
+                WorkloadError::Unknown { name } => WorkloadError::Invalid {
+                    file: file.clone(),
+                    place: format!("mix '{}' program {}", m.name, i + 1),
+                    problem: format!("unknown benchmark '{name}'"),
+                },
+                e => e,
+            })?;
+            programs.push(prog);
+        }
+        if programs.is_empty() {
+            return Err(WorkloadError::Invalid {
+                file,
+                place: format!("mix '{}'", m.name),
+                problem: "has no programs".into(),
+            });
+        }
+        let w = Workload {
+            name: m.name.clone(),
+            classes: m.classes.clone(),
+            source: m.source.clone(),
+            programs,
+        };
+        if let Some(t) = m.threads {
+            if t != w.total_threads() as i64 {
+                return Err(WorkloadError::Invalid {
+                    file,
+                    place: format!("mix '{}'", m.name),
+                    problem: format!(
+                        "declares {t} threads but its programs create {}",
+                        w.total_threads()
+                    ),
+                });
+            }
+        }
+        Ok(w)
+    }
+
+    /// A single benchmark run alone, as a workload.
+    pub fn single(&self, name: &str, n: Option<i64>) -> Result<Workload, WorkloadError> {
+        let p = self.program(name, n)?;
+        Ok(Workload {
+            name: p.name.clone(),
+            classes: vec!["single".into()],
+            source: String::new(),
+            programs: vec![p],
+        })
+    }
+
+    /// Resolves a command-line workload: a mix name, a benchmark name
+    /// (optionally `name:n`), or a TOML file holding a program or mixes.
+    pub fn resolve(&mut self, arg: &str) -> Result<Workload, WorkloadError> {
+        let path = Path::new(arg);
+        if arg.ends_with(".toml") || path.exists() {
+            let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
+                file: arg.to_string(),
+                source: e,
+            })?;
+            if text.contains("[[mix]]") {
+                let names = self.add_mix_text(arg, &text)?;
+                return self.mix(names.first().ok_or_else(|| WorkloadError::Invalid {
+                    file: arg.into(),
+                    place: "mix".into(),
+                    problem: "file has no [[mix]] entries".into(),
+                })?);
+            }
+            let name = self.add_program_text(arg, &text)?;
+            return self.single(&name, None);
+        }
+        if self.mixes.iter().any(|m| m.name.eq_ignore_ascii_case(arg)) {
+            return self.mix(arg);
+        }
+        let (name, n) = match arg.split_once(':') {
+            Some((a, b)) => (
+                a,
+                Some(b.parse::<i64>().map_err(|_| WorkloadError::Invalid {
+                    file: "<command line>".into(),
+                    place: arg.into(),
+                    problem: format!("'{b}' is not a thread count"),
+                })?),
+            ),
+            None => (arg, None),
+        };
+        self.single(name, n)
+    }
+}
+
+#[cfg(test)]
+mod tests;
