@@ -1,1 +1,46 @@
+//! Scheduling policies as pure decision logic behind the
+//! [`colab_core::Policy`] hook table: no I/O, no clocks, so the same code
+//! drives the simulator and (later) the live sched_ext scheduler.
 
+pub mod cfs;
+pub mod colab;
+pub mod wash;
+
+pub use cfs::{Cfs, CfsCore, CfsTunables};
+pub use colab::{Colab, ColabParams};
+pub use wash::{Wash, WashParams};
+
+use colab_core::Policy;
+
+/// Names accepted by [`by_name`], with a one-line description each.
+pub const POLICIES: &[(&str, &str)] = &[
+    (
+        "cfs",
+        "Linux CFS (vruntime, wake placement, load balancing), asymmetry-unaware",
+    ),
+    (
+        "wash",
+        "WASH: affinity control every 40 ms (ExecRank, LockRank) over CFS",
+    ),
+    (
+        "colab",
+        "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
+    ),
+];
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown policy '{0}': expected one of cfs, wash, colab")]
+pub struct UnknownPolicy(pub String);
+
+/// A fresh policy instance by name, with its documented default parameters.
+pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
+    match name.to_ascii_lowercase().as_str() {
+        "cfs" => Ok(Box::new(Cfs::new())),
+        "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
+        "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
+        _ => Err(UnknownPolicy(name.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests;

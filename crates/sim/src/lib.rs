@@ -1,1 +1,19 @@
+//! A fast, deterministic discrete-event simulator of an asymmetric multicore
+//! machine running multi-threaded, multi-programmed workloads under a
+//! pluggable [`colab_core::Policy`].
+//!
+//! Time is integer nanoseconds. Threads interpret compiled workload programs
+//! (`colab_workload::Program`): compute, futex-style mutexes, barriers,
+//! condition variables, bounded queues, sleeps, spawn and join. The machine
+//! charges context-switch and migration costs, ticks, and enforces slices.
 
+mod engine;
+pub mod predict;
+mod sync;
+pub mod timeline;
+
+pub use engine::{simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats};
+pub use predict::{PredictorKind, SpeedupPredictor};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1300 @@
+//! The event loop.
+//!
+//! Events: a core's current thread reaches the end of a compute segment (or
+//! its context-switch overhead), a sleeping thread's timer fires, the global
+//! tick, and the policy's periodic hook. Everything else (lock hand-offs,
+//! wake-ups, preemptions) happens synchronously inside those events, with
+//! wake-ups deferred to the end of the current step like the kernel's wake_q.
+
+use crate::predict::{PhaseObservation, PredictorKind, SpeedupPredictor};
+use crate::sync::{BarrierState, CondState, MutexState, QueueState, WaitObj};
+use crate::timeline::Timeline;
+use colab_core::{
+    Action, BlockKind, CoreId, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
+    ThreadId, ThreadInfo, Topology, WakeKind,
+};
+use colab_workload::{IndexSel, LoopCount, Op, Workload};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Knobs of one simulation run.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Seeds the start order of programs and all random choices.
+    pub seed: u64,
+    pub predictor: PredictorKind,
+    /// Give up (with an error) if the workload has not finished by then.
+    pub max_time_ns: Nanos,
+    /// Record a timeline (Chrome trace events).
+    pub timeline: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            seed: 1,
+            predictor: PredictorKind::default(),
+            max_time_ns: 3_600 * 1_000_000_000,
+            timeline: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramResult {
+    pub name: String,
+    pub n: u32,
+    pub threads: u32,
+    pub start_ns: Nanos,
+    pub end_ns: Nanos,
+    pub turnaround_ns: Nanos,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SimStats {
+    /// Events taken off the event queue.
+    pub events: u64,
+    /// Scheduling decisions made (dispatches, wake-up placements, preemption checks).
+    pub decisions: u64,
+    pub context_switches: u64,
+    pub migrations: u64,
+    pub cross_cluster_migrations: u64,
+    pub preemptions: u64,
+    pub futex_waits: u64,
+    pub futex_wakes: u64,
+    pub ticks: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimResult {
+    pub programs: Vec<ProgramResult>,
+    pub makespan_ns: Nanos,
+    pub energy_j: f64,
+    pub core_busy_ns: Vec<Nanos>,
+    pub stats: SimStats,
+    #[serde(skip)]
+    pub timeline: Option<Timeline>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("deadlock at t = {at_ns} ns: no thread can run.\n{report}")]
+    Deadlock { at_ns: Nanos, report: String },
+    #[error("workload did not finish within {limit_ns} ns of simulated time")]
+    Timeout { limit_ns: Nanos },
+    #[error("program '{program}', thread {thread}: {problem}")]
+    Workload {
+        program: String,
+        thread: u32,
+        problem: String,
+    },
+    #[error("policy '{policy}' made an invalid decision at t = {at_ns} ns: {problem}")]
+    Policy {
+        policy: String,
+        at_ns: Nanos,
+        problem: String,
+    },
+    #[error("invariant violated at t = {at_ns} ns: {problem}")]
+    Invariant { at_ns: Nanos, problem: String },
+    #[error("workload has no programs")]
+    Empty,
+}
+
+/// Simulates `workload` on `topo` under `policy`.
+pub fn simulate(
+    workload: &Workload,
+    topo: &Topology,
+    policy: &mut dyn Policy,
+    cfg: &SimConfig,
+) -> Result<SimResult, SimError> {
+    if workload.programs.is_empty() {
+        return Err(SimError::Empty);
+    }
+    let mut sim = Sim::new(workload, topo, policy, cfg);
+    sim.run()?;
+    sim.finish()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EvKind {
+    /// The current thread of a core reaches its next decision point.
+    CoreDone {
+        core: u16,
+        gen: u32,
+    },
+    /// A timed sleep ends.
+    Wake {
+        thread: u32,
+    },
+    Tick,
+    Periodic,
+    ProgramStart {
+        prog: u16,
+    },
+}
+
+/// Per-thread interpreter state (not visible to policies).
+#[derive(Clone, Debug)]
+struct ThreadRt {
+    prog: u16,
+    group: u32,
+    index: u32,
+    pc: u32,
+    /// (loop op index, iterations left) — u32::MAX for until-closed loops.
+    loops: Vec<(u32, u32)>,
+    in_compute: bool,
+    remaining: f64,
+    mem_frac: f64,
+    /// Mutexes held: (array, global mutex index).
+    held: Vec<(u32, u32)>,
+    /// Mutex chosen by a pending lock attempt (kept across retries).
+    lock_target: Option<u32>,
+    /// After a condition wait: the mutex to re-acquire before going on.
+    relock: Option<(u32, u32)>,
+    block_start: Nanos,
+    waiting: WaitObj,
+    /// When the current compute segment started making progress on its core.
+    progress_start: Nanos,
+    /// Whether the thread has ever run (no migration cost for the first run).
+    has_run: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct CoreRt {
+    gen: u32,
+    busy_ns: Nanos,
+    /// Slice end for the current thread.
+    slice_end: Nanos,
+    /// Last thread that ran here (no switch cost to re-pick it).
+    last: Option<ThreadId>,
+    resched: bool,
+}
+
+struct ProgRt {
+    mutex_base: u32,
+    barrier_base: u32,
+    cond_base: u32,
+    queue_base: u32,
+    /// Live threads per group (for join).
+    live: Vec<u32>,
+    /// Threads blocked in join, per group.
+    joiners: Vec<Vec<ThreadId>>,
+    live_total: u32,
+    start: Nanos,
+    end: Option<Nanos>,
+    started: bool,
+}
+
+enum Step {
+    /// Keeps running (a compute segment is scheduled).
+    Continue,
+    Blocked(BlockKind),
+    Exited,
+}
+
+struct Sim<'a> {
+    w: &'a Workload,
+    policy: &'a mut dyn Policy,
+    cfg: &'a SimConfig,
+    st: SchedState,
+    rt: Vec<ThreadRt>,
+    cores: Vec<CoreRt>,
+    progs: Vec<ProgRt>,
+    /// Threads spawned so far per (program, group): gives each new thread its index.
+    spawned: Vec<Vec<u32>>,
+    mutexes: Vec<MutexState>,
+    barriers: Vec<BarrierState>,
+    conds: Vec<CondState>,
+    queues: Vec<QueueState>,
+    heap: BinaryHeap<Reverse<(Nanos, u64, EvKind)>>,
+    seq: u64,
+    rng: ChaCha8Rng,
+    predictor: Box<dyn SpeedupPredictor>,
+    /// Deferred wake-ups: (thread, waker).
+    wake_q: Vec<(ThreadId, WakeKind)>,
+    resched_q: Vec<CoreId>,
+    actions: Vec<Action>,
+    stats: SimStats,
+    live_programs: u32,
+    /// Threads runnable or running (for deadlock detection).
+    active: u32,
+    /// Threads in timed sleeps.
+    sleepers: u32,
+    queued_total: u32,
+    timeline: Option<Timeline>,
+    /// Speedup between fastest and slowest core types for memory fraction m.
+    fast_type: usize,
+    slow_type: usize,
+}
+
+impl<'a> Sim<'a> {
+    fn new(
+        w: &'a Workload,
+        topo: &Topology,
+        policy: &'a mut dyn Policy,
+        cfg: &'a SimConfig,
+    ) -> Sim<'a> {
+        let mut progs = Vec::new();
+        let (mut mb, mut bb, mut cb, mut qb) = (0u32, 0u32, 0u32, 0u32);
+        let mut barriers = Vec::new();
+        let mut queues = Vec::new();
+        for p in &w.programs {
+            progs.push(ProgRt {
+                mutex_base: mb,
+                barrier_base: bb,
+                cond_base: cb,
+                queue_base: qb,
+                live: vec![0; p.groups.len()],
+                joiners: vec![Vec::new(); p.groups.len()],
+                live_total: 0,
+                start: 0,
+                end: None,
+                started: false,
+            });
+            mb += p.num_mutexes;
+            bb += p.barriers.len() as u32;
+            cb += p.conds.len() as u32;
+            qb += p.queues.len() as u32;
+            for (_, need) in &p.barriers {
+                barriers.push(BarrierState {
+                    needed: *need,
+                    ..Default::default()
+                });
+            }
+            for q in &p.queues {
+                queues.push(QueueState {
+                    capacity: q.capacity,
+                    producers: q.producers,
+                    ..Default::default()
+                });
+            }
+        }
+        let n = topo.num_cores();
+        Sim {
+            w,
+            policy,
+            cfg,
+            st: SchedState::new(topo.clone()),
+            rt: Vec::new(),
+            cores: vec![CoreRt::default(); n],
+            spawned: progs.iter().map(|p| vec![0; p.live.len()]).collect(),
+            progs,
+            mutexes: vec![MutexState::default(); mb as usize],
+            barriers,
+            conds: vec![CondState::default(); cb as usize],
+            queues,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            predictor: cfg.predictor.build(),
+            wake_q: Vec::new(),
+            resched_q: Vec::new(),
+            actions: Vec::new(),
+            stats: SimStats::default(),
+            live_programs: w.programs.len() as u32,
+            active: 0,
+            sleepers: 0,
+            queued_total: 0,
+            timeline: cfg.timeline.then(|| Timeline::new(topo, w)),
+            fast_type: topo.fastest_type,
+            slow_type: topo.slowest_type,
+        }
+    }
+
+    fn push(&mut self, t: Nanos, kind: EvKind) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, kind)));
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        // Start order: a seeded shuffle (the papers randomize the order in
+        // which benchmarks start, colab-cgo20-evaluation "Workloads").
+        let mut order: Vec<u16> = (0..self.w.programs.len() as u16).collect();
+        order.shuffle(&mut self.rng);
+        for p in order {
+            self.push(0, EvKind::ProgramStart { prog: p });
+        }
+        self.push(self.st.topo.costs.tick_ns, EvKind::Tick);
+        if let Some(p) = self.policy.period_ns() {
+            self.push(p.max(1), EvKind::Periodic);
+        }
+        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            if self.live_programs == 0 {
+                break;
+            }
+            if t > self.cfg.max_time_ns {
+                return Err(SimError::Timeout {
+                    limit_ns: self.cfg.max_time_ns,
+                });
+            }
+            debug_assert!(t >= self.st.now);
+            self.st.now = t;
+            self.stats.events += 1;
+            match ev {
+                EvKind::CoreDone { core, gen } => {
+                    if self.cores[core as usize].gen != gen {
+                        self.stats.events -= 1; // stale, not a real event
+                        continue;
+                    }
+                    self.core_done(CoreId(core))?;
+                }
+                EvKind::Wake { thread } => {
+                    let t = ThreadId(thread);
+                    self.sleepers -= 1;
+                    self.wake(t, None);
+                }
+                EvKind::Tick => {
+                    self.tick()?;
+                    if self.live_programs > 0 {
+                        self.push(t + self.st.topo.costs.tick_ns, EvKind::Tick);
+                    }
+                }
+                EvKind::Periodic => {
+                    self.actions.clear();
+                    let mut acts = std::mem::take(&mut self.actions);
+                    self.policy.periodic(&self.st, &mut acts);
+                    self.apply_actions(&mut acts)?;
+                    self.actions = acts;
+                    if let Some(p) = self.policy.period_ns() {
+                        if self.live_programs > 0 {
+                            self.push(t + p.max(1), EvKind::Periodic);
+                        }
+                    }
+                }
+                EvKind::ProgramStart { prog } => self.start_program(prog as usize),
+            }
+            self.settle()?;
+            if self.live_programs > 0
+                && self.active == 0
+                && self.sleepers == 0
+                && self.all_started()
+            {
+                return Err(SimError::Deadlock {
+                    at_ns: self.st.now,
+                    report: self.deadlock_report(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn all_started(&self) -> bool {
+        self.progs.iter().all(|p| p.started)
+    }
+
+    // ----- thread creation and the interpreter ---------------------------
+
+    fn start_program(&mut self, p: usize) {
+        self.progs[p].started = true;
+        self.progs[p].start = self.st.now;
+        self.spawned[p][0] = 1;
+        self.create_thread(p, 0, 0, None);
+    }
+
+    fn create_thread(&mut self, prog: usize, group: u32, index: u32, parent: Option<ThreadId>) {
+        let id = ThreadId(self.st.threads.len() as u32);
+        let first_mem = self.w.programs[prog].groups[group as usize]
+            .ops
+            .iter()
+            .find_map(|o| match o {
+                Op::Compute { mem_frac, .. } => Some(*mem_frac),
+                _ => None,
+            })
+            .unwrap_or(0.5);
+        let pred = self.predict(first_mem);
+        self.st.threads.push(ThreadInfo {
+            id,
+            program: ProgramId(prog as u16),
+            state: RunState::Blocked(BlockKind::Join), // not yet runnable
+            core: None,
+            last_core: None,
+            sum_exec_ns: 0,
+            retired: 0.0,
+            futex_wait_ns: 0,
+            blocked_others_ns: 0,
+            predicted_speedup: pred,
+            runnable_since: self.st.now,
+            created_at: self.st.now,
+        });
+        self.rt.push(ThreadRt {
+            prog: prog as u16,
+            group,
+            index,
+            pc: 0,
+            loops: Vec::new(),
+            in_compute: false,
+            remaining: 0.0,
+            mem_frac: first_mem,
+            held: Vec::new(),
+            lock_target: None,
+            relock: None,
+            block_start: self.st.now,
+            waiting: WaitObj::None,
+            progress_start: 0,
+            has_run: false,
+        });
+        let pr = &mut self.progs[prog];
+        pr.live[group as usize] += 1;
+        pr.live_total += 1;
+        self.policy.thread_created(&self.st, id);
+        self.wake_q.push((id, WakeKind::New { parent }));
+        if let Some(tl) = &mut self.timeline {
+            tl.thread_name(
+                id,
+                &self.w.programs[prog].name,
+                &self.w.programs[prog].groups[group as usize].name,
+                index,
+            );
+        }
+    }
+
+    fn true_speedup(&self, mem_frac: f64) -> f64 {
+        let ty = &self.st.topo.core_types;
+        ty[self.fast_type].rate(mem_frac) / ty[self.slow_type].rate(mem_frac)
+    }
+
+    fn predict(&mut self, mem_frac: f64) -> f64 {
+        let obs = PhaseObservation {
+            true_speedup: self.true_speedup(mem_frac),
+            mem_frac,
+        };
+        self.predictor.predict(obs, &mut self.rng)
+    }
+
+    fn rate(&self, c: CoreId, mem_frac: f64) -> f64 {
+        self.st.topo.core_type(c).rate(mem_frac)
+    }
+
+    fn werr(&self, t: ThreadId, problem: impl Into<String>) -> SimError {
+        let r = &self.rt[t.idx()];
+        SimError::Workload {
+            program: self.w.programs[r.prog as usize].name.clone(),
+            thread: t.0,
+            problem: problem.into(),
+        }
+    }
+
+    /// The current thread of `c` finished its compute segment (or its switch overhead).
+    fn core_done(&mut self, c: CoreId) -> Result<(), SimError> {
+        let t = self.st.cores[c.idx()]
+            .current
+            .ok_or_else(|| SimError::Invariant {
+                at_ns: self.st.now,
+                problem: format!("core {c} has a completion event but no thread"),
+            })?;
+        let r = &mut self.rt[t.idx()];
+        if r.in_compute {
+            self.st.threads[t.idx()].retired += r.remaining;
+            r.remaining = 0.0;
+            r.in_compute = false;
+            r.pc += 1;
+        }
+        match self.interpret(t, c)? {
+            Step::Continue => {}
+            Step::Blocked(kind) => {
+                self.stats.futex_waits += u64::from(kind != BlockKind::Sleep);
+                if let Some(tl) = &mut self.timeline {
+                    tl.wait(self.st.now, t, kind);
+                }
+                self.stop_current(c, StopReason::Blocked);
+                self.st.threads[t.idx()].state = RunState::Blocked(kind);
+                self.rt[t.idx()].block_start = self.st.now;
+                self.active -= 1;
+                self.mark_resched(c);
+            }
+            Step::Exited => {
+                self.stop_current(c, StopReason::Exited);
+                self.exit_thread(t);
+                self.mark_resched(c);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs zero-time operations of `t` (running on `c`) until it starts a
+    /// compute segment, blocks or exits.
+    fn interpret(&mut self, t: ThreadId, c: CoreId) -> Result<Step, SimError> {
+        let ti = t.idx();
+        let prog = self.rt[ti].prog as usize;
+        let w: &'a Workload = self.w;
+        let program = &w.programs[prog];
+        let ops = &program.groups[self.rt[ti].group as usize].ops;
+        // Re-acquire the mutex after a condition wait.
+        if let Some((array, m)) = self.rt[ti].relock {
+            if !self.try_lock(t, m) {
+                return Ok(Step::Blocked(BlockKind::Mutex));
+            }
+            self.rt[ti].held.push((array, m));
+            self.rt[ti].relock = None;
+        }
+        let pbase = &self.progs[prog];
+        let (mb, bb, cb, qb) = (
+            pbase.mutex_base,
+            pbase.barrier_base,
+            pbase.cond_base,
+            pbase.queue_base,
+        );
+        loop {
+            let pc = self.rt[ti].pc as usize;
+            let Some(op) = ops.get(pc) else {
+                return Ok(Step::Exited);
+            };
+            match *op {
+                Op::Compute {
+                    work,
+                    mem_frac,
+                    cv,
+                    imbalance,
+                } => {
+                    let mut w = work;
+                    if imbalance > 0.0 {
+                        let size = self.group_size(prog, self.rt[ti].group);
+                        if size > 1 {
+                            let k = self.rt[ti].index as f64 / (size - 1) as f64;
+                            w *= 1.0 + imbalance * (2.0 * k - 1.0);
+                        }
+                    }
+                    if cv > 0.0 {
+                        let a = cv * 3f64.sqrt();
+                        w *= 1.0 + self.rng.gen_range(-a..=a);
+                    }
+                    if w <= 0.0 {
+                        self.rt[ti].pc += 1;
+                        continue;
+                    }
+                    if mem_frac != self.rt[ti].mem_frac {
+                        self.rt[ti].mem_frac = mem_frac;
+                        self.st.threads[ti].predicted_speedup = self.predict(mem_frac);
+                    }
+                    let r = &mut self.rt[ti];
+                    r.in_compute = true;
+                    r.remaining = w;
+                    r.progress_start = r.progress_start.max(self.st.now);
+                    self.schedule_done(c, t);
+                    return Ok(Step::Continue);
+                }
+                Op::Lock { array, index } => {
+                    let m = match self.rt[ti].lock_target {
+                        Some(m) => m,
+                        None => {
+                            let arr = &program.mutex_arrays[array as usize];
+                            let k = match index {
+                                IndexSel::Fixed(k) => k,
+                                IndexSel::Thread => self.rt[ti].index % arr.len,
+                                IndexSel::Random => self.rng.gen_range(0..arr.len),
+                            };
+                            mb + arr.base + k
+                        }
+                    };
+                    if self.try_lock(t, m) {
+                        let r = &mut self.rt[ti];
+                        r.held.push((array, m));
+                        r.lock_target = None;
+                        r.pc += 1;
+                    } else {
+                        self.rt[ti].lock_target = Some(m);
+                        return Ok(Step::Blocked(BlockKind::Mutex));
+                    }
+                }
+                Op::Unlock { array } => {
+                    let r = &mut self.rt[ti];
+                    let Some(pos) = r.held.iter().rposition(|(a, _)| *a == array) else {
+                        return Err(self.werr(
+                            t,
+                            format!(
+                                "unlock of mutex '{}' that it does not hold",
+                                program.mutex_arrays[array as usize].name
+                            ),
+                        ));
+                    };
+                    let (_, m) = r.held.remove(pos);
+                    r.pc += 1;
+                    self.unlock(t, m);
+                }
+                Op::Barrier(b) => {
+                    let g = (bb + b) as usize;
+                    self.rt[ti].pc += 1;
+                    let bar = &mut self.barriers[g];
+                    bar.arrived += 1;
+                    if bar.arrived >= bar.needed {
+                        bar.arrived = 0;
+                        let mut ws = std::mem::take(&mut bar.waiters);
+                        for w in &ws {
+                            self.wake(*w, Some(t));
+                        }
+                        ws.clear();
+                        self.barriers[g].waiters = ws; // keep the allocation
+                    } else {
+                        bar.waiters.push(t);
+                        self.rt[ti].waiting = WaitObj::Barrier(g as u32);
+                        return Ok(Step::Blocked(BlockKind::Barrier));
+                    }
+                }
+                Op::CondWait { cond, array } => {
+                    let r = &mut self.rt[ti];
+                    let Some(pos) = r.held.iter().rposition(|(a, _)| *a == array) else {
+                        return Err(self.werr(t, "condition wait without holding its mutex"));
+                    };
+                    let (_, m) = r.held.remove(pos);
+                    r.relock = Some((array, m));
+                    r.pc += 1;
+                    r.waiting = WaitObj::Cond(cb + cond);
+                    self.unlock(t, m);
+                    self.conds[(cb + cond) as usize].waiters.push_back(t);
+                    return Ok(Step::Blocked(BlockKind::CondVar));
+                }
+                Op::Signal(cond) => {
+                    self.rt[ti].pc += 1;
+                    if let Some(w) = self.conds[(cb + cond) as usize].waiters.pop_front() {
+                        self.wake(w, Some(t));
+                    }
+                }
+                Op::Broadcast(cond) => {
+                    self.rt[ti].pc += 1;
+                    while let Some(w) = self.conds[(cb + cond) as usize].waiters.pop_front() {
+                        self.wake(w, Some(t));
+                    }
+                }
+                Op::Push(q) => {
+                    let g = (qb + q) as usize;
+                    let qs = &mut self.queues[g];
+                    if qs.items < qs.capacity {
+                        qs.items += 1;
+                        self.rt[ti].pc += 1;
+                        if let Some(w) = self.queues[g].pop_waiters.pop_front() {
+                            self.wake(w, Some(t));
+                        }
+                    } else {
+                        qs.push_waiters.push_back(t);
+                        self.rt[ti].waiting = WaitObj::QueueFull(g as u32);
+                        return Ok(Step::Blocked(BlockKind::QueueFull));
+                    }
+                }
+                Op::Pop(q) => {
+                    let g = (qb + q) as usize;
+                    let qs = &mut self.queues[g];
+                    if qs.items > 0 {
+                        qs.items -= 1;
+                        self.rt[ti].pc += 1;
+                        if let Some(w) = self.queues[g].push_waiters.pop_front() {
+                            self.wake(w, Some(t));
+                        }
+                    } else if qs.is_closed() {
+                        // Leave the innermost until-closed loop.
+                        let r = &mut self.rt[ti];
+                        while let Some((start, left)) = r.loops.pop() {
+                            if left == u32::MAX {
+                                let Op::Loop { end, .. } = ops[start as usize] else {
+                                    unreachable!()
+                                };
+                                r.pc = end + 1;
+                                break;
+                            }
+                        }
+                    } else {
+                        qs.pop_waiters.push_back(t);
+                        self.rt[ti].waiting = WaitObj::QueueEmpty(g as u32);
+                        return Ok(Step::Blocked(BlockKind::QueueEmpty));
+                    }
+                }
+                Op::Close(q) => {
+                    let g = (qb + q) as usize;
+                    self.rt[ti].pc += 1;
+                    let qs = &mut self.queues[g];
+                    qs.closed_by += 1;
+                    if qs.closed_by > qs.producers {
+                        let producers = qs.producers;
+                        return Err(self.werr(
+                            t,
+                            format!(
+                                "queue '{}' closed more often than its {producers} producers",
+                                program.queues[q as usize].name
+                            ),
+                        ));
+                    }
+                    if qs.is_closed() {
+                        while let Some(w) = self.queues[g].pop_waiters.pop_front() {
+                            self.wake(w, Some(t));
+                        }
+                    }
+                }
+                Op::Sleep(ns) => {
+                    self.rt[ti].pc += 1;
+                    self.rt[ti].waiting = WaitObj::Sleep;
+                    self.sleepers += 1;
+                    self.push(self.st.now + ns, EvKind::Wake { thread: t.0 });
+                    return Ok(Step::Blocked(BlockKind::Sleep));
+                }
+                Op::Spawn { group, count } => {
+                    self.rt[ti].pc += 1;
+                    let base = self.group_size(prog, group);
+                    for i in 0..count {
+                        self.create_thread(prog, group, base + i, Some(t));
+                    }
+                    self.bump_group_size(prog, group, count);
+                }
+                Op::Join(group) => {
+                    self.rt[ti].pc += 1;
+                    if self.progs[prog].live[group as usize] > 0 {
+                        self.progs[prog].joiners[group as usize].push(t);
+                        self.rt[ti].waiting = WaitObj::Join(group);
+                        return Ok(Step::Blocked(BlockKind::Join));
+                    }
+                }
+                Op::Loop { count, end } => {
+                    let left = match count {
+                        LoopCount::Times(k) => k,
+                        LoopCount::UntilClosed => u32::MAX,
+                    };
+                    if left == 0 {
+                        self.rt[ti].pc = end + 1;
+                    } else {
+                        self.rt[ti].loops.push((pc as u32, left));
+                        self.rt[ti].pc += 1;
+                    }
+                }
+                Op::EndLoop { start } => {
+                    let r = &mut self.rt[ti];
+                    let top = r
+                        .loops
+                        .last_mut()
+                        .expect("loop stack matches compiled program");
+                    if top.1 == u32::MAX {
+                        r.pc = start + 1;
+                    } else {
+                        top.1 -= 1;
+                        if top.1 > 0 {
+                            r.pc = start + 1;
+                        } else {
+                            r.loops.pop();
+                            r.pc += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn group_size(&self, prog: usize, group: u32) -> u32 {
+        self.spawned[prog][group as usize]
+    }
+
+    fn bump_group_size(&mut self, prog: usize, group: u32, n: u32) {
+        self.spawned[prog][group as usize] += n;
+    }
+
+    /// Fast path: take the mutex if free. Slow path: queue as a futex waiter.
+    fn try_lock(&mut self, t: ThreadId, m: u32) -> bool {
+        let mx = &mut self.mutexes[m as usize];
+        if mx.owner.is_none() {
+            mx.owner = Some(t);
+            true
+        } else {
+            mx.waiters.push_back(t);
+            self.rt[t.idx()].waiting = WaitObj::Mutex(m);
+            false
+        }
+    }
+
+    fn unlock(&mut self, t: ThreadId, m: u32) {
+        let mx = &mut self.mutexes[m as usize];
+        debug_assert_eq!(mx.owner, Some(t));
+        mx.owner = None;
+        if let Some(w) = mx.waiters.pop_front() {
+            self.wake(w, Some(t));
+        }
+    }
+
+    /// Wake a blocked thread; futex waits are charged to the waker.
+    fn wake(&mut self, t: ThreadId, waker: Option<ThreadId>) {
+        let now = self.st.now;
+        let r = &mut self.rt[t.idx()];
+        let waited = now - r.block_start;
+        let was_futex = r.waiting != WaitObj::Sleep;
+        r.waiting = WaitObj::None;
+        if was_futex {
+            self.stats.futex_wakes += 1;
+            self.st.threads[t.idx()].futex_wait_ns += waited;
+            if let Some(x) = waker {
+                self.st.threads[x.idx()].blocked_others_ns += waited;
+            }
+            if let Some(tl) = &mut self.timeline {
+                tl.wake(now, t, waker, waited);
+            }
+        }
+        self.wake_q.push((t, WakeKind::Wakeup { waker }));
+    }
+
+    fn exit_thread(&mut self, t: ThreadId) {
+        let r = &self.rt[t.idx()];
+        let (prog, group) = (r.prog as usize, r.group as usize);
+        if !r.held.is_empty() {
+            // Caught statically; kept as a runtime guard.
+            debug_assert!(false, "thread exits holding a mutex");
+        }
+        self.st.threads[t.idx()].state = RunState::Exited;
+        self.st.threads[t.idx()].core = None;
+        self.active -= 1;
+        let p = &mut self.progs[prog];
+        p.live[group] -= 1;
+        p.live_total -= 1;
+        if p.live[group] == 0 {
+            let js = std::mem::take(&mut p.joiners[group]);
+            for j in js {
+                self.wake(j, Some(t));
+            }
+        }
+        let p = &mut self.progs[prog];
+        if p.live_total == 0 {
+            p.end = Some(self.st.now);
+            self.live_programs -= 1;
+        }
+    }
+
+    // ----- scheduling mechanics -------------------------------------------
+
+    fn mark_resched(&mut self, c: CoreId) {
+        if !self.cores[c.idx()].resched {
+            self.cores[c.idx()].resched = true;
+            self.resched_q.push(c);
+        }
+    }
+
+    /// Processes deferred wake-ups and reschedules until quiescent.
+    fn settle(&mut self) -> Result<(), SimError> {
+        loop {
+            if !self.wake_q.is_empty() {
+                let wq = std::mem::take(&mut self.wake_q);
+                for &(t, kind) in &wq {
+                    self.place(t, kind)?;
+                }
+                let mut wq = wq;
+                wq.clear();
+                if self.wake_q.is_empty() {
+                    self.wake_q = wq;
+                }
+                continue;
+            }
+            if let Some(c) = self.resched_q.pop() {
+                self.cores[c.idx()].resched = false;
+                self.schedule(c)?;
+                continue;
+            }
+            return Ok(());
+        }
+    }
+
+    /// A thread became runnable: ask the policy for a core and enqueue it.
+    fn place(&mut self, t: ThreadId, kind: WakeKind) -> Result<(), SimError> {
+        self.stats.decisions += 1;
+        let c = self.policy.select_core(&self.st, t, kind);
+        if c.idx() >= self.st.cores.len() {
+            return Err(self.perr(format!(
+                "select_core returned core {c}, machine has {}",
+                self.st.cores.len()
+            )));
+        }
+        let th = &mut self.st.threads[t.idx()];
+        th.state = RunState::Runnable;
+        th.runnable_since = self.st.now;
+        self.active += 1;
+        self.enqueue(c, t, true);
+        self.after_enqueue(c, t);
+        Ok(())
+    }
+
+    fn enqueue(&mut self, c: CoreId, t: ThreadId, wakeup: bool) {
+        self.st.cores[c.idx()].rq.push(t);
+        self.st.threads[t.idx()].core = Some(c);
+        self.queued_total += 1;
+        self.policy.enqueued(&self.st, c, t, wakeup);
+    }
+
+    /// After `t` lands on `c`'s queue: run it if `c` is idle, else check
+    /// wake-up preemption.
+    fn after_enqueue(&mut self, c: CoreId, t: ThreadId) {
+        if self.st.cores[c.idx()].current.is_none() {
+            self.mark_resched(c);
+        } else {
+            self.stats.decisions += 1;
+            if self.policy.should_preempt(&self.st, c, t) {
+                self.stats.preemptions += 1;
+                self.preempt(c);
+            }
+        }
+    }
+
+    fn preempt(&mut self, c: CoreId) {
+        if let Some(cur) = self.st.cores[c.idx()].current {
+            self.stop_current(c, StopReason::Preempted);
+            self.enqueue(c, cur, false);
+            self.st.threads[cur.idx()].state = RunState::Runnable;
+            self.st.threads[cur.idx()].runnable_since = self.st.now;
+        }
+        self.mark_resched(c);
+    }
+
+    fn dequeue(&mut self, c: CoreId, t: ThreadId) -> bool {
+        let rq = &mut self.st.cores[c.idx()].rq;
+        match rq.iter().position(|&x| x == t) {
+            Some(p) => {
+                rq.remove(p);
+                self.queued_total -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn perr(&self, problem: String) -> SimError {
+        SimError::Policy {
+            policy: self.policy.name().to_string(),
+            at_ns: self.st.now,
+            problem,
+        }
+    }
+
+    /// Core `c` needs a decision: keep its current thread, or pick another.
+    fn schedule(&mut self, c: CoreId) -> Result<(), SimError> {
+        if self.st.cores[c.idx()].current.is_some() {
+            return Ok(());
+        }
+        self.stats.decisions += 1;
+        let pick = self.policy.pick_next(&self.st, c);
+        let t = match pick {
+            Pick::Idle => return Ok(()),
+            Pick::Local(t) => {
+                if !self.dequeue(c, t) {
+                    return Err(self.perr(format!(
+                        "pick_next on core {c} chose thread {t}, which is not on its run queue"
+                    )));
+                }
+                t
+            }
+            Pick::Steal { from, thread } => {
+                if from.idx() >= self.st.cores.len() || !self.dequeue(from, thread) {
+                    return Err(self.perr(format!("core {c} tried to steal thread {thread} from core {from}, where it is not queued")));
+                }
+                self.policy.migrated(&self.st, thread, from, c);
+                thread
+            }
+            Pick::PreemptRemote { from, thread } => {
+                if from == c
+                    || from.idx() >= self.st.cores.len()
+                    || self.st.cores[from.idx()].current != Some(thread)
+                {
+                    return Err(self.perr(format!("core {c} tried to preempt thread {thread} on core {from}, which is not running it")));
+                }
+                self.stats.preemptions += 1;
+                self.stop_current(from, StopReason::Preempted);
+                self.st.threads[thread.idx()].state = RunState::Runnable;
+                self.policy.migrated(&self.st, thread, from, c);
+                self.mark_resched(from);
+                thread
+            }
+        };
+        self.dispatch(c, t)
+    }
+
+    fn dispatch(&mut self, c: CoreId, t: ThreadId) -> Result<(), SimError> {
+        let now = self.st.now;
+        let th = &self.st.threads[t.idx()];
+        // A thread runs on at most one core, and only when runnable.
+        if th.state != RunState::Runnable {
+            return Err(SimError::Invariant {
+                at_ns: now,
+                problem: format!("thread {t} dispatched on core {c} while {:?}", th.state),
+            });
+        }
+        let costs = &self.st.topo.costs;
+        let mut overhead = 0;
+        if self.cores[c.idx()].last != Some(t) {
+            overhead += costs.context_switch_ns;
+            self.stats.context_switches += 1;
+        }
+        let r = &self.rt[t.idx()];
+        if let Some(last) = th.last_core {
+            if last != c && r.has_run {
+                self.stats.migrations += 1;
+                if self.st.topo.same_cluster(last, c) {
+                    overhead += costs.migration_local_ns;
+                } else {
+                    overhead += costs.migration_cross_ns;
+                    self.stats.cross_cluster_migrations += 1;
+                }
+                if let Some(tl) = &mut self.timeline {
+                    tl.migrate(now, t, last, c);
+                }
+            }
+        }
+        let core = &mut self.st.cores[c.idx()];
+        core.current = Some(t);
+        core.run_start = now;
+        let th = &mut self.st.threads[t.idx()];
+        th.state = RunState::Running;
+        th.core = Some(c);
+        th.last_core = Some(c);
+        let r = &mut self.rt[t.idx()];
+        r.has_run = true;
+        r.progress_start = now + overhead;
+        self.cores[c.idx()].last = Some(t);
+        self.policy.running(&self.st, c, t);
+        let slice = self.policy.slice_ns(&self.st, c, t);
+        self.cores[c.idx()].slice_end = now + overhead + slice;
+        self.schedule_done(c, t);
+        Ok(())
+    }
+
+    /// Schedules the next decision point of `t` on `c`.
+    fn schedule_done(&mut self, c: CoreId, t: ThreadId) {
+        let r = &self.rt[t.idx()];
+        let at = if r.in_compute {
+            let rate = self.rate(c, r.mem_frac);
+            r.progress_start + (r.remaining / rate).ceil() as Nanos
+        } else {
+            r.progress_start
+        };
+        let core = &mut self.cores[c.idx()];
+        core.gen = core.gen.wrapping_add(1);
+        let gen = core.gen;
+        self.push(at.max(self.st.now), EvKind::CoreDone { core: c.0, gen });
+    }
+
+    /// Takes the current thread off `c`, accounting its progress.
+    fn stop_current(&mut self, c: CoreId, why: StopReason) {
+        let now = self.st.now;
+        let Some(t) = self.st.cores[c.idx()].current.take() else {
+            return;
+        };
+        let ran = now - self.st.cores[c.idx()].run_start;
+        let r = &mut self.rt[t.idx()];
+        if r.in_compute && now > r.progress_start {
+            let rate = self.st.topo.core_type(c).rate(r.mem_frac);
+            let done = ((now - r.progress_start) as f64 * rate).min(r.remaining);
+            r.remaining -= done;
+            self.st.threads[t.idx()].retired += done;
+        }
+        r.progress_start = now;
+        let core = &mut self.cores[c.idx()];
+        core.gen = core.gen.wrapping_add(1);
+        core.busy_ns += ran;
+        let th = &mut self.st.threads[t.idx()];
+        th.sum_exec_ns += ran;
+        if why != StopReason::Preempted {
+            th.core = None;
+        }
+        if let Some(tl) = &mut self.timeline {
+            tl.slice(c, t, self.st.cores[c.idx()].run_start, now);
+        }
+        self.policy.stopped(&self.st, c, t, ran, why);
+    }
+
+    fn tick(&mut self) -> Result<(), SimError> {
+        self.stats.ticks += 1;
+        let now = self.st.now;
+        let mut acts = std::mem::take(&mut self.actions);
+        acts.clear();
+        for i in 0..self.st.cores.len() {
+            let c = CoreId(i as u16);
+            if self.st.cores[i].current.is_none() {
+                continue;
+            }
+            let slice_over = now >= self.cores[i].slice_end && !self.st.cores[i].rq.is_empty();
+            let wants = self.policy.tick(&self.st, c, &mut acts);
+            if slice_over || wants {
+                self.stats.preemptions += 1;
+                self.preempt(c);
+            }
+        }
+        // Idle cores get a chance to pull work (idle / nohz balancing), or,
+        // for policies that do so, to take a thread running elsewhere.
+        if self.active > 0 {
+            for i in 0..self.st.cores.len() {
+                if self.st.cores[i].current.is_none() {
+                    self.mark_resched(CoreId(i as u16));
+                }
+            }
+        }
+        self.apply_actions(&mut acts)?;
+        self.actions = acts;
+        Ok(())
+    }
+
+    fn apply_actions(&mut self, acts: &mut Vec<Action>) -> Result<(), SimError> {
+        for a in acts.drain(..) {
+            match a {
+                Action::Resched(c) => {
+                    if c.idx() >= self.st.cores.len() {
+                        return Err(self.perr(format!("resched of core {c}, which does not exist")));
+                    }
+                    if self.st.cores[c.idx()].current.is_some() {
+                        self.preempt(c);
+                    } else {
+                        self.mark_resched(c);
+                    }
+                }
+                Action::Migrate { thread, to } => {
+                    if to.idx() >= self.st.cores.len() || thread.idx() >= self.st.threads.len() {
+                        return Err(self.perr(format!(
+                            "migrate of thread {thread} to core {to}: no such thread or core"
+                        )));
+                    }
+                    let th = &self.st.threads[thread.idx()];
+                    let Some(from) = th.core else { continue };
+                    if from == to {
+                        continue;
+                    }
+                    match th.state {
+                        RunState::Runnable => {
+                            self.dequeue(from, thread);
+                        }
+                        RunState::Running => {
+                            self.stop_current(from, StopReason::Preempted);
+                            self.mark_resched(from);
+                        }
+                        _ => continue,
+                    }
+                    self.policy.migrated(&self.st, thread, from, to);
+                    self.st.threads[thread.idx()].state = RunState::Runnable;
+                    self.enqueue(to, thread, false);
+                    self.after_enqueue(to, thread);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- results and diagnostics ----------------------------------------
+
+    fn deadlock_report(&self) -> String {
+        let mut out = String::new();
+        for (i, r) in self.rt.iter().enumerate() {
+            let th = &self.st.threads[i];
+            if th.state == RunState::Exited {
+                continue;
+            }
+            let p = &self.w.programs[r.prog as usize];
+            let pr = &self.progs[r.prog as usize];
+            let what = match r.waiting {
+                WaitObj::Mutex(m) => {
+                    let local = m - pr.mutex_base;
+                    let arr = p
+                        .mutex_arrays
+                        .iter()
+                        .find(|a| local >= a.base && local < a.base + a.len);
+                    let owner = self.mutexes[m as usize]
+                        .owner
+                        .map(|o| format!(" held by thread {o}"))
+                        .unwrap_or_default();
+                    format!(
+                        "mutex '{}'[{}]{owner}",
+                        arr.map(|a| a.name.as_str()).unwrap_or("?"),
+                        arr.map(|a| local - a.base).unwrap_or(0)
+                    )
+                }
+                WaitObj::Barrier(b) => {
+                    let bs = &self.barriers[b as usize];
+                    format!(
+                        "barrier '{}' ({} of {} arrived)",
+                        p.barriers[(b - pr.barrier_base) as usize].0,
+                        bs.arrived,
+                        bs.needed
+                    )
+                }
+                WaitObj::Cond(c) => format!(
+                    "condition variable '{}'",
+                    p.conds[(c - pr.cond_base) as usize]
+                ),
+                WaitObj::QueueFull(q) => format!(
+                    "queue '{}' (full)",
+                    p.queues[(q - pr.queue_base) as usize].name
+                ),
+                WaitObj::QueueEmpty(q) => {
+                    let qs = &self.queues[q as usize];
+                    format!(
+                        "queue '{}' (empty, closed by {} of {} producers)",
+                        p.queues[(q - pr.queue_base) as usize].name,
+                        qs.closed_by,
+                        qs.producers
+                    )
+                }
+                WaitObj::Join(g) => format!(
+                    "join of group '{}' ({} still live)",
+                    p.groups[g as usize].name, pr.live[g as usize]
+                ),
+                WaitObj::Sleep => "sleep".into(),
+                WaitObj::None => format!("{:?}", th.state),
+            };
+            out.push_str(&format!(
+                "  thread {} ({} / {}#{}) waits on {}\n",
+                i, p.name, p.groups[r.group as usize].name, r.index, what
+            ));
+        }
+        out
+    }
+
+    fn finish(mut self) -> Result<SimResult, SimError> {
+        let now = self.st.now;
+        // Invariants at the end: every thread exited, every queue empty, every core idle.
+        if let Some(t) = self.st.threads.iter().find(|t| t.state != RunState::Exited) {
+            return Err(SimError::Invariant {
+                at_ns: now,
+                problem: format!("thread {} did not finish ({:?})", t.id, t.state),
+            });
+        }
+        if let Some((i, _)) = self
+            .st
+            .cores
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.current.is_some() || !c.rq.is_empty())
+        {
+            return Err(SimError::Invariant {
+                at_ns: now,
+                problem: format!("core {i} still has threads after the workload finished"),
+            });
+        }
+        let makespan = self.progs.iter().filter_map(|p| p.end).max().unwrap_or(0);
+        let topo = &self.st.topo;
+        let mut energy = 0.0;
+        for (i, c) in self.cores.iter().enumerate() {
+            let ty = topo.core_type(CoreId(i as u16));
+            let busy = c.busy_ns.min(makespan);
+            energy += (busy as f64 * ty.active_power_w
+                + (makespan - busy) as f64 * ty.idle_power_w)
+                * 1e-9;
+        }
+        let programs = self
+            .w
+            .programs
+            .iter()
+            .zip(&self.progs)
+            .map(|(p, r)| {
+                let end = r.end.unwrap_or(makespan);
+                ProgramResult {
+                    name: p.name.clone(),
+                    n: p.n,
+                    threads: p.total_threads,
+                    start_ns: r.start,
+                    end_ns: end,
+                    turnaround_ns: end - r.start,
+                }
+            })
+            .collect();
+        if let Some(tl) = &mut self.timeline {
+            tl.finish();
+        }
+        Ok(SimResult {
+            programs,
+            makespan_ns: makespan,
+            energy_j: energy,
+            core_busy_ns: self.cores.iter().map(|c| c.busy_ns).collect(),
+            stats: self.stats,
+            timeline: self.timeline,
+        })
+    }
+}

@@ -1,0 +1,57 @@
+//! State of the synchronization objects. Semantics follow glibc on futexes:
+//! uncontended operations never enter the kernel; contended waiters sleep and
+//! are woken by the releasing thread, which is charged their waiting time.
+
+use colab_core::ThreadId;
+use std::collections::VecDeque;
+
+/// A mutex. Unlock wakes one waiter but does not hand the lock over: the woken
+/// thread retries and may find it taken again (barging), as with glibc.
+#[derive(Clone, Debug, Default)]
+pub struct MutexState {
+    pub owner: Option<ThreadId>,
+    pub waiters: VecDeque<ThreadId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BarrierState {
+    pub needed: u32,
+    pub arrived: u32,
+    pub waiters: Vec<ThreadId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CondState {
+    pub waiters: VecDeque<ThreadId>,
+}
+
+/// A bounded queue of anonymous items (a pipeline channel).
+#[derive(Clone, Debug, Default)]
+pub struct QueueState {
+    pub capacity: u32,
+    pub items: u32,
+    pub producers: u32,
+    pub closed_by: u32,
+    pub push_waiters: VecDeque<ThreadId>,
+    pub pop_waiters: VecDeque<ThreadId>,
+}
+
+impl QueueState {
+    pub fn is_closed(&self) -> bool {
+        self.closed_by >= self.producers
+    }
+}
+
+/// What a blocked thread waits for (for deadlock reports and retries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitObj {
+    None,
+    /// Global mutex index.
+    Mutex(u32),
+    Barrier(u32),
+    Cond(u32),
+    QueueFull(u32),
+    QueueEmpty(u32),
+    Join(u32),
+    Sleep,
+}
