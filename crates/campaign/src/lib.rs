@@ -1,1 +1,237 @@
+//! Campaigns: many simulations (workloads x configurations x policies x core
+//! orders x seeds) plus the baselines their metrics need, run in parallel and
+//! turned into [`colab_report::RunRecord`]s.
+//!
+//! Baselines (colab-tpds 6.1): T_SB is a program alone on a machine of only
+//! big cores with the same core count (under CFS: on a symmetric machine the
+//! policies differ little, and one fixed reference keeps every policy's
+//! H_ANTT comparable); T_alone, for Unfairness, is the program alone on the
+//! same configuration under the same policy, core order and seed.
 
+use colab_core::{CoreOrder, Topology};
+use colab_report::{ProgramRecord, RunRecord};
+use colab_sim::{simulate, PredictorKind, SimConfig, SimResult};
+use colab_workload::{Library, Program, Workload};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct CampaignSpec {
+    pub workloads: Vec<Workload>,
+    pub configs: Vec<String>,
+    pub policies: Vec<String>,
+    pub orders: Vec<CoreOrder>,
+    pub seeds: Vec<u64>,
+    pub predictor: PredictorKind,
+}
+
+/// Configurations of the papers' gem5 study (colab-tpds 6.1).
+pub const PAPER_CONFIGS: [&str; 4] = ["2B2S", "2B4S", "4B2S", "4B4S"];
+pub const PAPER_POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
+
+impl CampaignSpec {
+    /// The papers' simulation study: every mix and every benchmark alone, on
+    /// 2B2S/2B4S/4B2S/4B4S, under CFS, WASH and COLAB, both core orders.
+    /// `quick` keeps a representative subset that runs in seconds.
+    pub fn paper(lib: &Library, quick: bool) -> Result<CampaignSpec, colab_workload::WorkloadError> {
+        let mut workloads = Vec::new();
+        if quick {
+            for m in ["Sync-1", "Sync-2", "NSync-1", "Comm-2", "Comp-1", "2B-5", "4B-6"] {
+                if lib.mixes.iter().any(|x| x.name == m) {
+                    workloads.push(lib.mix(m)?);
+                }
+            }
+            for b in ["ferret", "fluidanimate", "swaptions", "blackscholes"] {
+                if lib.benchmarks.contains_key(b) {
+                    workloads.push(lib.single(b, None)?);
+                }
+            }
+        } else {
+            for m in &lib.mixes {
+                workloads.push(lib.mix(&m.name)?);
+            }
+            for b in lib.benchmarks.keys() {
+                workloads.push(lib.single(b, None)?);
+            }
+        }
+        Ok(CampaignSpec {
+            workloads,
+            configs: if quick { vec!["2B2S".into(), "4B4S".into()] } else { PAPER_CONFIGS.iter().map(|s| s.to_string()).collect() },
+            policies: PAPER_POLICIES.iter().map(|s| s.to_string()).collect(),
+            orders: CoreOrder::BOTH.to_vec(),
+            seeds: vec![1],
+            predictor: PredictorKind::default(),
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    #[error("{0}")]
+    Topology(#[from] colab_core::TopologyError),
+    #[error("{0}")]
+    Policy(#[from] colab_policies::UnknownPolicy),
+    #[error("{what}: {source}")]
+    Sim { what: String, source: colab_sim::SimError },
+}
+
+/// One simulation to run.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Job {
+    /// Workload index in the spec.
+    Mix { w: usize, config: String, policy: String, order: CoreOrder, seed: u64 },
+    /// A program alone: (workload, program index) identifies it.
+    Alone { prog_key: String, config: String, policy: String, order: CoreOrder, seed: u64 },
+}
+
+/// Progress callbacks (the CLI draws a bar; tests pass a no-op).
+pub trait Progress: Sync {
+    fn start(&self, total: u64);
+    fn inc(&self);
+    fn finish(&self);
+}
+
+pub struct NoProgress;
+impl Progress for NoProgress {
+    fn start(&self, _: u64) {}
+    fn inc(&self) {}
+    fn finish(&self) {}
+}
+
+/// Totals for the benchmark report.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignStats {
+    pub simulations: u64,
+    pub events: u64,
+    pub wall_s: f64,
+}
+
+fn prog_key(p: &Program) -> String {
+    format!("{}:{}", p.name, p.n)
+}
+
+/// Runs a campaign; returns one record per (workload, config, policy, order, seed).
+pub fn run(spec: &CampaignSpec, progress: &dyn Progress) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
+    let started = Instant::now();
+    // Validate names early with clear errors.
+    for p in &spec.policies {
+        colab_policies::by_name(p)?;
+    }
+    for c in &spec.configs {
+        Topology::named(c, CoreOrder::BigFirst).or_else(|_| Topology::from_toml(c, CoreOrder::BigFirst))?;
+    }
+    let mut programs: BTreeMap<String, Program> = BTreeMap::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for (wi, w) in spec.workloads.iter().enumerate() {
+        for p in &w.programs {
+            programs.entry(prog_key(p)).or_insert_with(|| p.clone());
+        }
+        for config in &spec.configs {
+            for policy in &spec.policies {
+                for &order in &spec.orders {
+                    for &seed in &spec.seeds {
+                        jobs.push(Job::Mix { w: wi, config: config.clone(), policy: policy.clone(), order, seed });
+                        for p in &w.programs {
+                            jobs.push(Job::Alone { prog_key: prog_key(p), config: config.clone(), policy: policy.clone(), order, seed });
+                            // T_SB: all-big machine, CFS, big-first order, same seed.
+                            jobs.push(Job::Alone {
+                                prog_key: prog_key(p),
+                                config: format!("sb:{config}"),
+                                policy: "cfs".into(),
+                                order: CoreOrder::BigFirst,
+                                seed,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    jobs.sort();
+    jobs.dedup();
+    progress.start(jobs.len() as u64);
+    let events = AtomicU64::new(0);
+    let results: Vec<(Job, Result<SimResult, CampaignError>)> = jobs
+        .par_iter()
+        .map(|job| {
+            let r = run_job(spec, &programs, job);
+            if let Ok(r) = &r {
+                events.fetch_add(r.stats.events, Ordering::Relaxed);
+            }
+            progress.inc();
+            (job.clone(), r)
+        })
+        .collect();
+    progress.finish();
+    let mut done: BTreeMap<Job, SimResult> = BTreeMap::new();
+    for (j, r) in results {
+        done.insert(j, r?);
+    }
+    let mut records = Vec::new();
+    for (j, r) in &done {
+        let Job::Mix { w, config, policy, order, seed } = j else { continue };
+        let wl = &spec.workloads[*w];
+        let alone = |p: &Program, cfg: &str, pol: &str, ord: CoreOrder| -> u64 {
+            let key = Job::Alone { prog_key: prog_key(p), config: cfg.to_string(), policy: pol.to_string(), order: ord, seed: *seed };
+            done[&key].programs[0].turnaround_ns
+        };
+        let progs = wl
+            .programs
+            .iter()
+            .zip(&r.programs)
+            .map(|(p, pr)| ProgramRecord {
+                name: pr.name.clone(),
+                turnaround_ns: pr.turnaround_ns,
+                t_sb_ns: alone(p, &format!("sb:{config}"), "cfs", CoreOrder::BigFirst),
+                t_alone_ns: alone(p, config, policy, *order),
+            })
+            .collect();
+        let topo = Topology::named(config, *order)?;
+        records.push(RunRecord {
+            workload: wl.name.clone(),
+            classes: wl.classes.clone(),
+            config: config.clone(),
+            order: order.label().to_string(),
+            seed: *seed,
+            policy: policy.clone(),
+            cores: topo.num_cores() as u32,
+            threads: wl.total_threads(),
+            programs: progs,
+            energy_j: r.energy_j,
+            makespan_ns: r.makespan_ns,
+            events: r.stats.events,
+            migrations: r.stats.migrations,
+            context_switches: r.stats.context_switches,
+        });
+    }
+    let stats = CampaignStats {
+        simulations: done.len() as u64,
+        events: events.load(Ordering::Relaxed),
+        wall_s: started.elapsed().as_secs_f64(),
+    };
+    Ok((records, stats))
+}
+
+fn run_job(spec: &CampaignSpec, programs: &BTreeMap<String, Program>, job: &Job) -> Result<SimResult, CampaignError> {
+    let (workload, config, policy, order, seed) = match job {
+        Job::Mix { w, config, policy, order, seed } => (spec.workloads[*w].clone(), config, policy, *order, *seed),
+        Job::Alone { prog_key, config, policy, order, seed } => {
+            let p = programs[prog_key].clone();
+            let w = Workload { name: p.name.clone(), classes: vec![], source: String::new(), programs: vec![p] };
+            (w, config, policy, *order, *seed)
+        }
+    };
+    let topo = match config.strip_prefix("sb:") {
+        Some(c) => Topology::named(c, CoreOrder::BigFirst)?.all_fastest(),
+        None => Topology::named(config, order)?,
+    };
+    let mut pol = colab_policies::by_name(policy)?;
+    let cfg = SimConfig { seed, predictor: spec.predictor, ..SimConfig::default() };
+    simulate(&workload, &topo, pol.as_mut(), &cfg).map_err(|e| CampaignError::Sim {
+        what: format!("{} on {} ({}) under {policy}, seed {seed}", workload.name, config, order.label()),
+        source: e,
+    })
+}

@@ -1,1 +1,362 @@
-fn main() {}
+//! `colab`: the command-line shell over the colab libraries.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use colab_campaign::{CampaignSpec, Progress};
+use colab_core::{CoreOrder, Topology};
+use colab_sim::{simulate, PredictorKind, SimConfig};
+use colab_workload::{Library, Workload};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "colab", version, about = "Heterogeneity-aware scheduling for asymmetric multicore processors: simulator, policies and the papers' study")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Order {
+    BigFirst,
+    LittleFirst,
+}
+
+impl From<Order> for CoreOrder {
+    fn from(o: Order) -> CoreOrder {
+        match o {
+            Order::BigFirst => CoreOrder::BigFirst,
+            Order::LittleFirst => CoreOrder::LittleFirst,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Simulate one workload on one machine under one policy.
+    Sim {
+        /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), or a TOML file.
+        workload: String,
+        /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
+        #[arg(short, long, default_value = "2B2S")]
+        topology: String,
+        /// Which cluster gets the low core numbers.
+        #[arg(long, value_enum, default_value = "big-first")]
+        order: Order,
+        /// Scheduling policy (cfs, wash, colab).
+        #[arg(short, long, default_value = "colab")]
+        policy: String,
+        /// Seed for start order and random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give policies the exact speedup instead of a ~7%-error prediction (ablation only).
+        #[arg(long)]
+        oracle: bool,
+        /// Write the schedule as Chrome trace-event JSON (open in ui.perfetto.dev).
+        #[arg(long, value_name = "FILE")]
+        timeline: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the papers' simulation study and write a report directory.
+    Reproduce {
+        /// Run a representative subset in seconds.
+        #[arg(long)]
+        quick: bool,
+        /// Report directory (replaced only when the new report is complete).
+        #[arg(short, long, default_value = "reports/reproduce")]
+        out: PathBuf,
+        /// Seeds per configuration and core order.
+        #[arg(long, default_value_t = 1)]
+        seeds: u64,
+        /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S.
+        #[arg(long, value_delimiter = ',')]
+        configs: Vec<String>,
+        /// Policies (comma-separated); default: cfs,wash,colab.
+        #[arg(long, value_delimiter = ',')]
+        policies: Vec<String>,
+        /// Worker threads (default: all cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
+        /// Skip PNG charts if no font is available instead of failing.
+        #[arg(long)]
+        allow_no_png: bool,
+    },
+    /// Measure simulator speed (events/s) and campaign wall time.
+    Bench {
+        /// Also time the full `reproduce` campaign (not just --quick).
+        #[arg(long)]
+        full: bool,
+    },
+    /// List built-in benchmarks, mixes, policies and named machines.
+    List,
+    /// Describe a machine.
+    Topology {
+        /// Name (2B2S, ...) or topology TOML file.
+        name: String,
+        #[arg(long, value_enum, default_value = "big-first")]
+        order: Order,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
+    let p = Path::new(arg);
+    if p.extension().is_some_and(|e| e == "toml") || p.exists() {
+        let text = std::fs::read_to_string(p).with_context(|| format!("{arg}: cannot read topology file"))?;
+        return Topology::from_toml(&text, order).with_context(|| format!("{arg}: invalid topology"));
+    }
+    Ok(Topology::named(arg, order)?)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Sim { workload, topology, order, policy, seed, oracle, timeline, json } => {
+            let mut lib = Library::builtin();
+            let w = lib.resolve(&workload)?;
+            let topo = load_topology(&topology, order.into())?;
+            let predictor = if oracle { PredictorKind::Oracle } else { PredictorKind::default() };
+            cmd_sim(&w, &topo, &policy, seed, predictor, timeline.as_deref(), json)
+        }
+        Cmd::Reproduce { quick, out, seeds, configs, policies, jobs, allow_no_png } => {
+            if let Some(j) = jobs {
+                rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global().ok();
+            }
+            let lib = Library::builtin();
+            let mut spec = CampaignSpec::paper(&lib, quick)?;
+            if seeds == 0 {
+                bail!("--seeds must be at least 1");
+            }
+            spec.seeds = (1..=seeds).collect();
+            if !configs.is_empty() {
+                spec.configs = configs;
+            }
+            if !policies.is_empty() {
+                spec.policies = policies;
+            }
+            cmd_reproduce(&spec, &out, allow_no_png)
+        }
+        Cmd::Bench { full } => cmd_bench(full),
+        Cmd::List => {
+            let lib = Library::builtin();
+            println!("Benchmarks (use as WORKLOAD, optionally NAME:n):");
+            for (name, (_, s)) in &lib.benchmarks {
+                println!("  {name:<16} {:<15} sync {:<9} comm/comp {:<6} {}", s.parallelism, s.sync_rate, s.comm_comp, s.threads_formula.clone().unwrap_or_default());
+            }
+            println!("\nMixes:");
+            for m in &lib.mixes {
+                let progs: Vec<&str> = m.programs.iter().map(|p| p.bench.as_str()).collect();
+                println!("  {:<14} [{}] {}", m.name, m.classes.join(","), progs.join(" - "));
+            }
+            println!("\nPolicies:");
+            for (n, d) in colab_policies::POLICIES {
+                println!("  {n:<8} {d}");
+            }
+            println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
+            Ok(())
+        }
+        Cmd::Topology { name, order } => {
+            let t = load_topology(&name, order.into())?;
+            println!("{}", t.describe());
+            for c in t.cores() {
+                let ty = t.core_type(c);
+                println!(
+                    "  core {:>2}: {:<8} cluster {} compute {:.3} memory {:.3} active {:.2} W idle {:.2} W",
+                    c.0,
+                    ty.name,
+                    t.cluster_of(c),
+                    ty.compute_rate,
+                    ty.memory_rate,
+                    ty.active_power_w,
+                    ty.idle_power_w
+                );
+            }
+            println!("  costs: {:?}", t.costs);
+            Ok(())
+        }
+    }
+}
+
+fn alone(p: &colab_workload::Program) -> Workload {
+    Workload { name: p.name.clone(), classes: vec![], source: String::new(), programs: vec![p.clone()] }
+}
+
+fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: PredictorKind, timeline: Option<&Path>, json: bool) -> Result<()> {
+    let cfg = SimConfig { seed, predictor, timeline: timeline.is_some(), ..SimConfig::default() };
+    let mut pol = colab_policies::by_name(policy)?;
+    let t0 = Instant::now();
+    let r = simulate(w, topo, pol.as_mut(), &cfg).with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
+    let wall = t0.elapsed().as_secs_f64();
+    // Baselines for the metrics: alone on all-big (T_SB, CFS) and alone here (same policy).
+    let sb_topo = topo.all_fastest();
+    let mut t_sb = Vec::new();
+    let mut t_alone = Vec::new();
+    for p in &w.programs {
+        let a = alone(p);
+        let mut cfs = colab_policies::by_name("cfs")?;
+        let base = SimConfig { seed, predictor, ..SimConfig::default() };
+        t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &base)?.programs[0].turnaround_ns as f64);
+        let mut same = colab_policies::by_name(policy)?;
+        t_alone.push(simulate(&a, topo, same.as_mut(), &base)?.programs[0].turnaround_ns as f64);
+    }
+    let t_m: Vec<f64> = r.programs.iter().map(|p| p.turnaround_ns as f64).collect();
+    let pairs_sb: Vec<(f64, f64)> = t_m.iter().copied().zip(t_sb.iter().copied()).collect();
+    let pairs_alone: Vec<(f64, f64)> = t_m.iter().copied().zip(t_alone.iter().copied()).collect();
+    let h_antt = colab_metrics::h_antt(&pairs_sb)?;
+    let h_stp = colab_metrics::h_stp(&pairs_sb)?;
+    let unfair = colab_metrics::unfairness(&pairs_alone)?;
+    if let Some(path) = timeline {
+        let tl = r.timeline.as_ref().expect("timeline was requested");
+        let tmp = path.with_extension("json.partial");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?);
+        tl.write_json(&mut f).with_context(|| format!("{}: write failed", tmp.display()))?;
+        drop(f);
+        std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot move into place", path.display()))?;
+    }
+    if json {
+        let v = serde_json::json!({
+            "workload": w.name, "topology": topo.name, "policy": policy, "seed": seed,
+            "programs": r.programs.iter().zip(&t_sb).zip(&t_alone).map(|((p, sb), al)| serde_json::json!({
+                "name": p.name, "n": p.n, "threads": p.threads, "turnaround_ns": p.turnaround_ns, "t_sb_ns": *sb as u64, "t_alone_ns": *al as u64,
+            })).collect::<Vec<_>>(),
+            "h_antt": h_antt, "h_stp": h_stp, "unfairness": unfair, "energy_j": r.energy_j,
+            "makespan_ns": r.makespan_ns, "stats": r.stats,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("{} on {} under {} (seed {seed})", w.name, topo.describe(), policy);
+    println!("  {:<16} {:>7} {:>14} {:>14} {:>8}", "program", "threads", "turnaround ms", "alone-big ms", "T_M/T_SB");
+    for ((p, sb), _) in r.programs.iter().zip(&t_sb).zip(&t_alone) {
+        println!(
+            "  {:<16} {:>7} {:>14.3} {:>14.3} {:>8.3}",
+            p.name,
+            p.threads,
+            p.turnaround_ns as f64 / 1e6,
+            sb / 1e6,
+            p.turnaround_ns as f64 / sb
+        );
+    }
+    println!("  H_ANTT {h_antt:.3}  H_STP {h_stp:.3}  Unfairness {unfair:.3}  energy {:.4} J  makespan {:.3} ms", r.energy_j, r.makespan_ns as f64 / 1e6);
+    let s = &r.stats;
+    println!(
+        "  {} events, {} context switches, {} migrations ({} cross-cluster), {} preemptions, {} futex waits; {:.1} ms wall",
+        s.events,
+        s.context_switches,
+        s.migrations,
+        s.cross_cluster_migrations,
+        s.preemptions,
+        s.futex_waits,
+        wall * 1e3
+    );
+    if let Some(p) = timeline {
+        println!("  timeline: {} (open in https://ui.perfetto.dev)", p.display());
+    }
+    Ok(())
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn inc(&self) {
+        self.0.inc(1);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+fn bar() -> Bar {
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} simulations ({eta} left)")
+            .expect("valid template"),
+    );
+    Bar(pb)
+}
+
+fn cmd_reproduce(spec: &CampaignSpec, out: &Path, allow_no_png: bool) -> Result<()> {
+    eprintln!(
+        "reproduce: {} workloads x {} configs x {} policies x {} orders x {} seeds",
+        spec.workloads.len(),
+        spec.configs.len(),
+        spec.policies.len(),
+        spec.orders.len(),
+        spec.seeds.len()
+    );
+    let (records, stats) = colab_campaign::run(spec, &bar())?;
+    let mut opts = colab_report::ReportOptions { title: "colab reproduce: the papers' simulation study".into(), ..Default::default() };
+    if allow_no_png {
+        opts.on_chart_failure = colab_report::ChartFailure::Skip;
+    }
+    let files = colab_report::write_report(out, &records, &opts).with_context(|| format!("{}: writing the report", out.display()))?;
+    for w in &files.warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!(
+        "{} simulations, {} events in {:.1} s ({:.1} M events/s over {} threads); report in {}",
+        stats.simulations,
+        stats.events,
+        stats.wall_s,
+        stats.events as f64 / stats.wall_s / 1e6,
+        rayon::current_num_threads(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn cmd_bench(full: bool) -> Result<()> {
+    let lib = Library::builtin();
+    // Single-thread event-loop speed on a few representative workloads.
+    let cases = [("Sync-2", "2B2S"), ("Comm-4", "4B4S"), ("fluidanimate", "2B2S"), ("ferret", "2B4S")];
+    println!("{:<14} {:<6} {:<7} {:>10} {:>9} {:>12}", "workload", "config", "policy", "events", "wall ms", "events/s");
+    let mut tot_ev = 0u64;
+    let mut tot_s = 0.0;
+    for (wname, cfg) in cases {
+        let Ok(w) = lib.mix(wname).or_else(|_| lib.single(wname, None)) else { continue };
+        let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
+        for pol in colab_campaign::PAPER_POLICIES {
+            let mut best = f64::MAX;
+            let mut events = 0;
+            for _ in 0..3 {
+                let mut p = colab_policies::by_name(pol)?;
+                let t0 = Instant::now();
+                let r = simulate(&w, &topo, p.as_mut(), &SimConfig::default())?;
+                best = best.min(t0.elapsed().as_secs_f64());
+                events = r.stats.events;
+            }
+            tot_ev += events;
+            tot_s += best;
+            println!("{:<14} {:<6} {:<7} {:>10} {:>9.2} {:>12.0}", wname, cfg, pol, events, best * 1e3, events as f64 / best);
+        }
+    }
+    println!("single-thread total: {:.2} M events/s", tot_ev as f64 / tot_s / 1e6);
+    std::io::stdout().flush().ok();
+    for quick in if full { vec![true, false] } else { vec![true] } {
+        let spec = CampaignSpec::paper(&lib, quick)?;
+        let (_, stats) = colab_campaign::run(&spec, &colab_campaign::NoProgress)?;
+        println!(
+            "campaign ({}): {} simulations, {} events, {:.2} s wall on {} threads ({:.2} M events/s)",
+            if quick { "reproduce --quick" } else { "reproduce (full)" },
+            stats.simulations,
+            stats.events,
+            stats.wall_s,
+            rayon::current_num_threads(),
+            stats.events as f64 / stats.wall_s / 1e6
+        );
+    }
+    Ok(())
+}
