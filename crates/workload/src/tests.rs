@@ -158,3 +158,335 @@ fn resolve_forms() {
         .to_string();
     assert!(e.starts_with("/nonexistent/file.toml:"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// Static accounting of the built-in models: total work, synchronization
+// operations and thread counts at a given n. This is an estimate that reads
+// the compiled ops (it does not run the simulator): a `loop = "until-closed"`
+// body is counted once per item pushed onto the queue it pops (shared between
+// the groups that pop that queue in proportion to their thread counts), which
+// is exact for the pipelines and work queues the built-in models use.
+
+/// What a program does over its life, summed over all its threads.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Footprint {
+    pub threads: u64,
+    /// Work in ms on the reference big core.
+    pub work_ms: f64,
+    /// Work-weighted mean big/little speedup on the reference cores.
+    pub mean_speedup: f64,
+    /// Lock acquisitions (a `critical` counts once), barrier arrivals,
+    /// condition waits/signals/broadcasts, queue pushes and pops.
+    pub sync_ops: f64,
+    pub locks: f64,
+    pub barriers: f64,
+    pub queue_ops: f64,
+}
+
+pub(crate) fn footprint(p: &Program) -> Footprint {
+    let ng = p.groups.len();
+    // Threads per group.
+    let mut threads = vec![0f64; ng];
+    fn spawn_counts(p: &Program, g: usize, mult: f64, threads: &mut [f64]) {
+        threads[g] += mult;
+        let mut rep = vec![1f64];
+        for op in &p.groups[g].ops {
+            match op {
+                Op::Loop { count, .. } => {
+                    let k = match count {
+                        LoopCount::Times(k) => *k as f64,
+                        LoopCount::UntilClosed => 1.0,
+                    };
+                    let top = *rep.last().unwrap();
+                    rep.push(top * k);
+                }
+                Op::EndLoop { .. } => {
+                    rep.pop();
+                }
+                Op::Spawn { group, count } => {
+                    let k = *count as f64 * rep.last().unwrap() * mult;
+                    if k > 0.0 {
+                        spawn_counts(p, *group as usize, k, threads);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    spawn_counts(p, 0, 1.0, &mut threads);
+
+    // Which groups pop each queue (for sharing until-closed iterations).
+    let nq = p.queues.len();
+    let mut poppers = vec![0f64; nq];
+    for (g, grp) in p.groups.iter().enumerate() {
+        let mut seen = vec![false; nq];
+        for op in &grp.ops {
+            if let Op::Pop(q) = op {
+                seen[*q as usize] = true;
+            }
+        }
+        for q in 0..nq {
+            if seen[q] {
+                poppers[q] += threads[g];
+            }
+        }
+    }
+
+    // Multiplicity of every op, iterated to a fixed point because
+    // until-closed loops depend on how many items other groups push.
+    let mut pushes = vec![0f64; nq];
+    let mut mult: Vec<Vec<f64>> = p.groups.iter().map(|g| vec![0.0; g.ops.len()]).collect();
+    for _ in 0..50 {
+        for (g, grp) in p.groups.iter().enumerate() {
+            let mut stack = vec![threads[g]];
+            for (i, op) in grp.ops.iter().enumerate() {
+                match op {
+                    Op::Loop { count, end } => {
+                        mult[g][i] = *stack.last().unwrap();
+                        let inner = match count {
+                            LoopCount::Times(k) => stack.last().unwrap() * *k as f64,
+                            LoopCount::UntilClosed => {
+                                let body = &grp.ops[i + 1..*end as usize];
+                                let q = body
+                                    .iter()
+                                    .find_map(|o| match o {
+                                        Op::Pop(q) => Some(*q as usize),
+                                        _ => None,
+                                    })
+                                    .expect("until-closed loop pops a queue");
+                                if poppers[q] > 0.0 {
+                                    pushes[q] * threads[g] / poppers[q]
+                                } else {
+                                    0.0
+                                }
+                            }
+                        };
+                        stack.push(inner);
+                    }
+                    Op::EndLoop { .. } => {
+                        stack.pop();
+                        mult[g][i] = *stack.last().unwrap();
+                    }
+                    _ => mult[g][i] = *stack.last().unwrap(),
+                }
+            }
+        }
+        let mut next = vec![0f64; nq];
+        for (g, grp) in p.groups.iter().enumerate() {
+            for (i, op) in grp.ops.iter().enumerate() {
+                if let Op::Push(q) = op {
+                    next[*q as usize] += mult[g][i];
+                }
+            }
+        }
+        if next == pushes {
+            break;
+        }
+        pushes = next;
+    }
+
+    let mut f = Footprint {
+        threads: threads.iter().sum::<f64>().round() as u64,
+        ..Default::default()
+    };
+    let mut weighted = 0.0;
+    for (g, grp) in p.groups.iter().enumerate() {
+        for (i, op) in grp.ops.iter().enumerate() {
+            let m = mult[g][i];
+            match op {
+                Op::Compute { work, mem_frac, .. } => {
+                    f.work_ms += work * m / 1e6;
+                    weighted += work * m / 1e6 * reference_speedup(*mem_frac);
+                }
+                Op::Lock { .. } => f.locks += m,
+                Op::Barrier(_) => f.barriers += m,
+                Op::Push(_) | Op::Pop(_) => f.queue_ops += m,
+                Op::CondWait { .. } | Op::Signal(_) | Op::Broadcast(_) => f.sync_ops += m,
+                _ => {}
+            }
+        }
+    }
+    f.sync_ops += f.locks + f.barriers + f.queue_ops;
+    f.mean_speedup = if f.work_ms > 0.0 {
+        weighted / f.work_ms
+    } else {
+        0.0
+    };
+    f
+}
+
+/// The 17 benchmarks of colab-cgo20-evaluation ("Workloads" paragraph) and
+/// their thread counts at n = 4 from Table BC (freqmine: OpenMP team of n,
+/// mcf/bzip2 single-threaded).
+const PAPER_BENCHMARKS: &[(&str, u64)] = &[
+    ("blackscholes", 5),
+    ("bodytrack", 6),
+    ("dedup", 15),
+    ("ferret", 19),
+    ("fluidanimate", 5),
+    ("freqmine", 4),
+    ("swaptions", 5),
+    ("radix", 4),
+    ("lu_ncb", 4),
+    ("lu_cb", 4),
+    ("ocean_cp", 4),
+    ("water_nsquared", 4),
+    ("water_spatial", 4),
+    ("fmm", 4),
+    ("fft", 4),
+    ("mcf", 1),
+    ("bzip2", 1),
+];
+
+#[test]
+fn builtin_library_has_every_paper_benchmark_with_table_bc_threads() {
+    let lib = Library::builtin();
+    for (name, threads) in PAPER_BENCHMARKS {
+        let n = if *threads == 1 { None } else { Some(4) };
+        let p = lib
+            .program(name, n)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(p.total_threads as u64, *threads, "{name}");
+        let (_, spec) = &lib.benchmarks[*name];
+        assert!(
+            spec.threads_formula.is_some(),
+            "{name} has no threads_formula"
+        );
+        for field in [&spec.sync_rate, &spec.comm_comp, &spec.parallelism] {
+            assert!(!field.is_empty(), "{name}: class fields must be filled in");
+        }
+    }
+}
+
+/// Prints the accounting table (`cargo test -p colab-workload footprints -- --nocapture`)
+/// and checks the size rules: 200-1000 ms of work and under 20,000
+/// synchronization operations at n = 4 (single-threaded programs at n = 1).
+#[test]
+fn builtin_model_footprints_fit_the_campaign_budget() {
+    let lib = Library::builtin();
+    println!(
+        "{:<15} {:>4} {:>9} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8}",
+        "bench", "thr", "work_ms", "speedup", "sync", "locks", "barr", "queue", "sync/ms"
+    );
+    for name in lib.benchmarks.keys() {
+        let p = lib.program(name, None).unwrap();
+        let f = footprint(&p);
+        println!(
+            "{:<15} {:>4} {:>9.1} {:>8.2} {:>8.0} {:>7.0} {:>7.0} {:>7.0} {:>8.2}",
+            name,
+            f.threads,
+            f.work_ms,
+            f.mean_speedup,
+            f.sync_ops,
+            f.locks,
+            f.barriers,
+            f.queue_ops,
+            f.sync_ops / f.work_ms
+        );
+        assert!(
+            (200.0..=1000.0).contains(&f.work_ms),
+            "{name}: {:.1} ms of work at default n, outside 200-1000 ms",
+            f.work_ms
+        );
+        assert!(
+            f.sync_ops < 20_000.0,
+            "{name}: {:.0} sync operations at default n",
+            f.sync_ops
+        );
+    }
+}
+
+/// colab-tpds Table 2's synchronization-rate classes must show in the models:
+/// every program of a higher class does more synchronization operations per
+/// ms of work than every program of a lower class.
+#[test]
+fn sync_rate_classes_are_ordered_like_table_2() {
+    let lib = Library::builtin();
+    let rank = |c: &str| match c {
+        // Single-threaded programs (not in Table 2) rank with "low".
+        "none" | "low" => 1,
+        "medium" => 2,
+        "high" => 3,
+        "very-high" => 4,
+        other => panic!("unknown sync_rate class '{other}'"),
+    };
+    let mut rates: Vec<(usize, f64, String)> = Vec::new();
+    for (name, (_, spec)) in &lib.benchmarks {
+        let f = footprint(&lib.program(name, None).unwrap());
+        rates.push((rank(&spec.sync_rate), f.sync_ops / f.work_ms, name.clone()));
+    }
+    for a in &rates {
+        for b in &rates {
+            if a.0 > b.0 {
+                assert!(
+                    a.1 > b.1,
+                    "{} ({} class) has {:.2} sync ops/ms, not more than {} ({:.2})",
+                    a.2,
+                    a.0,
+                    a.1,
+                    b.2,
+                    b.1
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn builtin_mixes_cover_the_papers_tables() {
+    let lib = Library::builtin();
+    let mut want: Vec<String> = Vec::new();
+    for c in ["Sync", "NSync", "Comm", "Comp", "Large"] {
+        for i in 1..=4 {
+            want.push(format!("{c}-{i}"));
+        }
+    }
+    for c in ["2B", "4B"] {
+        for i in 1..=10 {
+            want.push(format!("{c}-{i}"));
+        }
+    }
+    for w in &want {
+        assert!(lib.mixes.iter().any(|m| &m.name == w), "missing mix {w}");
+    }
+    let allowed = ["Sync", "NSync", "Comm", "Comp", "Large", "2B", "4B"];
+    for m in &lib.mixes {
+        assert!(!m.source.is_empty(), "mix {} has no source", m.name);
+        assert!(!m.classes.is_empty(), "mix {} has no class", m.name);
+        for c in &m.classes {
+            assert!(allowed.contains(&c.as_str()), "mix {}: class {c}", m.name);
+        }
+        // Table 3 and Table BCN give thread counts; Table WC does not.
+        let from_wc = m.classes.iter().any(|c| c == "2B" || c == "4B");
+        assert!(
+            from_wc || m.threads.is_some(),
+            "mix {} must declare the paper's thread count",
+            m.name
+        );
+        lib.mix(&m.name).unwrap();
+    }
+}
+
+/// The mixes only use thread counts the real programs accept: fft and
+/// ocean_cp (SPLASH-2 README.fft, ocean main.C) and fluidanimate (PARSEC)
+/// need a power-of-2 n; swaptions refuses more threads than its 16 simsmall
+/// swaptions.
+#[test]
+fn builtin_mixes_use_thread_counts_the_real_programs_accept() {
+    let lib = Library::builtin();
+    for m in &lib.mixes {
+        for p in &m.programs {
+            let n = p.n.unwrap_or(lib.benchmarks[&p.bench].1.default_n);
+            match p.bench.as_str() {
+                "fft" | "ocean_cp" | "fluidanimate" => assert!(
+                    n > 0 && (n & (n - 1)) == 0,
+                    "mix {}: {} needs a power-of-2 n, has {n}",
+                    m.name,
+                    p.bench
+                ),
+                "swaptions" => assert!(n <= 16, "mix {}: swaptions n = {n} > 16", m.name),
+                _ => {}
+            }
+        }
+    }
+}
