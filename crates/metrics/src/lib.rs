@@ -139,8 +139,8 @@ pub fn slowdown(t_m: f64, t_alone: f64) -> Result<f64> {
 /// down by the same factor. Lower is better.
 pub fn unfairness(pairs: &[(f64, f64)]) -> Result<f64> {
     non_empty("unfairness", pairs)?;
-    let mut max = f64::MIN_POSITIVE;
-    let mut min = f64::MAX;
+    let mut max = 0.0f64;
+    let mut min = f64::INFINITY;
     for (i, &p) in pairs.iter().enumerate() {
         let (t_m, t_alone) = check_pair("unfairness", i, p)?;
         let s = finite("unfairness", t_m / t_alone)?;
