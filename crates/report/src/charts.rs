@@ -1,0 +1,580 @@
+//! Grouped bar charts in the style of the papers' Fig. 8-10 (plotters, SVG + PNG).
+//!
+//! Text layout goes through plotters' `ttf` feature (font-kit + fontconfig), so
+//! both formats need a system font; [`check_fonts`] probes for one up front so
+//! a missing font becomes a clear [`ReportError::Font`] instead of a failure
+//! half-way through a chart.
+
+use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::analysis::{Analysis, Metric};
+use crate::naming::file_stem;
+use crate::summary::{single_program_configs, single_workloads};
+use crate::{Cell, ReportError, ReportOptions};
+
+const FONT: &str = "sans-serif";
+
+/// Checks that a sans-serif system font can be found and laid out, which chart
+/// rendering (SVG and PNG) needs. Cheap; call it before a long campaign.
+pub fn check_fonts() -> Result<(), ReportError> {
+    let font: FontDesc = (FONT, 14.0).into_font();
+    match catch_unwind(AssertUnwindSafe(|| font.box_size("H_ANTT 0.123 Sync 2B2S"))) {
+        Ok(Ok((w, _))) if w > 0 => Ok(()),
+        Ok(Ok(_)) => Err(ReportError::Font(
+            "the font has no glyphs for basic Latin text".into(),
+        )),
+        Ok(Err(e)) => Err(ReportError::Font(e.to_string())),
+        Err(_) => Err(ReportError::Font("font lookup panicked".into())),
+    }
+}
+
+/// One cluster of bars on the x axis.
+pub(crate) struct Group {
+    pub label: String,
+    /// Second-level label shared by consecutive groups (the workload class).
+    pub block: Option<String>,
+    /// One value per series; `None` = no bar.
+    pub values: Vec<Option<f64>>,
+}
+
+pub(crate) struct BarChart {
+    pub title: String,
+    /// Name of the baseline series (drawn grey).
+    pub baseline: String,
+    pub y_desc: String,
+    pub series: Vec<String>,
+    pub groups: Vec<Group>,
+    /// Horizontal reference line (1.0 = baseline policy).
+    pub reference: Option<f64>,
+}
+
+impl BarChart {
+    fn has_data(&self) -> bool {
+        self.groups
+            .iter()
+            .any(|g| g.values.iter().any(Option::is_some))
+    }
+}
+
+/// Pixel layout derived from the number of groups and label lengths.
+struct Geometry {
+    size: (u32, u32),
+    /// Groups drawn in each panel (row); long charts are wrapped into rows.
+    rows: Vec<Range<usize>>,
+    /// Groups the widest row has room for (all rows share the x scale).
+    row_capacity: usize,
+    x_label_area: u32,
+    rotate_labels: bool,
+}
+
+const TITLE_HEIGHT: u32 = 44;
+const LEGEND_HEIGHT: u32 = 44;
+const PANEL_PLOT_HEIGHT: u32 = 380;
+/// Above this many groups a chart is wrapped into several panels.
+const MAX_GROUPS_PER_ROW: usize = 24;
+/// x-axis units per group of bars.
+const U: i32 = 1000;
+
+/// Splits groups into as few rows as `max` allows, of about equal size,
+/// breaking between blocks (classes) so a class is only cut in two when it is
+/// itself longer than a row.
+fn split_rows(groups: &[Group], max: usize) -> Vec<Range<usize>> {
+    let n = groups.len();
+    let max = max.max(1);
+    if n <= max {
+        return std::iter::once(0..n).collect();
+    }
+    let wanted = n.div_ceil(max);
+    // Smallest row width that still gives `wanted` rows, which balances them.
+    let mut best = greedy_rows(groups, max);
+    for target in n.div_ceil(wanted)..max {
+        let rows = greedy_rows(groups, target);
+        if rows.len() <= wanted {
+            best = rows;
+            break;
+        }
+    }
+    best
+}
+
+fn greedy_rows(groups: &[Group], target: usize) -> Vec<Range<usize>> {
+    let n = groups.len();
+    let mut blocks: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && end - start < target && groups[end].block == groups[start].block {
+            end += 1;
+        }
+        blocks.push(start..end);
+        start = end;
+    }
+    let mut rows: Vec<Range<usize>> = Vec::new();
+    for b in blocks {
+        match rows.last_mut() {
+            Some(r) if b.end - r.start <= target => r.end = b.end,
+            _ => rows.push(b),
+        }
+    }
+    rows
+}
+
+impl Geometry {
+    fn for_chart(c: &BarChart) -> Self {
+        let k = c.series.len().max(1) as u32;
+        let group_px = (k * 16 + 20).max(48);
+        let rows = split_rows(&c.groups, MAX_GROUPS_PER_ROW);
+        let row_capacity = rows.iter().map(|r| r.len()).max().unwrap_or(1).max(1);
+        let longest = c
+            .groups
+            .iter()
+            .map(|g| g.label.chars().count())
+            .max()
+            .unwrap_or(0) as u32;
+        // ~8 px per character at 13 px; rotate when labels would collide.
+        let rotate_labels = longest * 8 + 6 > group_px;
+        let x_label_area = if rotate_labels {
+            (longest * 8 + 20).clamp(48, 220)
+        } else {
+            40
+        };
+        // Wide enough for the title (~11 px per character at 22 px).
+        let title_px = c.title.chars().count() as u32 * 11 + 40;
+        let width = (row_capacity as u32 * group_px + 120)
+            .max(title_px)
+            .clamp(640, 8000);
+        // A chart widened for its title keeps normal bar widths: the extra
+        // room becomes empty slots on the right rather than fat bars.
+        let row_capacity = row_capacity.max(((width - 120) / group_px) as usize);
+        let height = TITLE_HEIGHT
+            + rows.len() as u32 * (PANEL_PLOT_HEIGHT + x_label_area + 20)
+            + LEGEND_HEIGHT;
+        Self {
+            size: (width, height),
+            rows,
+            row_capacity,
+            x_label_area,
+            rotate_labels,
+        }
+    }
+}
+
+/// Series colours: the baseline grey and the papers' colours for WASH (blue)
+/// and COLAB (red), so a policy keeps its colour in every chart; other
+/// policies take the remaining colours in series order.
+fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
+    const GREY: RGBColor = RGBColor(150, 150, 150);
+    const BLUE: RGBColor = RGBColor(31, 119, 180);
+    const RED: RGBColor = RGBColor(214, 39, 40);
+    const OTHERS: [RGBColor; 6] = [
+        RGBColor(44, 160, 44),
+        RGBColor(255, 127, 14),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(23, 190, 207),
+    ];
+    let mut next = 0;
+    series
+        .iter()
+        .map(|s| match s.as_str() {
+            s if s == baseline => GREY,
+            "wash" => BLUE,
+            "colab" => RED,
+            _ => {
+                next += 1;
+                OTHERS[(next - 1) % OTHERS.len()]
+            }
+        })
+        .collect()
+}
+
+fn e2s<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    c: &BarChart,
+    g: &Geometry,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(e2s)?;
+    let (top, rest) = root.split_vertically(TITLE_HEIGHT);
+    top.draw(&Text::new(
+        c.title.clone(),
+        ((g.size.0 / 2) as i32, (TITLE_HEIGHT / 2) as i32),
+        TextStyle::from((FONT, 22)).pos(Pos::new(HPos::Center, VPos::Center)),
+    ))
+    .map_err(e2s)?;
+    let (panels, legend) = rest.split_vertically(g.size.1 - TITLE_HEIGHT - LEGEND_HEIGHT);
+
+    let max = c
+        .groups
+        .iter()
+        .flat_map(|g| g.values.iter().flatten().copied())
+        .chain(c.reference)
+        .fold(0.0f64, f64::max);
+    // Headroom for the class labels drawn along the top of each panel.
+    let y_max = if max > 0.0 { max * 1.2 } else { 1.0 };
+
+    for (area, rows) in panels.split_evenly((g.rows.len(), 1)).iter().zip(&g.rows) {
+        draw_panel(area, c, &c.groups[rows.clone()], g, y_max)?;
+    }
+
+    // Legend in its own strip below the plots so it never hides bars.
+    let text_style = TextStyle::from((FONT, 15)).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut x = 80;
+    let y = (LEGEND_HEIGHT / 2) as i32;
+    for (name, colour) in c.series.iter().zip(colours(&c.series, &c.baseline)) {
+        legend
+            .draw(&Rectangle::new(
+                [(x, y - 7), (x + 14, y + 7)],
+                colour.filled(),
+            ))
+            .map_err(e2s)?;
+        legend
+            .draw(&Text::new(name.clone(), (x + 20, y), text_style.clone()))
+            .map_err(e2s)?;
+        let w = legend.estimate_text_size(name, &text_style).map_err(e2s)?.0 as i32;
+        x += 20 + w + 30;
+    }
+
+    root.present().map_err(e2s)?;
+    Ok(())
+}
+
+/// One row of groups with its own axes; every panel uses the same scales.
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: &BarChart,
+    groups: &[Group],
+    g: &Geometry,
+    y_max: f64,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let n = groups.len();
+    let k = c.series.len().clamp(1, 64);
+    let at = |i: usize| i as i32 * U;
+    // Integer x axis (U units per group) so plotters can format it; the key
+    // points sit at group centres and carry the group labels.
+    let cap = i32::try_from(g.row_capacity).map_err(e2s)?;
+    let centres: Vec<i32> = (0..n).map(|i| at(i) + U / 2).collect();
+
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(14)
+        .margin_right(20)
+        .margin_top(10)
+        .margin_bottom(10)
+        .x_label_area_size(g.x_label_area)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..cap * U).with_key_points(centres), 0f64..y_max)
+        .map_err(e2s)?;
+
+    let labels: Vec<&str> = groups.iter().map(|g| g.label.as_str()).collect();
+    let rotate = g.rotate_labels;
+    let x_fmt = |x: &i32| {
+        if rotate {
+            // Drawn below by hand: plotters centres rotated labels on the axis.
+            return String::new();
+        }
+        usize::try_from(x.div_euclid(U))
+            .ok()
+            .and_then(|i| labels.get(i))
+            .map(|s| s.to_string())
+            .unwrap_or_default()
+    };
+    let y_fmt = |y: &f64| format!("{y:.2}");
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&x_fmt)
+        .x_label_style((FONT, 13))
+        .y_label_formatter(&y_fmt)
+        .y_label_style((FONT, 13))
+        .y_desc(c.y_desc.as_str())
+        .axis_desc_style((FONT, 15))
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(e2s)?;
+
+    if rotate {
+        let base = area.get_base_pixel();
+        let style = TextStyle::from((FONT, 13))
+            .transform(FontTransform::Rotate90)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, label) in labels.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(at(i) + U / 2, 0.0));
+            area.draw(&Text::new(
+                label.to_string(),
+                (px - base.0, py - base.1 + 12),
+                style.clone(),
+            ))
+            .map_err(e2s)?;
+        }
+    }
+
+    // Class blocks: thin separators and a label centred over each run of groups.
+    let mut start = 0;
+    while start < n {
+        let block = &groups[start].block;
+        let mut end = start + 1;
+        while end < n && groups[end].block == *block {
+            end += 1;
+        }
+        if let Some(name) = block {
+            let style = TextStyle::from((FONT, 15).into_font().style(FontStyle::Bold))
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    name.clone(),
+                    (at(start) / 2 + at(end) / 2, y_max * 0.985),
+                    style,
+                )))
+                .map_err(e2s)?;
+            if start > 0 {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(at(start), 0.0), (at(start), y_max)],
+                        BLACK.mix(0.35),
+                    )))
+                    .map_err(e2s)?;
+            }
+        }
+        start = end;
+    }
+
+    // Bars fill 80% of a group, leaving a gap between groups.
+    let bar_w = (U * 8 / 10) / k as i32;
+    for (s, colour) in colours(&c.series, &c.baseline).into_iter().enumerate() {
+        let bars = groups.iter().enumerate().filter_map(|(i, grp)| {
+            let v = grp.values.get(s).copied().flatten()?;
+            let x0 = at(i) + U / 10 + s as i32 * bar_w;
+            Some(Rectangle::new(
+                [(x0, 0.0), (x0 + bar_w, v)],
+                colour.filled(),
+            ))
+        });
+        chart.draw_series(bars).map_err(e2s)?;
+    }
+
+    if let Some(r) = c.reference {
+        chart
+            .draw_series(LineSeries::new([(0, r), (at(n), r)], BLACK.stroke_width(1)))
+            .map_err(e2s)?;
+    }
+    Ok(())
+}
+
+fn guarded(path: &Path, f: impl FnOnce() -> Result<(), String>) -> Result<(), ReportError> {
+    // plotters and font-kit are third-party; a panic in them must not take the
+    // caller down, it becomes an ordinary error.
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(message)) => Err(ReportError::Chart {
+            path: path.to_path_buf(),
+            message,
+        }),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(ReportError::Chart {
+                path: path.to_path_buf(),
+                message: format!("chart renderer panicked: {message}"),
+            })
+        }
+    }
+}
+
+fn render(
+    c: &BarChart,
+    dir: &Path,
+    stem: &str,
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let g = Geometry::for_chart(c);
+    let mut written = Vec::new();
+    if opts.svg {
+        let path = dir.join(format!("{stem}.svg"));
+        written.push(path.clone());
+        guarded(&path, || {
+            draw(SVGBackend::new(&path, g.size).into_drawing_area(), c, &g)
+        })?;
+    }
+    if opts.png {
+        let path = dir.join(format!("{stem}.png"));
+        written.push(path.clone());
+        guarded(&path, || {
+            draw(BitMapBackend::new(&path, g.size).into_drawing_area(), c, &g)
+        })?;
+    }
+    Ok(written)
+}
+
+fn class_chart(a: &Analysis, metric: Metric) -> BarChart {
+    let mut groups = Vec::new();
+    for class in &a.classes {
+        for config in &a.configs {
+            if a.members(class, config).is_empty() {
+                continue;
+            }
+            groups.push(Group {
+                label: config.clone(),
+                block: Some(class.clone()),
+                values: a
+                    .policies
+                    .iter()
+                    .map(|p| a.class_geomean(class, config, p, metric).0)
+                    .collect(),
+            });
+        }
+    }
+    BarChart {
+        title: format!(
+            "{} per class and configuration, geomean normalised to {} ({})",
+            metric.label(),
+            a.baseline,
+            metric.better()
+        ),
+        y_desc: format!("normalised {}", metric.label()),
+        series: a.policies.clone(),
+        baseline: a.baseline.clone(),
+        groups,
+        reference: Some(1.0),
+    }
+}
+
+fn workload_chart(a: &Analysis, config: &str, metric: Metric, workloads: &[&str]) -> BarChart {
+    let groups = workloads
+        .iter()
+        .map(|w| Group {
+            label: w.to_string(),
+            block: a
+                .any_cell(w, config)
+                .and_then(|c: &Cell| c.classes.first().cloned()),
+            values: a
+                .policies
+                .iter()
+                .map(|p| a.cell(w, config, p).and_then(|c| a.normalised(c, metric)))
+                .collect(),
+        })
+        .collect();
+    BarChart {
+        title: format!(
+            "{} per workload on {config}, normalised to {} ({})",
+            metric.label(),
+            a.baseline,
+            metric.better()
+        ),
+        y_desc: format!("normalised {}", metric.label()),
+        series: a.policies.clone(),
+        baseline: a.baseline.clone(),
+        groups,
+        reference: Some(1.0),
+    }
+}
+
+/// Every chart of the report as (file stem, chart).
+fn all_charts(a: &Analysis, opts: &ReportOptions) -> Vec<(String, BarChart)> {
+    let mut v = vec![
+        ("class_h_antt".to_string(), class_chart(a, Metric::HAntt)),
+        ("class_h_stp".to_string(), class_chart(a, Metric::HStp)),
+        ("class_energy".to_string(), class_chart(a, Metric::Energy)),
+    ];
+    for config in &a.configs {
+        let ws = a.workloads_in(config);
+        v.push((
+            format!("workload_h_antt_{}", file_stem(config)),
+            workload_chart(a, config, Metric::HAntt, &ws),
+        ));
+    }
+    for config in single_program_configs(a, opts) {
+        let ws = single_workloads(a, config);
+        v.push((
+            format!("single_h_ntt_{}", file_stem(config)),
+            workload_chart(a, config, Metric::HNtt, &ws),
+        ));
+    }
+    v
+}
+
+/// Writes every chart into `dir`. Returns the file names written (relative to
+/// `dir`) and warnings (charts with no data are skipped, not drawn empty).
+pub(crate) fn write_charts(
+    dir: &Path,
+    cells: &[Cell],
+    opts: &ReportOptions,
+) -> Result<(Vec<String>, Vec<String>), ReportError> {
+    let mut names = Vec::new();
+    let mut warnings = Vec::new();
+    if !(opts.svg || opts.png) {
+        return Ok((names, warnings));
+    }
+    check_fonts()?;
+    let a = Analysis::new(cells, opts);
+    for (stem, chart) in all_charts(&a, opts) {
+        if !chart.has_data() {
+            warnings.push(format!(
+                "chart {stem} not drawn: no values normalised to {}",
+                a.baseline
+            ));
+            continue;
+        }
+        for path in render(&chart, dir, &stem, opts)? {
+            if let Some(name) = path.file_name() {
+                names.push(name.to_string_lossy().into_owned());
+            }
+        }
+    }
+    Ok((names, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups(blocks: &[(&str, usize)]) -> Vec<Group> {
+        blocks
+            .iter()
+            .flat_map(|(b, n)| {
+                (0..*n).map(move |i| Group {
+                    label: format!("{b}{i}"),
+                    block: Some(b.to_string()),
+                    values: vec![Some(1.0)],
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_break_between_blocks_and_balance() {
+        let g = groups(&[("a", 4), ("b", 4), ("c", 4)]);
+        assert_eq!(split_rows(&g, 24).first(), Some(&(0..12)));
+        // 9 classes x 4 configs = 36 groups -> 2 rows of 20 and 16.
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        let g = groups(&names.map(|n| (n, 4)));
+        assert_eq!(split_rows(&g, 24), vec![0..20, 20..36]);
+        // A block longer than a row is cut.
+        let g = groups(&[("a", 30), ("b", 2)]);
+        let rows = split_rows(&g, 24);
+        assert!(rows.iter().all(|r| r.len() <= 24), "{rows:?}");
+        assert_eq!(rows.first().map(|r| r.start), Some(0));
+        assert_eq!(rows.last().map(|r| r.end), Some(32));
+        assert_eq!(split_rows(&[], 24).len(), 1);
+    }
+}

@@ -1,0 +1,360 @@
+//! Turns simulation runs into the papers' tables and charts.
+//!
+//! * [`aggregate`] computes H_ANTT, H_STP, Unfairness and H_NTT for every run
+//!   (via `colab-metrics`) and averages them per (workload, config, policy),
+//!   over core orders and seeds, as the papers do.
+//! * [`write_report`] writes CSV/JSON data, a Markdown summary with the results
+//!   normalised to the baseline policy (CFS) and grouped bar charts (SVG + PNG),
+//!   atomically: the report directory only appears once everything is written.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use colab_metrics::MetricError;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+mod analysis;
+mod charts;
+mod naming;
+mod output;
+mod summary;
+
+pub use charts::check_fonts;
+pub use naming::natural_cmp;
+pub use output::{write_report, ReportFiles};
+
+/// One program of a run. Times are in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgramRecord {
+    pub name: String,
+    /// T_M: turnaround time inside the mix.
+    pub turnaround_ns: u64,
+    /// T_SB: turnaround time alone on an all-big machine with the same core count.
+    pub t_sb_ns: u64,
+    /// Turnaround time alone on the same configuration under the same policy.
+    pub t_alone_ns: u64,
+}
+
+/// One simulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// "Sync-1", "ferret", "2B-7", ...
+    pub workload: String,
+    /// From the mix file: "Sync", "NSync", "Comm", "Comp", "Large", "2B", "4B", "single".
+    pub classes: Vec<String>,
+    /// "2B2S", "2B4S", "4B2S", "4B4S", ...
+    pub config: String,
+    /// "big-first" | "little-first"
+    pub order: String,
+    pub seed: u64,
+    /// "cfs" | "wash" | "colab" | ...
+    pub policy: String,
+    pub cores: u32,
+    /// Total threads of the workload.
+    pub threads: u32,
+    pub programs: Vec<ProgramRecord>,
+    pub energy_j: f64,
+    pub makespan_ns: u64,
+    pub events: u64,
+    pub migrations: u64,
+    pub context_switches: u64,
+}
+
+/// One (workload, config, policy), averaged over core orders and seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub workload: String,
+    pub classes: Vec<String>,
+    pub config: String,
+    pub policy: String,
+    pub cores: u32,
+    pub threads: u32,
+    pub h_antt: f64,
+    pub h_stp: f64,
+    pub unfairness: f64,
+    pub energy_j: f64,
+    /// Only for single-program workloads.
+    pub h_ntt: Option<f64>,
+    /// Number of runs averaged into this cell.
+    pub runs: u32,
+}
+
+/// The metrics of a single run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    pub h_antt: f64,
+    pub h_stp: f64,
+    pub unfairness: f64,
+    pub h_ntt: Option<f64>,
+}
+
+/// What to do when a chart cannot be drawn (typically: no system font).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChartFailure {
+    /// Fail the whole report; nothing is written.
+    #[default]
+    Fail,
+    /// Write the report without charts and list the reason in `summary.md`
+    /// and [`ReportFiles::warnings`].
+    Skip,
+}
+
+/// Options of [`write_report`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    /// First line of `summary.md`.
+    pub title: String,
+    /// Policy every result is normalised to.
+    pub baseline_policy: String,
+    /// Column order of policies; the baseline always comes first and policies
+    /// not listed follow in natural order.
+    pub policy_order: Vec<String>,
+    /// Configuration of the single-program H_NTT table (the cgo20 study used
+    /// 2B2S); when absent every configuration with single-program runs is shown.
+    pub single_program_config: String,
+    pub svg: bool,
+    pub png: bool,
+    pub on_chart_failure: ChartFailure,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self {
+            title: "colab campaign report".to_string(),
+            baseline_policy: "cfs".to_string(),
+            policy_order: vec!["cfs".into(), "wash".into(), "colab".into()],
+            single_program_config: "2B2S".to_string(),
+            svg: true,
+            png: true,
+            on_chart_failure: ChartFailure::Fail,
+        }
+    }
+}
+
+/// Errors of this crate.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    #[error("no run records to report on")]
+    NoRecords,
+    #[error("run {run}: {source}")]
+    Metric {
+        run: String,
+        #[source]
+        source: MetricError,
+    },
+    #[error("run {run}: {reason}")]
+    InvalidRecord { run: String, reason: String },
+    #[error("duplicate run {run}")]
+    DuplicateRun { run: String },
+    #[error("runs of {cell} disagree on {field}: {first} vs {second}")]
+    Inconsistent {
+        cell: String,
+        field: &'static str,
+        first: String,
+        second: String,
+    },
+    #[error("I/O error on {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("CSV error on {}: {source}", path.display())]
+    Csv {
+        path: PathBuf,
+        #[source]
+        source: csv::Error,
+    },
+    #[error("JSON error on {}: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "no usable font for chart text ({0}); install fontconfig and a font \
+         (Debian: apt-get install fontconfig fonts-dejavu-core, see .ci/apt-packages) \
+         or set ReportOptions::on_chart_failure = ChartFailure::Skip"
+    )]
+    Font(String),
+    #[error("chart {}: {message}", path.display())]
+    Chart { path: PathBuf, message: String },
+    #[error("{} exists and is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+}
+
+fn run_id(r: &RunRecord) -> String {
+    format!(
+        "workload={} config={} policy={} order={} seed={}",
+        r.workload, r.config, r.policy, r.order, r.seed
+    )
+}
+
+/// Computes H_ANTT, H_STP, Unfairness (and H_NTT for single-program runs) of one run.
+pub fn run_metrics(r: &RunRecord) -> Result<RunMetrics, ReportError> {
+    let metric_err = |source| ReportError::Metric {
+        run: run_id(r),
+        source,
+    };
+    if r.programs.is_empty() {
+        return Err(ReportError::InvalidRecord {
+            run: run_id(r),
+            reason: "no programs".into(),
+        });
+    }
+    let sb: Vec<(f64, f64)> = r
+        .programs
+        .iter()
+        .map(|p| (p.turnaround_ns as f64, p.t_sb_ns as f64))
+        .collect();
+    let alone: Vec<(f64, f64)> = r
+        .programs
+        .iter()
+        .map(|p| (p.turnaround_ns as f64, p.t_alone_ns as f64))
+        .collect();
+    let h_ntt = match sb.as_slice() {
+        [(t_m, t_sb)] => Some(colab_metrics::h_ntt(*t_m, *t_sb).map_err(metric_err)?),
+        _ => None,
+    };
+    Ok(RunMetrics {
+        h_antt: colab_metrics::h_antt(&sb).map_err(metric_err)?,
+        h_stp: colab_metrics::h_stp(&sb).map_err(metric_err)?,
+        unfairness: colab_metrics::unfairness(&alone).map_err(metric_err)?,
+        h_ntt,
+    })
+}
+
+/// Thread-count class of colab-tpds §6.2 "Thread and program count":
+/// `"thread-low"` when the workload has fewer threads than cores,
+/// `"thread-high"` when it has at least twice as many, otherwise `None`.
+pub fn thread_class(cell: &Cell) -> Option<&'static str> {
+    thread_class_of(cell.threads, cell.cores)
+}
+
+pub(crate) fn thread_class_of(threads: u32, cores: u32) -> Option<&'static str> {
+    if threads < cores {
+        Some("thread-low")
+    } else if u64::from(threads) >= 2 * u64::from(cores) {
+        Some("thread-high")
+    } else {
+        None
+    }
+}
+
+type CellKey = (String, String, String);
+
+fn check_consistent(cell: &str, a: &RunRecord, b: &RunRecord) -> Result<(), ReportError> {
+    let err = |field, first: String, second: String| {
+        Err(ReportError::Inconsistent {
+            cell: cell.to_string(),
+            field,
+            first,
+            second,
+        })
+    };
+    if a.classes != b.classes {
+        return err(
+            "classes",
+            format!("{:?}", a.classes),
+            format!("{:?}", b.classes),
+        );
+    }
+    if a.cores != b.cores {
+        return err("cores", a.cores.to_string(), b.cores.to_string());
+    }
+    if a.threads != b.threads {
+        return err("threads", a.threads.to_string(), b.threads.to_string());
+    }
+    // Sorted: the start order of programs may legitimately differ between runs.
+    fn names(r: &RunRecord) -> Vec<&str> {
+        let mut v: Vec<&str> = r.programs.iter().map(|p| p.name.as_str()).collect();
+        v.sort_unstable();
+        v
+    }
+    if names(a) != names(b) {
+        return err(
+            "programs",
+            format!("{:?}", names(a)),
+            format!("{:?}", names(b)),
+        );
+    }
+    Ok(())
+}
+
+/// Averages runs into cells, one per (workload, config, policy).
+///
+/// Each run's metrics are computed from its programs first, then the cell
+/// value is the arithmetic mean of the per-run values (papers: average over
+/// the two core orders; here also over seeds). Output is sorted by workload,
+/// config and policy in natural order ("2B-2" before "2B-10").
+pub fn aggregate(records: &[RunRecord]) -> Result<Vec<Cell>, ReportError> {
+    let mut groups: BTreeMap<CellKey, Vec<(&RunRecord, RunMetrics)>> = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for r in records {
+        if !seen.insert((&r.workload, &r.config, &r.policy, &r.order, r.seed)) {
+            return Err(ReportError::DuplicateRun { run: run_id(r) });
+        }
+        if !(r.energy_j.is_finite() && r.energy_j >= 0.0) {
+            return Err(ReportError::InvalidRecord {
+                run: run_id(r),
+                reason: format!("energy_j = {} must be finite and >= 0", r.energy_j),
+            });
+        }
+        let m = run_metrics(r)?;
+        groups
+            .entry((r.workload.clone(), r.config.clone(), r.policy.clone()))
+            .or_default()
+            .push((r, m));
+    }
+
+    let mut cells = Vec::with_capacity(groups.len());
+    let mut same_setup: BTreeMap<(String, String), &RunRecord> = BTreeMap::new();
+    for ((workload, config, policy), runs) in groups {
+        let first = runs[0].0;
+        let cell_name = format!("workload={workload} config={config} policy={policy}");
+        // Runs of one cell and cells of one (workload, config) must describe
+        // the same workload, or normalising one policy to another is meaningless.
+        let reference = *same_setup
+            .entry((workload.clone(), config.clone()))
+            .or_insert(first);
+        for (r, _) in &runs {
+            check_consistent(&cell_name, reference, r)?;
+        }
+        let mean_of = |f: &dyn Fn(&(&RunRecord, RunMetrics)) -> f64| {
+            let values: Vec<f64> = runs.iter().map(f).collect();
+            colab_metrics::mean(&values).map_err(|source| ReportError::Metric {
+                run: cell_name.clone(),
+                source,
+            })
+        };
+        let h_ntt = if runs.iter().all(|(_, m)| m.h_ntt.is_some()) {
+            Some(mean_of(&|(_, m)| m.h_ntt.unwrap_or(f64::NAN))?)
+        } else {
+            None
+        };
+        cells.push(Cell {
+            classes: first.classes.clone(),
+            cores: first.cores,
+            threads: first.threads,
+            h_antt: mean_of(&|(_, m)| m.h_antt)?,
+            h_stp: mean_of(&|(_, m)| m.h_stp)?,
+            unfairness: mean_of(&|(_, m)| m.unfairness)?,
+            energy_j: mean_of(&|(r, _)| r.energy_j)?,
+            h_ntt,
+            runs: u32::try_from(runs.len()).unwrap_or(u32::MAX),
+            workload,
+            config,
+            policy,
+        });
+    }
+    cells.sort_by(|a, b| {
+        natural_cmp(&a.workload, &b.workload)
+            .then_with(|| natural_cmp(&a.config, &b.config))
+            .then_with(|| natural_cmp(&a.policy, &b.policy))
+    });
+    Ok(cells)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,364 @@
+//! `summary.md`: the papers' tables, normalised to the baseline policy.
+
+use std::collections::BTreeSet;
+
+use crate::analysis::{cell_classes, Analysis, Metric};
+use crate::{natural_cmp, Cell, ReportOptions, RunRecord};
+
+pub(crate) fn fmt3(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.3}"))
+}
+
+fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("| {} |\n", header.join(" | ")));
+    s.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+    for r in rows {
+        s.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    s.push('\n');
+    s
+}
+
+fn list<T: AsRef<str>>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|s| s.as_ref())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Inputs the summary needs besides the cells.
+pub(crate) struct SummaryInput<'a> {
+    pub records: &'a [RunRecord],
+    pub cells: &'a [Cell],
+    pub opts: &'a ReportOptions,
+    /// Chart files (relative names) that were written.
+    pub charts: &'a [String],
+    pub warnings: &'a [String],
+}
+
+pub(crate) fn render(input: &SummaryInput) -> String {
+    let a = Analysis::new(input.cells, input.opts);
+    let mut md = String::new();
+    let mut notes: Vec<String> = Vec::new();
+
+    header(&mut md, input, &a);
+
+    md.push_str("## Per-workload results\n\n");
+    for config in &a.configs {
+        md.push_str(&format!("### {config}\n\n"));
+        for metric in [Metric::HAntt, Metric::HStp] {
+            workload_table(&mut md, &a, config, metric);
+        }
+    }
+
+    md.push_str("## Per-class results\n\n");
+    md.push_str(
+        "Geometric mean over the workloads of each class of the per-workload values \
+         normalised to the baseline; `n` = workloads in the class on that configuration, \
+         `(k/n)` marks a policy with fewer usable workloads.\n\n",
+    );
+    for metric in [Metric::HAntt, Metric::HStp] {
+        class_table(&mut md, &a, metric);
+    }
+
+    single_program(&mut md, &a, input.opts);
+    unfairness(&mut md, &a);
+
+    md.push_str("## Energy per class\n\n");
+    class_table(&mut md, &a, Metric::Energy);
+
+    if !input.charts.is_empty() {
+        md.push_str("## Charts\n\n");
+        for c in input.charts {
+            md.push_str(&format!("- [{c}]({c})\n"));
+        }
+        md.push('\n');
+    }
+
+    for (w, c) in &a.missing_baseline {
+        notes.push(format!(
+            "{w} on {c}: no `{}` run, results not normalised (shown as n/a).",
+            a.baseline
+        ));
+    }
+    for config in &a.configs {
+        for w in a.workloads_in(config) {
+            if let Some(b) = a.baseline_cell(w, config) {
+                if b.energy_j <= 0.0 {
+                    notes.push(format!(
+                        "{w} on {config}: baseline energy is {:.3} J, energy not normalised.",
+                        b.energy_j
+                    ));
+                }
+            }
+        }
+    }
+    notes.extend(input.warnings.iter().cloned());
+    if !notes.is_empty() {
+        md.push_str("## Notes\n\n");
+        for n in &notes {
+            md.push_str(&format!("- {n}\n"));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
+    let r = input.records;
+    let mut orders: Vec<&str> = r
+        .iter()
+        .map(|x| x.order.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    orders.sort_by(|x, y| natural_cmp(x, y));
+    let seeds: Vec<String> = r
+        .iter()
+        .map(|x| x.seed)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|s| s.to_string())
+        .collect();
+
+    md.push_str(&format!("# {}\n\n", input.opts.title));
+    md.push_str(&format!(
+        "{} simulation runs averaged into {} cells (workload x config x policy); \
+         each cell is the arithmetic mean over core orders and seeds.\n\n",
+        r.len(),
+        input.cells.len()
+    ));
+    let rows = vec![
+        vec![
+            "workloads".into(),
+            a.workloads.len().to_string(),
+            list(&a.workloads),
+        ],
+        vec![
+            "configs".into(),
+            a.configs.len().to_string(),
+            list(&a.configs),
+        ],
+        vec![
+            "policies".into(),
+            a.policies.len().to_string(),
+            list(&a.policies),
+        ],
+        vec![
+            "core orders".into(),
+            orders.len().to_string(),
+            list(&orders),
+        ],
+        vec!["seeds".into(), seeds.len().to_string(), list(&seeds)],
+        vec!["runs".into(), r.len().to_string(), String::new()],
+    ];
+    md.push_str(&table(&["".into(), "count".into(), "values".into()], &rows));
+    md.push_str(&format!(
+        "Metrics (colab-tpds 6.1, colab-cgo20): H_ANTT = mean of T_M/T_SB (lower is better), \
+         H_STP = sum of T_SB/T_M (higher is better), H_NTT = T_M/T_SB of a single program, \
+         Unfairness = max/min of the slowdowns T_M/T_alone (lower is better), where T_SB is \
+         the time alone on an all-big machine with the same core count and T_alone the time \
+         alone on the same configuration. Unless marked `abs`, values are normalised to \
+         `{}` on the same workload and configuration; geomean = geometric mean.\n\n",
+        a.baseline
+    ));
+}
+
+fn policy_header(a: &Analysis, lead: &[&str]) -> Vec<String> {
+    lead.iter()
+        .map(|s| s.to_string())
+        .chain(a.policies.iter().cloned())
+        .collect()
+}
+
+fn workload_table(md: &mut String, a: &Analysis, config: &str, metric: Metric) {
+    md.push_str(&format!(
+        "#### {config}: {} normalised to {} ({})\n\n",
+        metric.label(),
+        a.baseline,
+        metric.better()
+    ));
+    let abs = format!("{} abs", a.baseline);
+    let header = policy_header(a, &["workload", "classes", "threads", &abs]);
+    let mut rows = Vec::new();
+    let mut per_policy: Vec<Vec<f64>> = vec![Vec::new(); a.policies.len()];
+    for w in a.workloads_in(config) {
+        let Some(any) = a.any_cell(w, config) else {
+            continue;
+        };
+        let base = a.baseline_cell(w, config);
+        let mut row = vec![
+            w.to_string(),
+            cell_classes(any).join(", "),
+            any.threads.to_string(),
+            fmt3(base.and_then(|b| metric.value(b))),
+        ];
+        for (i, p) in a.policies.iter().enumerate() {
+            let v = a.cell(w, config, p).and_then(|c| a.normalised(c, metric));
+            if let Some(v) = v {
+                per_policy[i].push(v);
+            }
+            row.push(fmt3(v));
+        }
+        rows.push(row);
+    }
+    let mut geo = vec![
+        "**geomean**".to_string(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ];
+    geo.extend(
+        per_policy
+            .iter()
+            .map(|v| fmt3(colab_metrics::geomean(v).ok())),
+    );
+    rows.push(geo);
+    md.push_str(&table(&header, &rows));
+}
+
+fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
+    md.push_str(&format!(
+        "### {} per class, geomean normalised to {} ({})\n\n",
+        metric.label(),
+        a.baseline,
+        metric.better()
+    ));
+    let header = policy_header(a, &["class", "config", "n"]);
+    let mut rows = Vec::new();
+    for class in &a.classes {
+        for config in &a.configs {
+            let members = a.members(class, config);
+            if members.is_empty() {
+                continue;
+            }
+            let mut row = vec![class.clone(), config.clone(), members.len().to_string()];
+            for p in &a.policies {
+                let (v, k, n) = a.class_geomean(class, config, p, metric);
+                let mut s = fmt3(v);
+                if k != n && v.is_some() {
+                    s.push_str(&format!(" ({k}/{n})"));
+                }
+                row.push(s);
+            }
+            rows.push(row);
+        }
+    }
+    if rows.is_empty() {
+        md.push_str("No data.\n\n");
+    } else {
+        md.push_str(&table(&header, &rows));
+    }
+}
+
+/// Configurations shown in the single-program study: the preferred one if it
+/// has single-program results, otherwise every configuration that has some.
+pub(crate) fn single_program_configs<'x>(a: &'x Analysis, opts: &ReportOptions) -> Vec<&'x str> {
+    let has_single = |config: &str| {
+        a.workloads_in(config).iter().any(|w| {
+            a.any_cell(w, config)
+                .is_some_and(|c| Metric::HNtt.value(c).is_some())
+        })
+    };
+    if has_single(&opts.single_program_config) {
+        if let Some(c) = a.configs.iter().find(|c| **c == opts.single_program_config) {
+            return vec![c.as_str()];
+        }
+    }
+    a.configs
+        .iter()
+        .map(String::as_str)
+        .filter(|c| has_single(c))
+        .collect()
+}
+
+pub(crate) fn single_workloads<'x>(a: &'x Analysis, config: &str) -> Vec<&'x str> {
+    a.workloads_in(config)
+        .into_iter()
+        .filter(|w| {
+            a.any_cell(w, config)
+                .is_some_and(|c| Metric::HNtt.value(c).is_some())
+        })
+        .collect()
+}
+
+fn single_program(md: &mut String, a: &Analysis, opts: &ReportOptions) {
+    md.push_str("## Single-program workloads (H_NTT)\n\n");
+    let configs = single_program_configs(a, opts);
+    if configs.is_empty() {
+        md.push_str("No single-program workloads in this campaign.\n\n");
+        return;
+    }
+    for config in configs {
+        md.push_str(&format!(
+            "### {config}: H_NTT normalised to {} (lower is better)\n\n",
+            a.baseline
+        ));
+        let abs = format!("{} abs", a.baseline);
+        let header = policy_header(a, &["workload", "threads", &abs]);
+        let mut rows = Vec::new();
+        let mut per_policy: Vec<Vec<f64>> = vec![Vec::new(); a.policies.len()];
+        for w in single_workloads(a, config) {
+            let Some(any) = a.any_cell(w, config) else {
+                continue;
+            };
+            let mut row = vec![
+                w.to_string(),
+                any.threads.to_string(),
+                fmt3(a.baseline_cell(w, config).and_then(|b| b.h_ntt)),
+            ];
+            for (i, p) in a.policies.iter().enumerate() {
+                let v = a
+                    .cell(w, config, p)
+                    .and_then(|c| a.normalised(c, Metric::HNtt));
+                if let Some(v) = v {
+                    per_policy[i].push(v);
+                }
+                row.push(fmt3(v));
+            }
+            rows.push(row);
+        }
+        let mut geo = vec!["**geomean**".to_string(), String::new(), String::new()];
+        geo.extend(
+            per_policy
+                .iter()
+                .map(|v| fmt3(colab_metrics::geomean(v).ok())),
+        );
+        rows.push(geo);
+        md.push_str(&table(&header, &rows));
+    }
+}
+
+fn unfairness(md: &mut String, a: &Analysis) {
+    md.push_str(&format!(
+        "## Unfairness of the Large mixes, normalised to {} (lower is better)\n\n",
+        a.baseline
+    ));
+    let abs = format!("{} abs", a.baseline);
+    let header = policy_header(a, &["workload", "config", &abs]);
+    let mut rows = Vec::new();
+    for config in &a.configs {
+        for w in a.members("Large", config) {
+            let mut row = vec![
+                w.to_string(),
+                config.clone(),
+                fmt3(a.baseline_cell(w, config).map(|b| b.unfairness)),
+            ];
+            for p in &a.policies {
+                row.push(fmt3(
+                    a.cell(w, config, p)
+                        .and_then(|c| a.normalised(c, Metric::Unfairness)),
+                ));
+            }
+            rows.push(row);
+        }
+    }
+    rows.sort_by(|x, y| natural_cmp(&x[0], &y[0]).then(natural_cmp(&x[1], &y[1])));
+    if rows.is_empty() {
+        md.push_str("No Large workloads in this campaign.\n\n");
+    } else {
+        md.push_str(&table(&header, &rows));
+    }
+}

@@ -1,0 +1,715 @@
+use super::*;
+use std::path::Path;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// (T_M, T_SB, T_alone) per program.
+#[allow(clippy::too_many_arguments)]
+fn rec(
+    workload: &str,
+    classes: &[&str],
+    config: &str,
+    cores: u32,
+    threads: u32,
+    policy: &str,
+    order: &str,
+    seed: u64,
+    programs: &[(u64, u64, u64)],
+    energy_j: f64,
+) -> RunRecord {
+    RunRecord {
+        workload: workload.into(),
+        classes: classes.iter().map(|s| s.to_string()).collect(),
+        config: config.into(),
+        order: order.into(),
+        seed,
+        policy: policy.into(),
+        cores,
+        threads,
+        programs: programs
+            .iter()
+            .enumerate()
+            .map(|(i, &(t_m, t_sb, t_alone))| ProgramRecord {
+                name: format!("p{i}"),
+                turnaround_ns: t_m,
+                t_sb_ns: t_sb,
+                t_alone_ns: t_alone,
+            })
+            .collect(),
+        energy_j,
+        makespan_ns: programs.iter().map(|p| p.0).max().unwrap_or(0),
+        events: 1000,
+        migrations: 10,
+        context_switches: 100,
+    }
+}
+
+/// The hand-computed data set (numbers worked out in the comments).
+fn sample() -> Vec<RunRecord> {
+    const BF: &str = "big-first";
+    const LF: &str = "little-first";
+    vec![
+        // Sync-1 on 2B2S, 2 threads < 4 cores -> thread-low.
+        // cfs BF: ratios 2,2 -> H_ANTT 2, H_STP 1, slowdowns 2,2 -> unfairness 1.
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "cfs",
+            BF,
+            1,
+            &[(200, 100, 100), (400, 200, 200)],
+            10.0,
+        ),
+        // cfs LF: ratios 3,2 -> H_ANTT 2.5, H_STP 1/3+1/2, unfairness 1.5.
+        // cell: H_ANTT 2.25, H_STP 11/12, unfairness 1.25, energy 12.
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "cfs",
+            LF,
+            1,
+            &[(300, 100, 100), (400, 200, 200)],
+            14.0,
+        ),
+        // colab BF: 1.5,1.5 -> H_ANTT 1.5, H_STP 4/3, unfairness 1.
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "colab",
+            BF,
+            1,
+            &[(150, 100, 100), (300, 200, 200)],
+            9.0,
+        ),
+        // colab LF: 2,1.5 -> H_ANTT 1.75, H_STP 7/6, unfairness 4/3.
+        // cell: H_ANTT 1.625, H_STP 1.25, unfairness 7/6, energy 9.
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "colab",
+            LF,
+            1,
+            &[(200, 100, 100), (300, 200, 200)],
+            9.0,
+        ),
+        // Comm-1, 9 threads >= 2*4 -> thread-high.
+        // cfs: ratios 4,3 -> H_ANTT 3.5, H_STP 7/12, slowdowns 2,1 -> unfairness 2.
+        rec(
+            "Comm-1",
+            &["Comm"],
+            "2B2S",
+            4,
+            9,
+            "cfs",
+            BF,
+            1,
+            &[(400, 100, 200), (300, 100, 300)],
+            20.0,
+        ),
+        // colab: 2,3 -> H_ANTT 2.5, H_STP 5/6, unfairness 1.
+        rec(
+            "Comm-1",
+            &["Comm"],
+            "2B2S",
+            4,
+            9,
+            "colab",
+            BF,
+            1,
+            &[(200, 100, 200), (300, 100, 300)],
+            25.0,
+        ),
+        // Large-1, 5 threads: no thread class.
+        // cfs: 2,1 -> H_ANTT 1.5, H_STP 1.5, unfairness 2.
+        rec(
+            "Large-1",
+            &["Large"],
+            "2B2S",
+            4,
+            5,
+            "cfs",
+            BF,
+            1,
+            &[(200, 100, 100), (100, 100, 100)],
+            5.0,
+        ),
+        // colab: 1.5,1.5 -> H_ANTT 1.5, H_STP 4/3, unfairness 1.
+        rec(
+            "Large-1",
+            &["Large"],
+            "2B2S",
+            4,
+            5,
+            "colab",
+            BF,
+            1,
+            &[(150, 100, 100), (150, 100, 100)],
+            5.0,
+        ),
+        // wash: 1.2,1.8 -> H_ANTT 1.5, unfairness 1.5.
+        rec(
+            "Large-1",
+            &["Large"],
+            "2B2S",
+            4,
+            5,
+            "wash",
+            BF,
+            1,
+            &[(120, 100, 100), (180, 100, 100)],
+            5.0,
+        ),
+        // NSync-1 has no cfs run: cannot be normalised.
+        rec(
+            "NSync-1",
+            &["NSync"],
+            "2B2S",
+            4,
+            4,
+            "colab",
+            BF,
+            1,
+            &[(150, 100, 100), (150, 100, 100)],
+            5.0,
+        ),
+        // Single program: H_NTT cfs 2.73, colab 1.13.
+        rec(
+            "ferret",
+            &["single"],
+            "2B2S",
+            4,
+            6,
+            "cfs",
+            BF,
+            1,
+            &[(273, 100, 273)],
+            3.0,
+        ),
+        rec(
+            "ferret",
+            &["single"],
+            "2B2S",
+            4,
+            6,
+            "colab",
+            BF,
+            1,
+            &[(113, 100, 113)],
+            2.0,
+        ),
+        // Sync-1 on 4B4S: cfs H_ANTT 1, colab ratios 1.2,1 -> 1.1.
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "4B4S",
+            8,
+            2,
+            "cfs",
+            BF,
+            1,
+            &[(100, 100, 100), (200, 200, 200)],
+            8.0,
+        ),
+        rec(
+            "Sync-1",
+            &["Sync"],
+            "4B4S",
+            8,
+            2,
+            "colab",
+            BF,
+            1,
+            &[(120, 100, 100), (200, 200, 200)],
+            8.0,
+        ),
+    ]
+}
+
+fn find<'a>(cells: &'a [Cell], w: &str, c: &str, p: &str) -> &'a Cell {
+    cells
+        .iter()
+        .find(|x| x.workload == w && x.config == c && x.policy == p)
+        .unwrap_or_else(|| panic!("no cell {w} {c} {p}"))
+}
+
+#[test]
+fn aggregate_means_by_hand() {
+    let cells = aggregate(&sample()).unwrap();
+    assert_eq!(cells.len(), 12);
+
+    let cfs = find(&cells, "Sync-1", "2B2S", "cfs");
+    assert_eq!(cfs.runs, 2);
+    assert!(close(cfs.h_antt, 2.25));
+    assert!(close(cfs.h_stp, 11.0 / 12.0));
+    assert!(close(cfs.unfairness, 1.25));
+    assert!(close(cfs.energy_j, 12.0));
+    assert_eq!(cfs.h_ntt, None);
+    assert_eq!((cfs.cores, cfs.threads), (4, 2));
+    assert_eq!(cfs.classes, vec!["Sync".to_string()]);
+
+    let colab = find(&cells, "Sync-1", "2B2S", "colab");
+    assert!(close(colab.h_antt, 1.625));
+    assert!(close(colab.h_stp, 1.25));
+    assert!(close(colab.unfairness, 7.0 / 6.0));
+    assert!(close(colab.energy_j, 9.0));
+
+    let comm = find(&cells, "Comm-1", "2B2S", "cfs");
+    assert!(close(comm.h_antt, 3.5));
+    assert!(close(comm.h_stp, 7.0 / 12.0));
+    assert!(close(comm.unfairness, 2.0));
+
+    let f = find(&cells, "ferret", "2B2S", "colab");
+    assert!(close(f.h_ntt.unwrap(), 1.13));
+    assert!(close(f.h_antt, 1.13));
+}
+
+#[test]
+fn aggregate_order_is_natural_and_deterministic() {
+    let mut records = sample();
+    records.push(rec(
+        "2B-10",
+        &["2B"],
+        "2B2S",
+        4,
+        4,
+        "cfs",
+        "big-first",
+        1,
+        &[(1, 1, 1)],
+        1.0,
+    ));
+    records.push(rec(
+        "2B-2",
+        &["2B"],
+        "2B2S",
+        4,
+        4,
+        "cfs",
+        "big-first",
+        1,
+        &[(1, 1, 1)],
+        1.0,
+    ));
+    let a = aggregate(&records).unwrap();
+    records.reverse();
+    let b = aggregate(&records).unwrap();
+    assert_eq!(a, b);
+    let keys: Vec<_> = a
+        .iter()
+        .map(|c| format!("{}/{}/{}", c.workload, c.config, c.policy))
+        .collect();
+    assert_eq!(
+        &keys[..4],
+        &[
+            "2B-2/2B2S/cfs",
+            "2B-10/2B2S/cfs",
+            "Comm-1/2B2S/cfs",
+            "Comm-1/2B2S/colab"
+        ]
+    );
+    assert_eq!(keys.last().unwrap(), "ferret/2B2S/colab");
+}
+
+#[test]
+fn normalisation_by_hand() {
+    let cells = aggregate(&sample()).unwrap();
+    let opts = ReportOptions::default();
+    let a = analysis::Analysis::new(&cells, &opts);
+    use analysis::Metric::*;
+    let colab = find(&cells, "Sync-1", "2B2S", "colab");
+    assert!(close(a.normalised(colab, HAntt).unwrap(), 1.625 / 2.25));
+    assert!(close(
+        a.normalised(colab, HStp).unwrap(),
+        1.25 / (11.0 / 12.0)
+    ));
+    assert!(close(a.normalised(colab, Energy).unwrap(), 0.75));
+    let f = find(&cells, "ferret", "2B2S", "colab");
+    assert!(close(a.normalised(f, HNtt).unwrap(), 1.13 / 2.73));
+    let large = find(&cells, "Large-1", "2B2S", "wash");
+    assert!(close(a.normalised(large, Unfairness).unwrap(), 0.75));
+    // No baseline -> no normalised value, and it is reported.
+    let ns = find(&cells, "NSync-1", "2B2S", "colab");
+    assert_eq!(a.normalised(ns, HAntt), None);
+    assert_eq!(
+        a.missing_baseline,
+        vec![("NSync-1".to_string(), "2B2S".to_string())]
+    );
+    assert_eq!(a.policies, vec!["cfs", "wash", "colab"]);
+    assert_eq!(
+        a.classes,
+        vec![
+            "Sync",
+            "NSync",
+            "Comm",
+            "Large",
+            "single",
+            "thread-low",
+            "thread-high"
+        ]
+    );
+    // thread-low on 2B2S = {Sync-1}; its geomean is just Sync-1's value.
+    let (v, k, n) = a.class_geomean("thread-low", "2B2S", "colab", HAntt);
+    assert!(close(v.unwrap(), 1.625 / 2.25));
+    // NSync-1 has 4 threads on 4 cores: not thread-low.
+    assert_eq!((k, n), (1, 1));
+}
+
+#[test]
+fn thread_classes() {
+    let mut c = aggregate(&sample()).unwrap().remove(0);
+    for (threads, cores, want) in [
+        (3, 4, Some("thread-low")),
+        (4, 4, None),
+        (7, 4, None),
+        (8, 4, Some("thread-high")),
+        (20, 8, Some("thread-high")),
+        (15, 8, None),
+        (7, 8, Some("thread-low")),
+    ] {
+        c.threads = threads;
+        c.cores = cores;
+        assert_eq!(thread_class(&c), want, "{threads} threads on {cores} cores");
+    }
+}
+
+#[test]
+fn aggregate_errors() {
+    assert!(aggregate(&[]).unwrap().is_empty());
+
+    let mut r = sample();
+    r.push(r[0].clone());
+    assert!(matches!(
+        aggregate(&r),
+        Err(ReportError::DuplicateRun { .. })
+    ));
+
+    let mut r = sample();
+    r[1].threads = 3;
+    let e = aggregate(&r).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReportError::Inconsistent {
+                field: "threads",
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let mut r = sample();
+    r[2].programs[0].t_sb_ns = 0;
+    let e = aggregate(&r).unwrap_err();
+    assert!(matches!(e, ReportError::Metric { .. }), "{e}");
+    assert!(e.to_string().contains("policy=colab"), "{e}");
+
+    let mut r = sample();
+    r[3].programs.clear();
+    assert!(matches!(
+        aggregate(&r),
+        Err(ReportError::InvalidRecord { .. })
+    ));
+
+    let mut r = sample();
+    r[3].energy_j = f64::NAN;
+    assert!(matches!(
+        aggregate(&r),
+        Err(ReportError::InvalidRecord { .. })
+    ));
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn write_report_files_and_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out").join("report");
+    let records = sample();
+    let files = write_report(&dir, &records, &ReportOptions::default()).unwrap();
+    assert_eq!(files.dir, dir);
+    for f in [
+        &files.runs_csv,
+        &files.runs_json,
+        &files.programs_csv,
+        &files.cells_csv,
+        &files.cells_json,
+        &files.summary_md,
+    ] {
+        assert!(f.is_file(), "{} missing", f.display());
+    }
+    let names: Vec<String> = files
+        .charts
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for stem in [
+        "class_h_antt",
+        "class_h_stp",
+        "class_energy",
+        "workload_h_antt_2B2S",
+        "workload_h_antt_4B4S",
+        "single_h_ntt_2B2S",
+    ] {
+        for ext in ["svg", "png"] {
+            let n = format!("{stem}.{ext}");
+            assert!(names.contains(&n), "{n} not in {names:?}");
+            let meta = std::fs::metadata(dir.join(&n)).unwrap();
+            assert!(meta.len() > 1000, "{n} is only {} bytes", meta.len());
+        }
+    }
+    let png = std::fs::read(dir.join("class_h_antt.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(read(&dir.join("class_h_antt.svg")).contains("<text"));
+
+    // JSON round-trips.
+    let back: Vec<RunRecord> = serde_json::from_str(&read(&files.runs_json)).unwrap();
+    assert_eq!(back, records);
+    let cells: Vec<Cell> = serde_json::from_str(&read(&files.cells_json)).unwrap();
+    assert_eq!(cells, aggregate(&records).unwrap());
+
+    // CSVs: header + one row per run / cell / program.
+    let runs_csv = read(&files.runs_csv);
+    assert_eq!(runs_csv.lines().count(), records.len() + 1);
+    assert!(runs_csv.starts_with("workload,classes,config,order,seed,policy,"));
+    let cells_csv = read(&files.cells_csv);
+    assert_eq!(cells_csv.lines().count(), cells.len() + 1);
+    assert!(cells_csv.contains("h_antt_norm"));
+    let programs: usize = records.iter().map(|r| r.programs.len()).sum();
+    assert_eq!(read(&files.programs_csv).lines().count(), programs + 1);
+
+    let md = read(&files.summary_md);
+    for needle in [
+        "# colab campaign report",
+        "| workloads | 5 | Comm-1, Large-1, NSync-1, Sync-1, ferret |",
+        "| configs | 2 | 2B2S, 4B4S |",
+        "| policies | 3 | cfs, wash, colab |",
+        "| runs | 14 |  |",
+        // Per-workload H_ANTT on 2B2S: cfs abs, then cfs, wash, colab normalised.
+        "| workload | classes | threads | cfs abs | cfs | wash | colab |",
+        "| Sync-1 | Sync, thread-low | 2 | 2.250 | 1.000 | n/a | 0.722 |",
+        "| Comm-1 | Comm, thread-high | 9 | 3.500 | 1.000 | n/a | 0.714 |",
+        "| Large-1 | Large | 5 | 1.500 | 1.000 | 1.000 | 1.000 |",
+        "| NSync-1 | NSync | 4 | n/a | n/a | n/a | n/a |",
+        "| ferret | single | 6 | 2.730 | 1.000 | n/a | 0.414 |",
+        // geomean of 0.714286, 1, 0.722222, 0.413919
+        "| **geomean** |  |  |  | 1.000 | 1.000 | 0.680 |",
+        // H_STP: 1.25 / (11/12)
+        "| Sync-1 | Sync, thread-low | 2 | 0.917 | 1.000 | n/a | 1.364 |",
+        // 4B4S
+        "| Sync-1 | Sync, thread-low | 2 | 1.000 | 1.000 | n/a | 1.100 |",
+        // Per-class
+        "| class | config | n | cfs | wash | colab |",
+        "| Sync | 2B2S | 1 | 1.000 | n/a | 0.722 |",
+        "| Sync | 4B4S | 1 | 1.000 | n/a | 1.100 |",
+        "| thread-high | 2B2S | 1 | 1.000 | n/a | 0.714 |",
+        "| NSync | 2B2S | 1 | n/a | n/a | n/a |",
+        // Single program study on 2B2S
+        "### 2B2S: H_NTT normalised to cfs (lower is better)",
+        "| ferret | 6 | 2.730 | 1.000 | n/a | 0.414 |",
+        // Unfairness of Large mixes: cfs 2, wash 1.5, colab 1
+        "| Large-1 | 2B2S | 2.000 | 1.000 | 0.750 | 0.500 |",
+        // Energy per class: Sync colab 9/12, Comm 25/20
+        "| Comm | 2B2S | 1 | 1.000 | n/a | 1.250 |",
+        "| Sync | 2B2S | 1 | 1.000 | n/a | 0.750 |",
+        "- NSync-1 on 2B2S: no `cfs` run, results not normalised",
+        "- [class_h_antt.png](class_h_antt.png)",
+    ] {
+        assert!(md.contains(needle), "summary.md lacks {needle:?}:\n{md}");
+    }
+    // No stray temporary directories next to the report.
+    let siblings: Vec<_> = std::fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(siblings, vec![std::ffi::OsString::from("report")]);
+}
+
+fn entries(p: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn existing_report_is_replaced_only_on_success() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("report");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("stale.txt"), "old").unwrap();
+    let opts = ReportOptions {
+        png: false,
+        ..Default::default()
+    };
+
+    // A record whose metrics cannot be computed fails after runs.json has
+    // already been written to the temporary directory.
+    let mut bad = sample();
+    bad.last_mut().unwrap().programs[0].t_sb_ns = 0;
+    let err = write_report(&dir, &bad, &opts).unwrap_err();
+    assert!(matches!(err, ReportError::Metric { .. }), "{err}");
+    assert_eq!(entries(&dir), vec!["stale.txt"]);
+    assert_eq!(entries(tmp.path()), vec!["report"]);
+
+    write_report(&dir, &sample(), &opts).unwrap();
+    let files = entries(&dir);
+    assert!(!files.contains(&"stale.txt".to_string()));
+    assert!(files.contains(&"summary.md".to_string()));
+    assert!(files.contains(&"class_h_antt.svg".to_string()));
+    assert!(!files.iter().any(|f| f.ends_with(".png")));
+    assert_eq!(entries(tmp.path()), vec!["report"]);
+}
+
+#[test]
+fn failing_write_leaves_no_partial_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("report");
+    let mut bad = sample();
+    // Comm-1 colab disagrees with Comm-1 cfs on the thread count: aggregation
+    // fails after runs.json/runs.csv were written into the temporary directory.
+    bad[5].threads = 99;
+    assert!(write_report(&dir, &bad, &ReportOptions::default()).is_err());
+    assert!(!dir.exists());
+    assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+
+    assert!(matches!(
+        write_report(&dir, &[], &ReportOptions::default()),
+        Err(ReportError::NoRecords)
+    ));
+    assert!(entries(tmp.path()).is_empty());
+
+    // A file where the directory should go is refused, not clobbered.
+    std::fs::write(&dir, "x").unwrap();
+    assert!(matches!(
+        write_report(&dir, &sample(), &ReportOptions::default()),
+        Err(ReportError::NotADirectory(_))
+    ));
+    assert_eq!(read(&dir), "x");
+}
+
+#[test]
+fn charts_can_be_disabled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    let opts = ReportOptions {
+        svg: false,
+        png: false,
+        ..Default::default()
+    };
+    let files = write_report(&dir, &sample(), &opts).unwrap();
+    assert!(files.charts.is_empty());
+    assert!(!read(&files.summary_md).contains("## Charts"));
+}
+
+#[test]
+fn generic_policies_and_missing_baseline_everywhere() {
+    // No cfs at all, an unknown policy: nothing is normalised, nothing panics.
+    let records: Vec<RunRecord> = sample()
+        .into_iter()
+        .filter(|r| r.policy != "cfs")
+        .map(|mut r| {
+            if r.policy == "wash" {
+                r.policy = "camp".into();
+            }
+            r
+        })
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("r"), &records, &ReportOptions::default()).unwrap();
+    let md = read(&files.summary_md);
+    assert!(
+        md.contains("| workload | classes | threads | cfs abs | colab | camp |"),
+        "{md}"
+    );
+    assert!(md.contains("no `cfs` run"));
+    // With no baseline the charts have no data and are skipped with a warning.
+    assert!(files.charts.is_empty());
+    assert!(files.warnings.iter().any(|w| w.contains("not drawn")));
+}
+
+/// Runs in a child process with an empty fontconfig (see `missing_fonts_*`).
+#[test]
+#[ignore = "spawned by missing_fonts_are_a_clear_error with an empty font config"]
+fn child_without_fonts() {
+    let Ok(out) = std::env::var("COLAB_REPORT_TEST_DIR") else {
+        return;
+    };
+    let out = Path::new(&out);
+    let e = check_fonts().unwrap_err();
+    assert!(matches!(e, ReportError::Font(_)), "{e}");
+    assert!(e.to_string().contains("fonts-dejavu-core"), "{e}");
+
+    let dir = out.join("fail");
+    let e = write_report(&dir, &sample(), &ReportOptions::default()).unwrap_err();
+    assert!(matches!(e, ReportError::Font(_)), "{e}");
+    assert!(!dir.exists());
+
+    let dir = out.join("skip");
+    let opts = ReportOptions {
+        on_chart_failure: ChartFailure::Skip,
+        ..Default::default()
+    };
+    let files = write_report(&dir, &sample(), &opts).unwrap();
+    assert!(files.charts.is_empty());
+    assert!(files
+        .warnings
+        .iter()
+        .any(|w| w.contains("charts not written")));
+    assert!(read(&files.summary_md).contains("charts not written"));
+    assert!(!entries(&dir)
+        .iter()
+        .any(|f| f.ends_with(".png") || f.ends_with(".svg")));
+    println!("CHILD-OK");
+}
+
+#[test]
+fn missing_fonts_are_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let conf = tmp.path().join("fonts.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "<?xml version=\"1.0\"?>\n<fontconfig><dir>{0}/no-fonts</dir>\
+             <cachedir>{0}/cache</cachedir></fontconfig>\n",
+            tmp.path().display()
+        ),
+    )
+    .unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "tests::child_without_fonts",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("FONTCONFIG_FILE", &conf)
+        .env("COLAB_REPORT_TEST_DIR", tmp.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("CHILD-OK"),
+        "child failed:\n{stdout}\n{stderr}"
+    );
+}
