@@ -147,7 +147,10 @@ pub enum ReportError {
     InvalidRecord { run: String, reason: String },
     #[error("duplicate run {run}")]
     DuplicateRun { run: String },
-    #[error("runs of {cell} disagree on {field}: {first} vs {second}")]
+    #[error(
+        "{cell} disagrees with other runs of the same workload and config on {field}: \
+         {first} vs {second}"
+    )]
     Inconsistent {
         cell: String,
         field: &'static str,
