@@ -16,10 +16,12 @@ use colab_core::{
 use colab_workload::{IndexSel, LoopCount, Op, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::predict::SimRng;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+const NEVER: Nanos = Nanos::MAX;
 
 /// Knobs of one simulation run.
 #[derive(Clone, Debug)]
@@ -121,11 +123,6 @@ pub fn simulate(
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EvKind {
-    /// The current thread of a core reaches its next decision point.
-    CoreDone {
-        core: u16,
-        gen: u32,
-    },
     /// A timed sleep ends.
     Wake {
         thread: u32,
@@ -165,7 +162,6 @@ struct ThreadRt {
 
 #[derive(Clone, Debug, Default)]
 struct CoreRt {
-    gen: u32,
     busy_ns: Nanos,
     /// Slice end for the current thread.
     slice_end: Nanos,
@@ -211,8 +207,11 @@ struct Sim<'a> {
     conds: Vec<CondState>,
     queues: Vec<QueueState>,
     heap: BinaryHeap<Reverse<(Nanos, u64, EvKind)>>,
+    /// Next decision point of each core's current thread (NEVER when idle).
+    core_next: Vec<Nanos>,
+    unstarted: u32,
     seq: u64,
-    rng: ChaCha8Rng,
+    rng: SimRng,
     predictor: Box<dyn SpeedupPredictor>,
     /// Deferred wake-ups: (thread, waker).
     wake_q: Vec<(ThreadId, WakeKind)>,
@@ -288,8 +287,10 @@ impl<'a> Sim<'a> {
             conds: vec![CondState::default(); cb as usize],
             queues,
             heap: BinaryHeap::new(),
+            core_next: vec![NEVER; n],
+            unstarted: w.programs.len() as u32,
             seq: 0,
-            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            rng: SimRng::seed_from_u64(cfg.seed),
             predictor: cfg.predictor.build(),
             wake_q: Vec::new(),
             resched_q: Vec::new(),
@@ -322,7 +323,23 @@ impl<'a> Sim<'a> {
         if let Some(p) = self.policy.period_ns() {
             self.push(p.max(1), EvKind::Periodic);
         }
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+        loop {
+            // Core completions live in `core_next` (one slot per core, no stale
+            // events); everything else in the heap. Ties: cores first, by index.
+            let (ci, ct) = self
+                .core_next
+                .iter()
+                .enumerate()
+                .fold((0, NEVER), |b, (i, &t)| if t < b.1 { (i, t) } else { b });
+            let ht = self.heap.peek().map_or(NEVER, |e| e.0 .0);
+            let (t, ev) = if ct <= ht && ct != NEVER {
+                self.core_next[ci] = NEVER;
+                (ct, None)
+            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
+                (t, Some(ev))
+            } else {
+                break;
+            };
             if self.live_programs == 0 {
                 break;
             }
@@ -335,25 +352,19 @@ impl<'a> Sim<'a> {
             self.st.now = t;
             self.stats.events += 1;
             match ev {
-                EvKind::CoreDone { core, gen } => {
-                    if self.cores[core as usize].gen != gen {
-                        self.stats.events -= 1; // stale, not a real event
-                        continue;
-                    }
-                    self.core_done(CoreId(core))?;
-                }
-                EvKind::Wake { thread } => {
+                None => self.core_done(CoreId(ci as u16))?,
+                Some(EvKind::Wake { thread }) => {
                     let t = ThreadId(thread);
                     self.sleepers -= 1;
                     self.wake(t, None);
                 }
-                EvKind::Tick => {
+                Some(EvKind::Tick) => {
                     self.tick()?;
                     if self.live_programs > 0 {
                         self.push(t + self.st.topo.costs.tick_ns, EvKind::Tick);
                     }
                 }
-                EvKind::Periodic => {
+                Some(EvKind::Periodic) => {
                     self.actions.clear();
                     let mut acts = std::mem::take(&mut self.actions);
                     self.policy.periodic(&self.st, &mut acts);
@@ -365,13 +376,13 @@ impl<'a> Sim<'a> {
                         }
                     }
                 }
-                EvKind::ProgramStart { prog } => self.start_program(prog as usize),
+                Some(EvKind::ProgramStart { prog }) => self.start_program(prog as usize),
             }
             self.settle()?;
             if self.live_programs > 0
                 && self.active == 0
                 && self.sleepers == 0
-                && self.all_started()
+                && self.unstarted == 0
             {
                 return Err(SimError::Deadlock {
                     at_ns: self.st.now,
@@ -382,14 +393,11 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    fn all_started(&self) -> bool {
-        self.progs.iter().all(|p| p.started)
-    }
-
     // ----- thread creation and the interpreter ---------------------------
 
     fn start_program(&mut self, p: usize) {
         self.progs[p].started = true;
+        self.unstarted -= 1;
         self.progs[p].start = self.st.now;
         self.spawned[p][0] = 1;
         self.create_thread(p, 0, 0, None);
@@ -1058,10 +1066,7 @@ impl<'a> Sim<'a> {
         } else {
             r.progress_start
         };
-        let core = &mut self.cores[c.idx()];
-        core.gen = core.gen.wrapping_add(1);
-        let gen = core.gen;
-        self.push(at.max(self.st.now), EvKind::CoreDone { core: c.0, gen });
+        self.core_next[c.idx()] = at.max(self.st.now);
     }
 
     /// Takes the current thread off `c`, accounting its progress.
@@ -1079,9 +1084,8 @@ impl<'a> Sim<'a> {
             self.st.threads[t.idx()].retired += done;
         }
         r.progress_start = now;
-        let core = &mut self.cores[c.idx()];
-        core.gen = core.gen.wrapping_add(1);
-        core.busy_ns += ran;
+        self.core_next[c.idx()] = NEVER;
+        self.cores[c.idx()].busy_ns += ran;
         let th = &mut self.st.threads[t.idx()];
         th.sum_exec_ns += ran;
         if why != StopReason::Preempted {
