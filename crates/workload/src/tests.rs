@@ -490,3 +490,42 @@ fn builtin_mixes_use_thread_counts_the_real_programs_accept() {
         }
     }
 }
+
+/// The complete examples of workloads/README.md (TOML blocks with a
+/// `[thread.main]` or `[[mix]]`) load and compile, so the tutorial cannot
+/// drift from the format.
+#[test]
+fn readme_examples_are_valid() {
+    let readme = include_str!("../../../workloads/README.md");
+    let mut lib = Library::builtin();
+    let mut blocks = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in readme.lines() {
+        match (&mut cur, line.trim_start()) {
+            (None, l) if l.starts_with("```toml") => cur = Some(String::new()),
+            (Some(b), l) if l.starts_with("```") => {
+                blocks.push(std::mem::take(b));
+                cur = None;
+            }
+            (Some(b), _) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            _ => {}
+        }
+    }
+    let programs: Vec<&String> = blocks
+        .iter()
+        .filter(|b| b.contains("[thread.main]"))
+        .collect();
+    let mixes: Vec<&String> = blocks.iter().filter(|b| b.contains("[[mix]]")).collect();
+    assert!(!programs.is_empty() && !mixes.is_empty());
+    for b in programs {
+        let name = lib.add_program_text("README.md", b).unwrap();
+        let f = footprint(&lib.program(&name, None).unwrap());
+        assert!(f.work_ms > 0.0);
+    }
+    for b in mixes {
+        lib.add_mix_text("README.md", b).unwrap();
+    }
+}
