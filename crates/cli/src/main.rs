@@ -322,28 +322,48 @@ fn cmd_bench(full: bool) -> Result<()> {
     let lib = Library::builtin();
     // Single-thread event-loop speed on a few representative workloads.
     let cases = [("Sync-2", "2B2S"), ("Comm-4", "4B4S"), ("fluidanimate", "2B2S"), ("ferret", "2B4S")];
-    println!("{:<14} {:<6} {:<7} {:>10} {:>9} {:>12}", "workload", "config", "policy", "events", "wall ms", "events/s");
+    println!(
+        "{:<14} {:<6} {:<7} {:>9} {:>10} {:>8} {:>11} {:>11}",
+        "workload", "config", "policy", "q-events", "sch-events", "wall ms", "q-events/s", "sch-ev/s"
+    );
     let mut tot_ev = 0u64;
+    let mut tot_sch = 0u64;
     let mut tot_s = 0.0;
     for (wname, cfg) in cases {
         let Ok(w) = lib.mix(wname).or_else(|_| lib.single(wname, None)) else { continue };
         let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
         for pol in colab_campaign::PAPER_POLICIES {
             let mut best = f64::MAX;
-            let mut events = 0;
-            for _ in 0..3 {
+            let (mut events, mut sch) = (0, 0);
+            for _ in 0..5 {
                 let mut p = colab_policies::by_name(pol)?;
                 let t0 = Instant::now();
                 let r = simulate(&w, &topo, p.as_mut(), &SimConfig::default())?;
                 best = best.min(t0.elapsed().as_secs_f64());
                 events = r.stats.events;
+                sch = r.stats.scheduling_events();
             }
             tot_ev += events;
+            tot_sch += sch;
             tot_s += best;
-            println!("{:<14} {:<6} {:<7} {:>10} {:>9.2} {:>12.0}", wname, cfg, pol, events, best * 1e3, events as f64 / best);
+            println!(
+                "{:<14} {:<6} {:<7} {:>9} {:>10} {:>8.2} {:>11.0} {:>11.0}",
+                wname,
+                cfg,
+                pol,
+                events,
+                sch,
+                best * 1e3,
+                events as f64 / best,
+                sch as f64 / best
+            );
         }
     }
-    println!("single-thread total: {:.2} M events/s", tot_ev as f64 / tot_s / 1e6);
+    println!(
+        "one thread: {:.2} M queue events/s, {:.2} M scheduling events/s",
+        tot_ev as f64 / tot_s / 1e6,
+        tot_sch as f64 / tot_s / 1e6
+    );
     std::io::stdout().flush().ok();
     for quick in if full { vec![true, false] } else { vec![true] } {
         let spec = CampaignSpec::paper(&lib, quick)?;

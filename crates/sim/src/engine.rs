@@ -58,8 +58,15 @@ pub struct ProgramResult {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SimStats {
-    /// Events taken off the event queue.
+    /// Timed events processed: compute-segment ends, sleep timers, ticks,
+    /// policy periods, program starts.
     pub events: u64,
+    /// Threads made runnable (creation and wake-up), each a placement decision.
+    pub placements: u64,
+    /// Threads put on a core.
+    pub dispatches: u64,
+    /// Threads that blocked or exited.
+    pub blocks: u64,
     /// Scheduling decisions made (dispatches, wake-up placements, preemption checks).
     pub decisions: u64,
     pub context_switches: u64,
@@ -69,6 +76,16 @@ pub struct SimStats {
     pub futex_waits: u64,
     pub futex_wakes: u64,
     pub ticks: u64,
+}
+
+impl SimStats {
+    /// Scheduling events: every state change a conventional discrete-event
+    /// simulator would queue as its own event (timed events, wake-ups and
+    /// creations, dispatches, blocks and exits, preemptions). The engine
+    /// handles the untimed ones synchronously instead of through its queue.
+    pub fn scheduling_events(&self) -> u64 {
+        self.events + self.placements + self.dispatches + self.blocks + self.preemptions
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -145,7 +162,8 @@ struct ThreadRt {
     loops: Vec<(u32, u32)>,
     in_compute: bool,
     remaining: f64,
-    mem_frac: f64,
+    /// Current phase (index into the phase table).
+    phase: u32,
     /// Mutexes held: (array, global mutex index).
     held: Vec<(u32, u32)>,
     /// Mutex chosen by a pending lock attempt (kept across retries).
@@ -225,9 +243,13 @@ struct Sim<'a> {
     sleepers: u32,
     queued_total: u32,
     timeline: Option<Timeline>,
-    /// Speedup between fastest and slowest core types for memory fraction m.
-    fast_type: usize,
-    slow_type: usize,
+    /// Per (program, group, op): phase index of compute ops.
+    op_phase: Vec<Vec<Vec<u32>>>,
+    /// Per phase: true fastest/slowest speedup and memory fraction.
+    phases: Vec<(f64, f64)>,
+    /// Per (phase, core): work units per ns and its inverse.
+    phase_rate: Vec<(f64, f64)>,
+    ncores: usize,
 }
 
 impl<'a> Sim<'a> {
@@ -273,6 +295,42 @@ impl<'a> Sim<'a> {
             }
         }
         let n = topo.num_cores();
+        // Phase table: each distinct memory fraction once, with its rate on
+        // every core, so the event loop never recomputes the rate model.
+        let mut by_mem: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+        let mut phases: Vec<(f64, f64)> = Vec::new();
+        let mut phase_rate: Vec<(f64, f64)> = Vec::new();
+        let mut phase_of = |m: f64| -> u32 {
+            *by_mem.entry(m.to_bits()).or_insert_with(|| {
+                let ty = &topo.core_types;
+                let speedup = ty[topo.fastest_type].rate(m) / ty[topo.slowest_type].rate(m);
+                phases.push((speedup, m));
+                for c in topo.cores() {
+                    let r = topo.core_type(c).rate(m);
+                    phase_rate.push((r, 1.0 / r));
+                }
+                (phases.len() - 1) as u32
+            })
+        };
+        phase_of(0.5); // phase 0: before a thread's first compute
+        let op_phase: Vec<Vec<Vec<u32>>> = w
+            .programs
+            .iter()
+            .map(|p| {
+                p.groups
+                    .iter()
+                    .map(|g| {
+                        g.ops
+                            .iter()
+                            .map(|o| match o {
+                                Op::Compute { mem_frac, .. } => phase_of(*mem_frac),
+                                _ => u32::MAX,
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
         Sim {
             w,
             policy,
@@ -301,8 +359,10 @@ impl<'a> Sim<'a> {
             sleepers: 0,
             queued_total: 0,
             timeline: cfg.timeline.then(|| Timeline::new(topo, w)),
-            fast_type: topo.fastest_type,
-            slow_type: topo.slowest_type,
+            op_phase,
+            phases,
+            phase_rate,
+            ncores: n,
         }
     }
 
@@ -405,15 +465,9 @@ impl<'a> Sim<'a> {
 
     fn create_thread(&mut self, prog: usize, group: u32, index: u32, parent: Option<ThreadId>) {
         let id = ThreadId(self.st.threads.len() as u32);
-        let first_mem = self.w.programs[prog].groups[group as usize]
-            .ops
-            .iter()
-            .find_map(|o| match o {
-                Op::Compute { mem_frac, .. } => Some(*mem_frac),
-                _ => None,
-            })
-            .unwrap_or(0.5);
-        let pred = self.predict(first_mem);
+        // Until it has run, a thread's counters are those of its first phase.
+        let first = self.op_phase[prog][group as usize].iter().copied().find(|&p| p != u32::MAX).unwrap_or(0);
+        let pred = self.predict(first);
         self.st.threads.push(ThreadInfo {
             id,
             program: ProgramId(prog as u16),
@@ -436,7 +490,7 @@ impl<'a> Sim<'a> {
             loops: Vec::new(),
             in_compute: false,
             remaining: 0.0,
-            mem_frac: first_mem,
+            phase: first,
             held: Vec::new(),
             lock_target: None,
             relock: None,
@@ -460,21 +514,16 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn true_speedup(&self, mem_frac: f64) -> f64 {
-        let ty = &self.st.topo.core_types;
-        ty[self.fast_type].rate(mem_frac) / ty[self.slow_type].rate(mem_frac)
-    }
-
-    fn predict(&mut self, mem_frac: f64) -> f64 {
-        let obs = PhaseObservation {
-            true_speedup: self.true_speedup(mem_frac),
-            mem_frac,
-        };
+    fn predict(&mut self, phase: u32) -> f64 {
+        let (true_speedup, mem_frac) = self.phases[phase as usize];
+        let obs = PhaseObservation { true_speedup, mem_frac };
         self.predictor.predict(obs, &mut self.rng)
     }
 
-    fn rate(&self, c: CoreId, mem_frac: f64) -> f64 {
-        self.st.topo.core_type(c).rate(mem_frac)
+    /// (work units per ns, ns per work unit) of `phase` on core `c`.
+    #[inline]
+    fn rate(&self, c: CoreId, phase: u32) -> (f64, f64) {
+        self.phase_rate[phase as usize * self.ncores + c.idx()]
     }
 
     fn werr(&self, t: ThreadId, problem: impl Into<String>) -> SimError {
@@ -552,12 +601,7 @@ impl<'a> Sim<'a> {
                 return Ok(Step::Exited);
             };
             match *op {
-                Op::Compute {
-                    work,
-                    mem_frac,
-                    cv,
-                    imbalance,
-                } => {
+                Op::Compute { work, cv, imbalance, .. } => {
                     let mut w = work;
                     if imbalance > 0.0 {
                         let size = self.group_size(prog, self.rt[ti].group);
@@ -574,9 +618,10 @@ impl<'a> Sim<'a> {
                         self.rt[ti].pc += 1;
                         continue;
                     }
-                    if mem_frac != self.rt[ti].mem_frac {
-                        self.rt[ti].mem_frac = mem_frac;
-                        self.st.threads[ti].predicted_speedup = self.predict(mem_frac);
+                    let phase = self.op_phase[prog][self.rt[ti].group as usize][pc];
+                    if phase != self.rt[ti].phase {
+                        self.rt[ti].phase = phase;
+                        self.st.threads[ti].predicted_speedup = self.predict(phase);
                     }
                     let r = &mut self.rt[ti];
                     r.in_compute = true;
@@ -899,6 +944,7 @@ impl<'a> Sim<'a> {
     /// A thread became runnable: ask the policy for a core and enqueue it.
     fn place(&mut self, t: ThreadId, kind: WakeKind) -> Result<(), SimError> {
         self.stats.decisions += 1;
+        self.stats.placements += 1;
         let c = self.policy.select_core(&self.st, t, kind);
         if c.idx() >= self.st.cores.len() {
             return Err(self.perr(format!(
@@ -1018,6 +1064,7 @@ impl<'a> Sim<'a> {
                 problem: format!("thread {t} dispatched on core {c} while {:?}", th.state),
             });
         }
+        self.stats.dispatches += 1;
         let costs = &self.st.topo.costs;
         let mut overhead = 0;
         if self.cores[c.idx()].last != Some(t) {
@@ -1061,8 +1108,11 @@ impl<'a> Sim<'a> {
     fn schedule_done(&mut self, c: CoreId, t: ThreadId) {
         let r = &self.rt[t.idx()];
         let at = if r.in_compute {
-            let rate = self.rate(c, r.mem_frac);
-            r.progress_start + (r.remaining / rate).ceil() as Nanos
+            let (_, inv) = self.rate(c, r.phase);
+            let x = r.remaining * inv;
+            // ceil without a libm call
+            let whole = x as Nanos;
+            r.progress_start + whole + Nanos::from((whole as f64) < x)
         } else {
             r.progress_start
         };
@@ -1071,6 +1121,7 @@ impl<'a> Sim<'a> {
 
     /// Takes the current thread off `c`, accounting its progress.
     fn stop_current(&mut self, c: CoreId, why: StopReason) {
+        self.stats.blocks += u64::from(why != StopReason::Preempted);
         let now = self.st.now;
         let Some(t) = self.st.cores[c.idx()].current.take() else {
             return;
@@ -1078,7 +1129,7 @@ impl<'a> Sim<'a> {
         let ran = now - self.st.cores[c.idx()].run_start;
         let r = &mut self.rt[t.idx()];
         if r.in_compute && now > r.progress_start {
-            let rate = self.st.topo.core_type(c).rate(r.mem_frac);
+            let (rate, _) = self.phase_rate[r.phase as usize * self.ncores + c.idx()];
             let done = ((now - r.progress_start) as f64 * rate).min(r.remaining);
             r.remaining -= done;
             self.st.threads[t.idx()].retired += done;
