@@ -36,10 +36,15 @@ impl CampaignSpec {
     /// The papers' simulation study: every mix and every benchmark alone, on
     /// 2B2S/2B4S/4B2S/4B4S, under CFS, WASH and COLAB, both core orders.
     /// `quick` keeps a representative subset that runs in seconds.
-    pub fn paper(lib: &Library, quick: bool) -> Result<CampaignSpec, colab_workload::WorkloadError> {
+    pub fn paper(
+        lib: &Library,
+        quick: bool,
+    ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
         let mut workloads = Vec::new();
         if quick {
-            for m in ["Sync-1", "Sync-2", "NSync-1", "Comm-2", "Comp-1", "2B-5", "4B-6"] {
+            for m in [
+                "Sync-1", "Sync-2", "NSync-1", "Comm-2", "Comp-1", "2B-5", "4B-6",
+            ] {
                 if lib.mixes.iter().any(|x| x.name == m) {
                     workloads.push(lib.mix(m)?);
                 }
@@ -59,7 +64,11 @@ impl CampaignSpec {
         }
         Ok(CampaignSpec {
             workloads,
-            configs: if quick { vec!["2B2S".into(), "4B4S".into()] } else { PAPER_CONFIGS.iter().map(|s| s.to_string()).collect() },
+            configs: if quick {
+                vec!["2B2S".into(), "4B4S".into()]
+            } else {
+                PAPER_CONFIGS.iter().map(|s| s.to_string()).collect()
+            },
             policies: PAPER_POLICIES.iter().map(|s| s.to_string()).collect(),
             orders: CoreOrder::BOTH.to_vec(),
             seeds: vec![1],
@@ -75,16 +84,31 @@ pub enum CampaignError {
     #[error("{0}")]
     Policy(#[from] colab_policies::UnknownPolicy),
     #[error("{what}: {source}")]
-    Sim { what: String, source: colab_sim::SimError },
+    Sim {
+        what: String,
+        source: colab_sim::SimError,
+    },
 }
 
 /// One simulation to run.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Job {
     /// Workload index in the spec.
-    Mix { w: usize, config: String, policy: String, order: CoreOrder, seed: u64 },
+    Mix {
+        w: usize,
+        config: String,
+        policy: String,
+        order: CoreOrder,
+        seed: u64,
+    },
     /// A program alone: (workload, program index) identifies it.
-    Alone { prog_key: String, config: String, policy: String, order: CoreOrder, seed: u64 },
+    Alone {
+        prog_key: String,
+        config: String,
+        policy: String,
+        order: CoreOrder,
+        seed: u64,
+    },
 }
 
 /// Progress callbacks (the CLI draws a bar; tests pass a no-op).
@@ -114,14 +138,18 @@ fn prog_key(p: &Program) -> String {
 }
 
 /// Runs a campaign; returns one record per (workload, config, policy, order, seed).
-pub fn run(spec: &CampaignSpec, progress: &dyn Progress) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
+pub fn run(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
     let started = Instant::now();
     // Validate names early with clear errors.
     for p in &spec.policies {
         colab_policies::by_name(p)?;
     }
     for c in &spec.configs {
-        Topology::named(c, CoreOrder::BigFirst).or_else(|_| Topology::from_toml(c, CoreOrder::BigFirst))?;
+        Topology::named(c, CoreOrder::BigFirst)
+            .or_else(|_| Topology::from_toml(c, CoreOrder::BigFirst))?;
     }
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
     let mut jobs: Vec<Job> = Vec::new();
@@ -133,9 +161,21 @@ pub fn run(spec: &CampaignSpec, progress: &dyn Progress) -> Result<(Vec<RunRecor
             for policy in &spec.policies {
                 for &order in &spec.orders {
                     for &seed in &spec.seeds {
-                        jobs.push(Job::Mix { w: wi, config: config.clone(), policy: policy.clone(), order, seed });
+                        jobs.push(Job::Mix {
+                            w: wi,
+                            config: config.clone(),
+                            policy: policy.clone(),
+                            order,
+                            seed,
+                        });
                         for p in &w.programs {
-                            jobs.push(Job::Alone { prog_key: prog_key(p), config: config.clone(), policy: policy.clone(), order, seed });
+                            jobs.push(Job::Alone {
+                                prog_key: prog_key(p),
+                                config: config.clone(),
+                                policy: policy.clone(),
+                                order,
+                                seed,
+                            });
                             // T_SB: all-big machine, CFS, big-first order, same seed.
                             jobs.push(Job::Alone {
                                 prog_key: prog_key(p),
@@ -172,10 +212,25 @@ pub fn run(spec: &CampaignSpec, progress: &dyn Progress) -> Result<(Vec<RunRecor
     }
     let mut records = Vec::new();
     for (j, r) in &done {
-        let Job::Mix { w, config, policy, order, seed } = j else { continue };
+        let Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } = j
+        else {
+            continue;
+        };
         let wl = &spec.workloads[*w];
         let alone = |p: &Program, cfg: &str, pol: &str, ord: CoreOrder| -> u64 {
-            let key = Job::Alone { prog_key: prog_key(p), config: cfg.to_string(), policy: pol.to_string(), order: ord, seed: *seed };
+            let key = Job::Alone {
+                prog_key: prog_key(p),
+                config: cfg.to_string(),
+                policy: pol.to_string(),
+                order: ord,
+                seed: *seed,
+            };
             done[&key].programs[0].turnaround_ns
         };
         let progs = wl
@@ -215,12 +270,33 @@ pub fn run(spec: &CampaignSpec, progress: &dyn Progress) -> Result<(Vec<RunRecor
     Ok((records, stats))
 }
 
-fn run_job(spec: &CampaignSpec, programs: &BTreeMap<String, Program>, job: &Job) -> Result<SimResult, CampaignError> {
+fn run_job(
+    spec: &CampaignSpec,
+    programs: &BTreeMap<String, Program>,
+    job: &Job,
+) -> Result<SimResult, CampaignError> {
     let (workload, config, policy, order, seed) = match job {
-        Job::Mix { w, config, policy, order, seed } => (spec.workloads[*w].clone(), config, policy, *order, *seed),
-        Job::Alone { prog_key, config, policy, order, seed } => {
+        Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } => (spec.workloads[*w].clone(), config, policy, *order, *seed),
+        Job::Alone {
+            prog_key,
+            config,
+            policy,
+            order,
+            seed,
+        } => {
             let p = programs[prog_key].clone();
-            let w = Workload { name: p.name.clone(), classes: vec![], source: String::new(), programs: vec![p] };
+            let w = Workload {
+                name: p.name.clone(),
+                classes: vec![],
+                source: String::new(),
+                programs: vec![p],
+            };
             (w, config, policy, *order, *seed)
         }
     };
@@ -229,9 +305,18 @@ fn run_job(spec: &CampaignSpec, programs: &BTreeMap<String, Program>, job: &Job)
         None => Topology::named(config, order)?,
     };
     let mut pol = colab_policies::by_name(policy)?;
-    let cfg = SimConfig { seed, predictor: spec.predictor, ..SimConfig::default() };
+    let cfg = SimConfig {
+        seed,
+        predictor: spec.predictor,
+        ..SimConfig::default()
+    };
     simulate(&workload, &topo, pol.as_mut(), &cfg).map_err(|e| CampaignError::Sim {
-        what: format!("{} on {} ({}) under {policy}, seed {seed}", workload.name, config, order.label()),
+        what: format!(
+            "{} on {} ({}) under {policy}, seed {seed}",
+            workload.name,
+            config,
+            order.label()
+        ),
         source: e,
     })
 }

@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "colab", version, about = "Heterogeneity-aware scheduling for asymmetric multicore processors: simulator, policies and the papers' study")]
+#[command(
+    name = "colab",
+    version,
+    about = "Heterogeneity-aware scheduling for asymmetric multicore processors: simulator, policies and the papers' study"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -113,24 +117,58 @@ fn main() {
 fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
     let p = Path::new(arg);
     if p.extension().is_some_and(|e| e == "toml") || p.exists() {
-        let text = std::fs::read_to_string(p).with_context(|| format!("{arg}: cannot read topology file"))?;
-        return Topology::from_toml(&text, order).with_context(|| format!("{arg}: invalid topology"));
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("{arg}: cannot read topology file"))?;
+        return Topology::from_toml(&text, order)
+            .with_context(|| format!("{arg}: invalid topology"));
     }
     Ok(Topology::named(arg, order)?)
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Sim { workload, topology, order, policy, seed, oracle, timeline, json } => {
+        Cmd::Sim {
+            workload,
+            topology,
+            order,
+            policy,
+            seed,
+            oracle,
+            timeline,
+            json,
+        } => {
             let mut lib = Library::builtin();
             let w = lib.resolve(&workload)?;
             let topo = load_topology(&topology, order.into())?;
-            let predictor = if oracle { PredictorKind::Oracle } else { PredictorKind::default() };
-            cmd_sim(&w, &topo, &policy, seed, predictor, timeline.as_deref(), json)
+            let predictor = if oracle {
+                PredictorKind::Oracle
+            } else {
+                PredictorKind::default()
+            };
+            cmd_sim(
+                &w,
+                &topo,
+                &policy,
+                seed,
+                predictor,
+                timeline.as_deref(),
+                json,
+            )
         }
-        Cmd::Reproduce { quick, out, seeds, configs, policies, jobs, allow_no_png } => {
+        Cmd::Reproduce {
+            quick,
+            out,
+            seeds,
+            configs,
+            policies,
+            jobs,
+            allow_no_png,
+        } => {
             if let Some(j) = jobs {
-                rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global().ok();
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(j.max(1))
+                    .build_global()
+                    .ok();
             }
             let lib = Library::builtin();
             let mut spec = CampaignSpec::paper(&lib, quick)?;
@@ -151,12 +189,23 @@ fn run(cli: Cli) -> Result<()> {
             let lib = Library::builtin();
             println!("Benchmarks (use as WORKLOAD, optionally NAME:n):");
             for (name, (_, s)) in &lib.benchmarks {
-                println!("  {name:<16} {:<15} sync {:<9} comm/comp {:<6} {}", s.parallelism, s.sync_rate, s.comm_comp, s.threads_formula.clone().unwrap_or_default());
+                println!(
+                    "  {name:<16} {:<15} sync {:<9} comm/comp {:<6} {}",
+                    s.parallelism,
+                    s.sync_rate,
+                    s.comm_comp,
+                    s.threads_formula.clone().unwrap_or_default()
+                );
             }
             println!("\nMixes:");
             for m in &lib.mixes {
                 let progs: Vec<&str> = m.programs.iter().map(|p| p.bench.as_str()).collect();
-                println!("  {:<14} [{}] {}", m.name, m.classes.join(","), progs.join(" - "));
+                println!(
+                    "  {:<14} [{}] {}",
+                    m.name,
+                    m.classes.join(","),
+                    progs.join(" - ")
+                );
             }
             println!("\nPolicies:");
             for (n, d) in colab_policies::POLICIES {
@@ -188,14 +237,33 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn alone(p: &colab_workload::Program) -> Workload {
-    Workload { name: p.name.clone(), classes: vec![], source: String::new(), programs: vec![p.clone()] }
+    Workload {
+        name: p.name.clone(),
+        classes: vec![],
+        source: String::new(),
+        programs: vec![p.clone()],
+    }
 }
 
-fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: PredictorKind, timeline: Option<&Path>, json: bool) -> Result<()> {
-    let cfg = SimConfig { seed, predictor, timeline: timeline.is_some(), ..SimConfig::default() };
+fn cmd_sim(
+    w: &Workload,
+    topo: &Topology,
+    policy: &str,
+    seed: u64,
+    predictor: PredictorKind,
+    timeline: Option<&Path>,
+    json: bool,
+) -> Result<()> {
+    let cfg = SimConfig {
+        seed,
+        predictor,
+        timeline: timeline.is_some(),
+        ..SimConfig::default()
+    };
     let mut pol = colab_policies::by_name(policy)?;
     let t0 = Instant::now();
-    let r = simulate(w, topo, pol.as_mut(), &cfg).with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
+    let r = simulate(w, topo, pol.as_mut(), &cfg)
+        .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
     let wall = t0.elapsed().as_secs_f64();
     // Baselines for the metrics: alone on all-big (T_SB, CFS) and alone here (same policy).
     let sb_topo = topo.all_fastest();
@@ -204,7 +272,11 @@ fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: Pr
     for p in &w.programs {
         let a = alone(p);
         let mut cfs = colab_policies::by_name("cfs")?;
-        let base = SimConfig { seed, predictor, ..SimConfig::default() };
+        let base = SimConfig {
+            seed,
+            predictor,
+            ..SimConfig::default()
+        };
         t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &base)?.programs[0].turnaround_ns as f64);
         let mut same = colab_policies::by_name(policy)?;
         t_alone.push(simulate(&a, topo, same.as_mut(), &base)?.programs[0].turnaround_ns as f64);
@@ -218,10 +290,15 @@ fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: Pr
     if let Some(path) = timeline {
         let tl = r.timeline.as_ref().expect("timeline was requested");
         let tmp = path.with_extension("json.partial");
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?);
-        tl.write_json(&mut f).with_context(|| format!("{}: write failed", tmp.display()))?;
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(&tmp)
+                .with_context(|| format!("{}: cannot create", tmp.display()))?,
+        );
+        tl.write_json(&mut f)
+            .with_context(|| format!("{}: write failed", tmp.display()))?;
         drop(f);
-        std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot move into place", path.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("{}: cannot move into place", path.display()))?;
     }
     if json {
         let v = serde_json::json!({
@@ -235,8 +312,16 @@ fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: Pr
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{} on {} under {} (seed {seed})", w.name, topo.describe(), policy);
-    println!("  {:<16} {:>7} {:>14} {:>14} {:>8}", "program", "threads", "turnaround ms", "alone-big ms", "T_M/T_SB");
+    println!(
+        "{} on {} under {} (seed {seed})",
+        w.name,
+        topo.describe(),
+        policy
+    );
+    println!(
+        "  {:<16} {:>7} {:>14} {:>14} {:>8}",
+        "program", "threads", "turnaround ms", "alone-big ms", "T_M/T_SB"
+    );
     for ((p, sb), _) in r.programs.iter().zip(&t_sb).zip(&t_alone) {
         println!(
             "  {:<16} {:>7} {:>14.3} {:>14.3} {:>8.3}",
@@ -260,7 +345,10 @@ fn cmd_sim(w: &Workload, topo: &Topology, policy: &str, seed: u64, predictor: Pr
         wall * 1e3
     );
     if let Some(p) = timeline {
-        println!("  timeline: {} (open in https://ui.perfetto.dev)", p.display());
+        println!(
+            "  timeline: {} (open in https://ui.perfetto.dev)",
+            p.display()
+        );
     }
     Ok(())
 }
@@ -282,8 +370,10 @@ impl Progress for Bar {
 fn bar() -> Bar {
     let pb = ProgressBar::new(0);
     pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} simulations ({eta} left)")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} simulations ({eta} left)",
+        )
+        .expect("valid template"),
     );
     Bar(pb)
 }
@@ -298,11 +388,15 @@ fn cmd_reproduce(spec: &CampaignSpec, out: &Path, allow_no_png: bool) -> Result<
         spec.seeds.len()
     );
     let (records, stats) = colab_campaign::run(spec, &bar())?;
-    let mut opts = colab_report::ReportOptions { title: "colab reproduce: the papers' simulation study".into(), ..Default::default() };
+    let mut opts = colab_report::ReportOptions {
+        title: "colab reproduce: the papers' simulation study".into(),
+        ..Default::default()
+    };
     if allow_no_png {
         opts.on_chart_failure = colab_report::ChartFailure::Skip;
     }
-    let files = colab_report::write_report(out, &records, &opts).with_context(|| format!("{}: writing the report", out.display()))?;
+    let files = colab_report::write_report(out, &records, &opts)
+        .with_context(|| format!("{}: writing the report", out.display()))?;
     for w in &files.warnings {
         eprintln!("warning: {w}");
     }
@@ -321,16 +415,30 @@ fn cmd_reproduce(spec: &CampaignSpec, out: &Path, allow_no_png: bool) -> Result<
 fn cmd_bench(full: bool) -> Result<()> {
     let lib = Library::builtin();
     // Single-thread event-loop speed on a few representative workloads.
-    let cases = [("Sync-2", "2B2S"), ("Comm-4", "4B4S"), ("fluidanimate", "2B2S"), ("ferret", "2B4S")];
+    let cases = [
+        ("Sync-2", "2B2S"),
+        ("Comm-4", "4B4S"),
+        ("fluidanimate", "2B2S"),
+        ("ferret", "2B4S"),
+    ];
     println!(
         "{:<14} {:<6} {:<7} {:>9} {:>10} {:>8} {:>11} {:>11}",
-        "workload", "config", "policy", "q-events", "sch-events", "wall ms", "q-events/s", "sch-ev/s"
+        "workload",
+        "config",
+        "policy",
+        "q-events",
+        "sch-events",
+        "wall ms",
+        "q-events/s",
+        "sch-ev/s"
     );
     let mut tot_ev = 0u64;
     let mut tot_sch = 0u64;
     let mut tot_s = 0.0;
     for (wname, cfg) in cases {
-        let Ok(w) = lib.mix(wname).or_else(|_| lib.single(wname, None)) else { continue };
+        let Ok(w) = lib.mix(wname).or_else(|_| lib.single(wname, None)) else {
+            continue;
+        };
         let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
         for pol in colab_campaign::PAPER_POLICIES {
             let mut best = f64::MAX;

@@ -50,6 +50,13 @@ pub struct ThreadInfo {
     /// Total time other threads spent asleep on futexes that this thread
     /// released: COLAB's criticality metric (colab-tpds 5.2).
     pub blocked_others_ns: Nanos,
+    /// The part of `futex_wait_ns` spent waiting for mutexes (lock contention).
+    pub mutex_wait_ns: Nanos,
+    /// The part of `blocked_others_ns` that others spent waiting for mutexes
+    /// this thread released. A kernel tells mutex futexes apart from other
+    /// futexes only with user-space help (PI futexes, or a runtime like the
+    /// JVM WASH was built in), so only WASH-style policies use these two.
+    pub mutex_blocked_others_ns: Nanos,
     /// Predicted big/little speedup of the thread's current phase, from the
     /// performance-counter model (never the ground truth unless in oracle mode).
     pub predicted_speedup: f64,

@@ -327,14 +327,11 @@ impl CfsCore {
     pub fn periodic_balance(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
         let cl = st.topo.cluster_of(c);
         let own = st.topo.cluster_mask(cl);
-        let mut domains = Vec::with_capacity(2);
-        if own.iter().next() == Some(c) {
-            domains.push(own);
-        }
-        if c == CoreId(0) && st.topo.clusters.len() > 1 {
-            domains.push(self.all);
-        }
-        for d in domains {
+        let domains = [
+            (own.iter().next() == Some(c)).then_some(own),
+            (c == CoreId(0) && st.topo.clusters.len() > 1).then_some(self.all),
+        ];
+        for d in domains.into_iter().flatten() {
             let Some(busiest) = d
                 .iter()
                 .max_by_key(|&o| (st.nr_running(o), std::cmp::Reverse(o)))

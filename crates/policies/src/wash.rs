@@ -6,9 +6,11 @@
 //! Our reading of the parts Algorithm 1 leaves to the text:
 //! - T_A is every live thread of the workload (the Linux version "controls all
 //!   application threads"); there are no VM service threads.
-//! - Lock%(t) = futex wait time / time since the thread was created; the
-//!   lock-contention threshold is 0.5 (wash-cgo16 section 6, "We empirically
-//!   established a threshold of 0.5").
+//! - Lock%(t) = time waiting for mutexes / time since the thread was created
+//!   (wash-cgo16 section 4: "the time each thread contends (waits) for another
+//!   thread to release a lock"; joins, barriers and condition waits are not
+//!   lock contention); the threshold is 0.5 (wash-cgo16 section 6, "We
+//!   empirically established a threshold of 0.5").
 //! - Progress check ("contention detected using thread progress"): a thread
 //!   that received less than half the CPU time of the average active thread of
 //!   its program in the last quantum has fallen behind; if any has, the
@@ -18,8 +20,8 @@
 //!   the predicted speedup) x predicted speedup; the top threads go to big
 //!   cores while their share of the total stays within the big cores'
 //!   relative capacity to retire instructions, sum(cap big) / sum(cap all).
-//! - LockRank: threads ranked by the waiting time they caused others
-//!   (blocked_others); the top ceil(B / (B + S) x |T_A|) threads with a
+//! - LockRank: threads ranked by the mutex waiting time they caused others
+//!   (the lock holders "delaying the most work"); the top ceil(B / (B + S) x |T_A|) threads with a
 //!   non-zero rank go to big cores.
 //! - New threads start bound to the big cores (WASH's fallback policy).
 //! - A thread whose new affinity excludes its current core is migrated to the
@@ -118,7 +120,7 @@ impl Wash {
         let lock_pct = |t: ThreadId| {
             let th = st.thread(t);
             let age = st.now.saturating_sub(th.created_at).max(1);
-            th.futex_wait_ns as f64 / age as f64
+            th.mutex_wait_ns as f64 / age as f64
         };
         let contended = live.iter().any(|&t| lock_pct(t) >= self.params.lock_thresh);
         let behind = self.someone_behind(st, &live, &got);
@@ -157,7 +159,7 @@ impl Wash {
         let mut by_lock: Vec<(usize, Nanos)> = live
             .iter()
             .enumerate()
-            .map(|(i, &t)| (i, st.thread(t).blocked_others_ns))
+            .map(|(i, &t)| (i, st.thread(t).mutex_blocked_others_ns))
             .filter(|&(_, b)| b > 0)
             .collect();
         by_lock.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));

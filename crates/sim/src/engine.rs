@@ -6,6 +6,7 @@
 //! wake-ups, preemptions) happens synchronously inside those events, with
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
+use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, PredictorKind, SpeedupPredictor};
 use crate::sync::{BarrierState, CondState, MutexState, QueueState, WaitObj};
 use crate::timeline::Timeline;
@@ -16,7 +17,6 @@ use colab_core::{
 use colab_workload::{IndexSel, LoopCount, Op, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use crate::predict::SimRng;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -466,7 +466,11 @@ impl<'a> Sim<'a> {
     fn create_thread(&mut self, prog: usize, group: u32, index: u32, parent: Option<ThreadId>) {
         let id = ThreadId(self.st.threads.len() as u32);
         // Until it has run, a thread's counters are those of its first phase.
-        let first = self.op_phase[prog][group as usize].iter().copied().find(|&p| p != u32::MAX).unwrap_or(0);
+        let first = self.op_phase[prog][group as usize]
+            .iter()
+            .copied()
+            .find(|&p| p != u32::MAX)
+            .unwrap_or(0);
         let pred = self.predict(first);
         self.st.threads.push(ThreadInfo {
             id,
@@ -478,6 +482,8 @@ impl<'a> Sim<'a> {
             retired: 0.0,
             futex_wait_ns: 0,
             blocked_others_ns: 0,
+            mutex_wait_ns: 0,
+            mutex_blocked_others_ns: 0,
             predicted_speedup: pred,
             runnable_since: self.st.now,
             created_at: self.st.now,
@@ -516,7 +522,10 @@ impl<'a> Sim<'a> {
 
     fn predict(&mut self, phase: u32) -> f64 {
         let (true_speedup, mem_frac) = self.phases[phase as usize];
-        let obs = PhaseObservation { true_speedup, mem_frac };
+        let obs = PhaseObservation {
+            true_speedup,
+            mem_frac,
+        };
         self.predictor.predict(obs, &mut self.rng)
     }
 
@@ -601,7 +610,12 @@ impl<'a> Sim<'a> {
                 return Ok(Step::Exited);
             };
             match *op {
-                Op::Compute { work, cv, imbalance, .. } => {
+                Op::Compute {
+                    work,
+                    cv,
+                    imbalance,
+                    ..
+                } => {
                     let mut w = work;
                     if imbalance > 0.0 {
                         let size = self.group_size(prog, self.rt[ti].group);
@@ -868,12 +882,21 @@ impl<'a> Sim<'a> {
         let r = &mut self.rt[t.idx()];
         let waited = now - r.block_start;
         let was_futex = r.waiting != WaitObj::Sleep;
+        let was_mutex = matches!(r.waiting, WaitObj::Mutex(_));
         r.waiting = WaitObj::None;
         if was_futex {
             self.stats.futex_wakes += 1;
-            self.st.threads[t.idx()].futex_wait_ns += waited;
+            let th = &mut self.st.threads[t.idx()];
+            th.futex_wait_ns += waited;
+            if was_mutex {
+                th.mutex_wait_ns += waited;
+            }
             if let Some(x) = waker {
-                self.st.threads[x.idx()].blocked_others_ns += waited;
+                let w = &mut self.st.threads[x.idx()];
+                w.blocked_others_ns += waited;
+                if was_mutex {
+                    w.mutex_blocked_others_ns += waited;
+                }
             }
             if let Some(tl) = &mut self.timeline {
                 tl.wake(now, t, waker, waited);
