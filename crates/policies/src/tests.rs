@@ -1,1 +1,445 @@
+//! Policy decisions on hand-built situations.
 
+use super::*;
+use colab_core::{
+    Action, CoreId, CoreOrder, Pick, Policy, ProgramId, RunState, SchedState, ThreadId, ThreadInfo,
+    Topology, WakeKind, NS_PER_MS,
+};
+
+const MS: u64 = NS_PER_MS;
+
+/// A state with `n` threads, all created and blocked, on `topo`.
+fn state(topo: &str, n: usize) -> SchedState {
+    let mut st = SchedState::new(Topology::named(topo, CoreOrder::BigFirst).unwrap());
+    for i in 0..n {
+        st.threads.push(ThreadInfo {
+            id: ThreadId(i as u32),
+            program: ProgramId(0),
+            state: RunState::Blocked(colab_core::BlockKind::Mutex),
+            core: None,
+            last_core: None,
+            sum_exec_ns: 0,
+            retired: 0.0,
+            futex_wait_ns: 0,
+            blocked_others_ns: 0,
+            mutex_wait_ns: 0,
+            mutex_blocked_others_ns: 0,
+            predicted_speedup: 2.0,
+            runnable_since: 0,
+            created_at: 0,
+        });
+    }
+    st
+}
+
+fn queue(st: &mut SchedState, c: u16, t: u32) {
+    st.cores[c as usize].rq.push(ThreadId(t));
+    let th = &mut st.threads[t as usize];
+    th.state = RunState::Runnable;
+    th.core = Some(CoreId(c));
+}
+
+fn run_on(st: &mut SchedState, c: u16, t: u32) {
+    st.cores[c as usize].current = Some(ThreadId(t));
+    st.cores[c as usize].run_start = st.now;
+    let th = &mut st.threads[t as usize];
+    th.state = RunState::Running;
+    th.core = Some(CoreId(c));
+    th.last_core = Some(CoreId(c));
+}
+
+fn created(p: &mut dyn Policy, st: &SchedState) {
+    for t in 0..st.threads.len() {
+        p.thread_created(st, ThreadId(t as u32));
+    }
+}
+
+// ----- CFS ------------------------------------------------------------------
+
+#[test]
+fn cfs_tunables_scale_with_log_cpus() {
+    let t1 = CfsTunables::for_cpus(1);
+    assert_eq!(
+        (
+            t1.latency_ns,
+            t1.min_granularity_ns,
+            t1.wakeup_granularity_ns
+        ),
+        (6 * MS, 750_000, MS)
+    );
+    let t4 = CfsTunables::for_cpus(4);
+    assert_eq!(
+        (
+            t4.latency_ns,
+            t4.min_granularity_ns,
+            t4.wakeup_granularity_ns
+        ),
+        (18 * MS, 2_250_000, 3 * MS)
+    );
+    let t6 = CfsTunables::for_cpus(6);
+    assert_eq!(t6.latency_ns, 18 * MS);
+    let t64 = CfsTunables::for_cpus(64);
+    assert_eq!(t64.latency_ns, 24 * MS, "capped at 8 cpus");
+}
+
+#[test]
+fn cfs_picks_smallest_vruntime_and_slices_by_queue_length() {
+    let mut st = state("2B2S", 3);
+    let mut p = Cfs::new();
+    created(&mut p, &st);
+    queue(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    queue(&mut st, 0, 2);
+    // Give them vruntimes through accounting.
+    for (t, ran) in [(0u32, 9 * MS), (1, 2 * MS), (2, 5 * MS)] {
+        p.stopped(
+            &st,
+            CoreId(0),
+            ThreadId(t),
+            ran,
+            colab_core::StopReason::Preempted,
+        );
+    }
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Local(ThreadId(1)));
+    // 3 runnable on a 4-cpu machine: 18 ms / 3 = 6 ms.
+    assert_eq!(p.slice_ns(&st, CoreId(0), ThreadId(1)), 6 * MS);
+}
+
+#[test]
+fn cfs_idle_core_pulls_from_its_own_cluster_first() {
+    let mut st = state("2B2S", 5);
+    let mut p = Cfs::new();
+    created(&mut p, &st);
+    // Core 0 (big) runs 0 with 1 queued; core 2 (little) runs 2 with 3,4 queued.
+    run_on(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    run_on(&mut st, 2, 2);
+    queue(&mut st, 2, 3);
+    queue(&mut st, 2, 4);
+    // Idle big core 1 pulls from its cluster (core 0), though core 2 is busier.
+    assert_eq!(
+        p.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(0),
+            thread: ThreadId(1)
+        }
+    );
+    // Idle little core 3 pulls from core 2.
+    match p.pick_next(&st, CoreId(3)) {
+        Pick::Steal { from, .. } => assert_eq!(from, CoreId(2)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cfs_wakes_onto_idle_sibling_of_previous_core() {
+    let mut st = state("2B2S", 3);
+    let mut p = Cfs::new();
+    created(&mut p, &st);
+    run_on(&mut st, 0, 0);
+    run_on(&mut st, 2, 1);
+    // Thread 2 last ran on core 0 (busy); core 1 (same cluster) is idle.
+    st.threads[2].last_core = Some(CoreId(0));
+    let c = p.select_core(
+        &st,
+        ThreadId(2),
+        WakeKind::Wakeup {
+            waker: Some(ThreadId(1)),
+        },
+    );
+    assert_eq!(c, CoreId(1));
+    // With the whole machine busy it stays on its previous core.
+    run_on(&mut st, 1, 2);
+    st.cores[1].current = None;
+    run_on(&mut st, 3, 2);
+    st.cores[3].current = None;
+    let mut st2 = state("2B2S", 6);
+    created(&mut p, &st2);
+    for c in 0..4 {
+        run_on(&mut st2, c, c as u32);
+    }
+    st2.threads[5].last_core = Some(CoreId(2));
+    assert_eq!(
+        p.select_core(&st2, ThreadId(5), WakeKind::Wakeup { waker: None }),
+        CoreId(2)
+    );
+}
+
+#[test]
+fn cfs_wakeup_preemption_needs_the_granularity() {
+    let mut st = state("1B", 2);
+    let mut p = Cfs::new();
+    created(&mut p, &st);
+    run_on(&mut st, 0, 0);
+    p.stopped(
+        &st,
+        CoreId(0),
+        ThreadId(0),
+        10 * MS,
+        colab_core::StopReason::Preempted,
+    );
+    p.stopped(
+        &st,
+        CoreId(0),
+        ThreadId(1),
+        9 * MS,
+        colab_core::StopReason::Preempted,
+    );
+    queue(&mut st, 0, 1);
+    // 1 ms behind < 1 ms granularity (1 cpu): no preemption.
+    assert!(!p.should_preempt(&st, CoreId(0), ThreadId(1)));
+    st.now = 2 * MS; // current has run 2 ms more
+    assert!(p.should_preempt(&st, CoreId(0), ThreadId(1)));
+}
+
+#[test]
+fn cfs_periodic_balance_moves_from_long_to_short_queues() {
+    let mut st = state("4B", 4);
+    let mut p = Cfs::new();
+    created(&mut p, &st);
+    run_on(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    queue(&mut st, 0, 2);
+    run_on(&mut st, 1, 3);
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert_eq!(out.len(), 1);
+    match out[0] {
+        Action::Migrate { to, .. } => assert!(to == CoreId(2) || to == CoreId(3), "{to}"),
+        a => panic!("{a:?}"),
+    }
+}
+
+// ----- COLAB ----------------------------------------------------------------
+
+fn colab_with_labels(st: &mut SchedState) -> Colab {
+    let mut p = Colab::new(ColabParams::default());
+    created(&mut p, st);
+    p
+}
+
+#[test]
+fn colab_selector_runs_the_most_blocking_thread_first() {
+    let mut st = state("2B2S", 4);
+    let mut p = colab_with_labels(&mut st);
+    for t in 0..3 {
+        queue(&mut st, 0, t);
+    }
+    // Thread 2 made others wait 8 ms in the last 10 ms period, thread 1 only 1 ms.
+    st.threads[1].blocked_others_ns = MS;
+    st.threads[2].blocked_others_ns = 8 * MS;
+    st.now = 10 * MS;
+    p.periodic(&st, &mut Vec::new());
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Local(ThreadId(2)));
+}
+
+#[test]
+fn colab_big_core_steals_then_preempts_a_little_core() {
+    let mut st = state("2B2S", 4);
+    let mut p = colab_with_labels(&mut st);
+    // Big core 0 idle; big core 1 runs 0 with 1 queued: steal from the cluster.
+    run_on(&mut st, 1, 0);
+    queue(&mut st, 1, 1);
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::Steal {
+            from: CoreId(1),
+            thread: ThreadId(1)
+        }
+    );
+    // Nothing queued anywhere: take the most blocking thread running on a little core.
+    st.cores[1].rq.clear();
+    run_on(&mut st, 2, 2);
+    run_on(&mut st, 3, 3);
+    st.threads[3].blocked_others_ns = 6 * MS;
+    st.now = 10 * MS;
+    p.periodic(&st, &mut Vec::new());
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote {
+            from: CoreId(3),
+            thread: ThreadId(3)
+        }
+    );
+}
+
+#[test]
+fn colab_little_cores_never_preempt_big_ones() {
+    let mut st = state("2B2S", 2);
+    let mut p = colab_with_labels(&mut st);
+    run_on(&mut st, 0, 0);
+    run_on(&mut st, 1, 1);
+    assert_eq!(p.pick_next(&st, CoreId(2)), Pick::Idle);
+}
+
+#[test]
+fn colab_allocator_follows_labels() {
+    let mut st = state("2B2S", 3);
+    // Reference machine speedup range is 1.2 .. 3.14: thirds at ~1.85 and ~2.5.
+    st.threads[0].predicted_speedup = 3.0; // high
+    st.threads[1].predicted_speedup = 1.3; // low, not blocking
+    st.threads[2].predicted_speedup = 1.3; // low but blocking
+    let mut p = colab_with_labels(&mut st);
+    st.threads[2].blocked_others_ns = 9 * MS;
+    st.now = 10 * MS;
+    p.periodic(&st, &mut Vec::new());
+    for _ in 0..4 {
+        let c = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+        assert!(
+            st.topo.is_big(c),
+            "high speedup goes to a big core, got {c}"
+        );
+        let c = p.select_core(&st, ThreadId(1), WakeKind::Wakeup { waker: None });
+        assert!(
+            st.topo.is_little(c),
+            "low speedup, low blocking goes little, got {c}"
+        );
+    }
+    // The blocking low-speedup thread may go to either cluster: both occur.
+    let mut seen_big = false;
+    let mut seen_little = false;
+    for _ in 0..4 {
+        let c = p.select_core(&st, ThreadId(2), WakeKind::Wakeup { waker: None });
+        seen_big |= st.topo.is_big(c);
+        seen_little |= st.topo.is_little(c);
+    }
+    assert!(seen_big && seen_little);
+}
+
+#[test]
+fn colab_allocator_round_robins_and_prefers_idle_cores() {
+    let mut st = state("4B4S", 2);
+    st.threads[0].predicted_speedup = 3.0;
+    let mut p = colab_with_labels(&mut st);
+    let a = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+    let b = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+    assert_ne!(a, b, "round-robin moves on");
+    run_on(&mut st, 0, 1);
+    run_on(&mut st, 1, 1);
+    run_on(&mut st, 2, 1);
+    for _ in 0..3 {
+        assert_eq!(
+            p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None }),
+            CoreId(3)
+        );
+    }
+}
+
+#[test]
+fn colab_scale_slice_shortens_big_core_slices() {
+    let mut st = state("1B1S", 1);
+    st.threads[0].predicted_speedup = 2.5;
+    let p = colab_with_labels(&mut st);
+    let big = p.slice_ns(&st, CoreId(0), ThreadId(0));
+    let little = p.slice_ns(&st, CoreId(1), ThreadId(0));
+    assert_eq!(big, (little as f64 / 2.5) as u64);
+}
+
+#[test]
+fn colab_blocking_level_decays() {
+    let mut st = state("2B2S", 1);
+    let mut p = colab_with_labels(&mut st);
+    st.threads[0].blocked_others_ns = 4 * MS;
+    st.now = 10 * MS;
+    p.periodic(&st, &mut Vec::new());
+    // level = 0.5 * 0 + 0.5 * 0.4 = 0.2 -> high blocking; then it stops blocking.
+    queue(&mut st, 0, 0);
+    for _ in 0..5 {
+        st.now += 10 * MS;
+        p.periodic(&st, &mut Vec::new());
+    }
+    // 0.2 / 2^5 < 0.05: low again, so a low-speedup thread would go little.
+    st.threads[0].predicted_speedup = 1.3;
+    p.periodic(&st, &mut Vec::new());
+    let c = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+    assert!(st.topo.is_little(c));
+}
+
+// ----- WASH -----------------------------------------------------------------
+
+#[test]
+fn wash_few_threads_all_on_big_cores() {
+    let st = state("2B2S", 2);
+    let mut p = Wash::new(WashParams::default());
+    created(&mut p, &st);
+    let aff = p.compute_affinities(&st);
+    assert!(aff.iter().all(|(_, m)| *m == st.topo.big_mask()));
+}
+
+#[test]
+fn wash_scalable_workload_gets_every_core() {
+    let mut st = state("2B2S", 4);
+    let mut p = Wash::new(WashParams::default());
+    created(&mut p, &st);
+    for t in 0..4u32 {
+        run_on(&mut st, t as u16, t);
+    }
+    st.now = 40 * MS;
+    for t in &mut st.threads {
+        t.sum_exec_ns = 40 * MS;
+    }
+    let aff = p.compute_affinities(&st);
+    assert!(aff.iter().all(|(_, m)| *m == st.topo.all_mask()));
+}
+
+#[test]
+fn wash_contended_lock_holder_goes_big() {
+    let mut st = state("2B4S", 6);
+    let mut p = Wash::new(WashParams::default());
+    created(&mut p, &st);
+    st.now = 100 * MS;
+    // Threads 1-5 spent 60% of their life waiting for a mutex held by thread 0.
+    for t in 1..6 {
+        st.threads[t].mutex_wait_ns = 60 * MS;
+        st.threads[t].futex_wait_ns = 60 * MS;
+    }
+    st.threads[0].mutex_blocked_others_ns = 300 * MS;
+    st.threads[0].sum_exec_ns = 100 * MS;
+    let aff = p.compute_affinities(&st);
+    let big = st.topo.big_mask();
+    assert_eq!(
+        aff[0],
+        (ThreadId(0), big),
+        "the bottleneck is bound to big cores"
+    );
+    // LockRank picks ceil(2/6 * 6) = 2 threads with a non-zero rank: only thread 0 has one.
+    let on_big = aff.iter().filter(|(_, m)| *m == big).count();
+    assert!(on_big >= 1);
+    assert!(aff[1..].iter().any(|(_, m)| *m == st.topo.all_mask()));
+}
+
+#[test]
+fn wash_exec_rank_is_sized_by_big_core_capacity() {
+    let mut st = state("1B3S", 4);
+    let mut p = Wash::new(WashParams::default());
+    created(&mut p, &st);
+    st.now = 100 * MS;
+    // Make it non-scalable: thread 3 waits on a lock most of its life.
+    st.threads[3].mutex_wait_ns = 80 * MS;
+    for t in 0..4u32 {
+        run_on(&mut st, t as u16, t);
+        st.threads[t as usize].sum_exec_ns = 10 * MS;
+        st.threads[t as usize].retired = 10.0 * MS as f64;
+    }
+    // Thread 0 ran on the big core and retired twice as much; work retired on
+    // little cores counts double (predicted speedup 2), so all four are equal.
+    st.threads[0].retired = 20.0 * MS as f64;
+    let aff = p.compute_affinities(&st);
+    // Big capacity share = 1 / (1 + 3 * 0.318) ~ 0.51 of four equal threads: two fit.
+    let big = st.topo.big_mask();
+    let chosen: Vec<u32> = aff
+        .iter()
+        .filter(|(_, m)| *m == big)
+        .map(|(t, _)| t.0)
+        .collect();
+    assert_eq!(chosen, vec![0, 1], "{aff:?}");
+}
+
+#[test]
+fn unknown_policy_is_a_clear_error() {
+    let e = by_name("eevdf").err().unwrap();
+    assert!(e.to_string().contains("unknown policy 'eevdf'"));
+    for (n, _) in POLICIES {
+        assert_eq!(by_name(n).unwrap().name(), *n);
+    }
+}

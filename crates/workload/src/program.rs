@@ -736,7 +736,7 @@ fn check_barriers(cx: &Ctx, prog: &Program, counts: &[u64]) -> Result<(), Worklo
             .groups
             .iter()
             .enumerate()
-            .filter(|(_, g)| g.ops.iter().any(|o| *o == Op::Barrier(b as u32)))
+            .filter(|(_, g)| g.ops.contains(&Op::Barrier(b as u32)))
             .map(|(i, _)| counts[i])
             .sum();
         if reach > 0 && (*need as u64) > reach {
