@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use colab_campaign::{CampaignSpec, Progress};
-use colab_core::{CoreOrder, Topology};
+use colab_core::{CoreOrder, Topology, TopologyError};
 use colab_sim::{simulate, PredictorKind, SimConfig};
 use colab_workload::{Library, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -73,8 +73,8 @@ enum Cmd {
         /// Report directory (replaced only when the new report is complete).
         #[arg(short, long, default_value = "reports/reproduce")]
         out: PathBuf,
-        /// Seeds per configuration and core order.
-        #[arg(long, default_value_t = 1)]
+        /// Seeds (start orders, prediction noise) per configuration and core order.
+        #[arg(long, default_value_t = 3)]
         seeds: u64,
         /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S.
         #[arg(long, value_delimiter = ',')]
@@ -109,9 +109,26 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", error_text(&e));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text the
+/// message before it already ends with (errors that print their source too).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if !msg.is_empty() && msg.trim_end().ends_with(s.trim_end()) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&s);
+    }
+    msg
 }
 
 fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
@@ -122,7 +139,12 @@ fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
         return Topology::from_toml(&text, order)
             .with_context(|| format!("{arg}: invalid topology"));
     }
-    Ok(Topology::named(arg, order)?)
+    match Topology::named(arg, order) {
+        Ok(t) => Ok(t),
+        // That message already quotes the name.
+        Err(e @ TopologyError::UnknownName(_)) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e).context(arg.to_string())),
+    }
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -181,6 +203,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             if !policies.is_empty() {
                 spec.policies = policies;
+            }
+            // Check the names before the campaign starts, naming the option.
+            for c in &spec.configs {
+                Topology::named(c, CoreOrder::BigFirst)
+                    .with_context(|| format!("--configs {c}"))?;
+            }
+            for p in &spec.policies {
+                colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
             cmd_reproduce(&spec, &out, allow_no_png)
         }
@@ -290,15 +320,24 @@ fn cmd_sim(
     if let Some(path) = timeline {
         let tl = r.timeline.as_ref().expect("timeline was requested");
         let tmp = path.with_extension("json.partial");
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(&tmp)
-                .with_context(|| format!("{}: cannot create", tmp.display()))?,
-        );
-        tl.write_json(&mut f)
-            .with_context(|| format!("{}: write failed", tmp.display()))?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("{}: cannot move into place", path.display()))?;
+        let write = || -> Result<()> {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&tmp)
+                    .with_context(|| format!("{}: cannot create", tmp.display()))?,
+            );
+            tl.write_json(&mut f)
+                .with_context(|| format!("{}: write failed", tmp.display()))?;
+            f.flush()
+                .with_context(|| format!("{}: write failed", tmp.display()))?;
+            drop(f);
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("{}: cannot move into place", path.display()))
+        };
+        if let Err(e) = write() {
+            // Leave no partial file behind.
+            std::fs::remove_file(&tmp).ok();
+            return Err(e);
+        }
     }
     if json {
         let v = serde_json::json!({

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Everything CI checks: formatting, lints, and the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked
