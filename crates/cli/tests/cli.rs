@@ -708,9 +708,6 @@ fn unlock_of_a_mutex_not_held() {
 }
 
 #[test]
-#[ignore = "bug: lock-discipline errors give the index into the compiled op list \
-            ('thread.main.ops (op 5)') instead of the step path the README promises \
-            ('thread.main.ops[1].body[1]'); crates/workload/src/program.rs check_lock_balance"]
 fn unlock_of_a_mutex_not_held_names_the_step() {
     let dir = tempdir();
     let f = write(dir.path(), "bad_unlock.toml", UNLOCK_NOT_HELD);

@@ -626,7 +626,7 @@ impl<'a> Sim<'a> {
                     }
                     if cv > 0.0 {
                         let a = cv * 3f64.sqrt();
-                        w *= 1.0 + self.rng.gen_range(-a..=a);
+                        w *= 1.0 + a * crate::predict::symmetric_unit(&mut self.rng);
                     }
                     if w <= 0.0 {
                         self.rt[ti].pc += 1;
@@ -1134,7 +1134,8 @@ impl<'a> Sim<'a> {
             let (_, inv) = self.rate(c, r.phase);
             let x = r.remaining * inv;
             // ceil without a libm call
-            let whole = x as Nanos;
+            // x is far below 2^63: the signed conversion is one instruction.
+            let whole = x as i64 as Nanos;
             r.progress_start + whole + Nanos::from((whole as f64) < x)
         } else {
             r.progress_start

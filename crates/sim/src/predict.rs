@@ -5,7 +5,7 @@
 //! documented noise; a later model will synthesize performance counters and
 //! run a trained PCA + regression model instead, behind the same trait.
 
-use rand::Rng;
+use rand::RngCore;
 /// The simulator's random number generator: PCG-64 (MCG variant), a fixed,
 /// documented algorithm, so a seed gives the same run on every platform and
 /// crate version.
@@ -19,6 +19,14 @@ pub struct PhaseObservation {
     pub true_speedup: f64,
     /// Memory-boundedness of the phase (0 = core-bound, 1 = memory-bound).
     pub mem_frac: f64,
+}
+
+/// A uniform sample in [-1, 1) from the top 53 bits of one draw (cheaper than
+/// `gen_range`, which the event loop would call on every compute segment).
+#[inline]
+pub fn symmetric_unit(rng: &mut SimRng) -> f64 {
+    let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+    2.0 * u - 1.0
 }
 
 pub trait SpeedupPredictor: Send {
@@ -71,7 +79,7 @@ impl SpeedupPredictor for NoisyPredictor {
         }
         // Uniform on [-a, a] has mean absolute value a/2.
         let a = 2.0 * self.mean_abs_err;
-        let e: f64 = rng.gen_range(-a..=a);
+        let e = a * symmetric_unit(rng);
         (obs.true_speedup * (1.0 + e)).max(0.1)
     }
 }

@@ -39,7 +39,12 @@ pub fn eval(src: &str, n: i64) -> Result<i64, String> {
 /// Evaluates `+ - * / ( )`, numbers and `n`.
 pub fn eval_f64(src: &str, n: i64) -> Result<f64, String> {
     let toks: Vec<char> = src.chars().filter(|c| !c.is_whitespace()).collect();
-    let mut p = Parser { t: &toks, i: 0, n };
+    let mut p = Parser {
+        t: &toks,
+        i: 0,
+        n,
+        depth: 0,
+    };
     let v = p.sum()?;
     if p.i != toks.len() {
         return Err(format!(
@@ -54,9 +59,13 @@ struct Parser<'a> {
     t: &'a [char],
     i: usize,
     n: i64,
+    /// Nesting of parentheses and unary minus, bounded so that hostile input
+    /// gives an error instead of overflowing the stack.
+    depth: u32,
 }
 
 type V = f64;
+const MAX_DEPTH: u32 = 64;
 
 impl Parser<'_> {
     fn peek(&self) -> Option<char> {
@@ -88,6 +97,17 @@ impl Parser<'_> {
         Ok(v)
     }
     fn atom(&mut self) -> Result<V, String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!(
+                "expression nested more than {MAX_DEPTH} levels deep"
+            ));
+        }
+        let v = self.atom_inner();
+        self.depth -= 1;
+        v
+    }
+    fn atom_inner(&mut self) -> Result<V, String> {
         match self.peek() {
             Some('n') => {
                 self.i += 1;

@@ -164,7 +164,11 @@ impl Ctx<'_> {
         if v < min || v > u32::MAX as i64 {
             return Err(self.err(
                 place,
-                format!("value {v} (with n = {}) must be at least {min}", self.n),
+                format!(
+                    "value {v} (with n = {}) must be between {min} and {}",
+                    self.n,
+                    u32::MAX
+                ),
             ));
         }
         Ok(v as u32)
@@ -256,9 +260,17 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
     let mut groups = Vec::new();
     for gname in cx.groups.clone() {
         let mut ops = Vec::new();
+        let mut places = Vec::new();
         let place = format!("thread.{gname}.ops");
-        compile_ops(&cx, &place, &spec.thread[&gname].ops, &mut ops, false)?;
-        check_lock_balance(&cx, &place, &ops)?;
+        compile_ops(
+            &cx,
+            &place,
+            &spec.thread[&gname].ops,
+            &mut ops,
+            &mut places,
+            false,
+        )?;
+        check_lock_balance(&cx, &place, &ops, &places)?;
         groups.push(Group { name: gname, ops });
     }
 
@@ -297,16 +309,20 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
     Ok(prog)
 }
 
+/// Compiles a list of steps; `places[k]` records which step produced `out[k]`
+/// (one step may become several ops), so later checks can name the step.
 fn compile_ops(
     cx: &Ctx,
     place: &str,
     specs: &[OpSpec],
     out: &mut Vec<Op>,
+    places: &mut Vec<String>,
     in_until_closed: bool,
 ) -> Result<(), WorkloadError> {
     for (i, s) in specs.iter().enumerate() {
         let here = format!("{place}[{i}]");
-        compile_op(cx, &here, s, out, in_until_closed)?;
+        compile_op(cx, &here, s, out, places, in_until_closed)?;
+        places.resize(out.len(), here);
     }
     Ok(())
 }
@@ -316,6 +332,7 @@ fn compile_op(
     here: &str,
     s: &OpSpec,
     out: &mut Vec<Op>,
+    places: &mut Vec<String>,
     in_until_closed: bool,
 ) -> Result<(), WorkloadError> {
     let verbs: Vec<&str> = [
@@ -509,11 +526,13 @@ fn compile_op(
             }
             let start = out.len();
             out.push(Op::Loop { count, end: 0 });
+            places.resize(out.len(), here.to_string());
             compile_ops(
                 cx,
                 &format!("{here}.body"),
                 body,
                 out,
+                places,
                 count == LoopCount::UntilClosed || in_until_closed,
             )?;
             if count == LoopCount::UntilClosed
@@ -600,7 +619,12 @@ fn index_sel(cx: &Ctx, here: &str, idx: &Option<IndexSpec>) -> Result<IndexSel, 
 
 /// Static lock discipline: within each body, an unlock must follow a lock of
 /// the same array, and a condition wait must hold its mutex.
-fn check_lock_balance(cx: &Ctx, place: &str, ops: &[Op]) -> Result<(), WorkloadError> {
+fn check_lock_balance(
+    cx: &Ctx,
+    place: &str,
+    ops: &[Op],
+    places: &[String],
+) -> Result<(), WorkloadError> {
     let mut held: Vec<u32> = Vec::new();
     let mut stack: Vec<usize> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
@@ -616,14 +640,14 @@ fn check_lock_balance(cx: &Ctx, place: &str, ops: &[Op]) -> Result<(), WorkloadE
                         .unwrap_or(1);
                     if *k as i64 >= len {
                         return Err(cx.err(
-                            format!("{place} (op {i})"),
+                            places[i].clone(),
                             format!("mutex index {k} out of range: the array has {len}"),
                         ));
                     }
                 }
                 if held.contains(array) {
                     return Err(cx.err(
-                        format!("{place} (op {i})"),
+                        places[i].clone(),
                         "locks a mutex array it already holds a mutex of (self-deadlock)",
                     ));
                 }
@@ -642,7 +666,7 @@ fn check_lock_balance(cx: &Ctx, place: &str, ops: &[Op]) -> Result<(), WorkloadE
                         .cloned()
                         .unwrap_or_default();
                     return Err(cx.err(
-                        format!("{place} (op {i})"),
+                        places[i].clone(),
                         format!("unlock of mutex '{name}' that this thread does not hold"),
                     ));
                 }
@@ -656,7 +680,7 @@ fn check_lock_balance(cx: &Ctx, place: &str, ops: &[Op]) -> Result<(), WorkloadE
                     .cloned()
                     .unwrap_or_default();
                 return Err(cx.err(
-                    format!("{place} (op {i})"),
+                    places[i].clone(),
                     format!("condition wait without holding mutex '{name}'"),
                 ));
             }
@@ -665,7 +689,7 @@ fn check_lock_balance(cx: &Ctx, place: &str, ops: &[Op]) -> Result<(), WorkloadE
                 let depth = stack.pop().unwrap_or(0);
                 if held.len() != depth {
                     return Err(cx.err(
-                        format!("{place} (op {i})"),
+                        places[i].clone(),
                         "a loop body ends holding a different set of mutexes than it started with",
                     ));
                 }
