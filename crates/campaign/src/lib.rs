@@ -148,8 +148,8 @@ pub fn run(
         colab_policies::by_name(p)?;
     }
     for c in &spec.configs {
-        Topology::named(c, CoreOrder::BigFirst)
-            .or_else(|_| Topology::from_toml(c, CoreOrder::BigFirst))?;
+        // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, ...).
+        Topology::named(c, CoreOrder::BigFirst)?;
     }
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
     let mut jobs: Vec<Job> = Vec::new();
