@@ -1,0 +1,76 @@
+//! The campaign runner on a small hand-picked campaign.
+
+use colab_campaign::{run, CampaignSpec, NoProgress};
+use colab_core::CoreOrder;
+use colab_sim::PredictorKind;
+use colab_workload::Library;
+
+fn small() -> CampaignSpec {
+    let lib = Library::builtin();
+    CampaignSpec {
+        workloads: vec![
+            lib.mix("Sync-1").unwrap(),
+            lib.single("radix", Some(2)).unwrap(),
+        ],
+        configs: vec!["1B1S".into()],
+        policies: vec!["cfs".into(), "colab".into()],
+        orders: CoreOrder::BOTH.to_vec(),
+        seeds: vec![1, 2],
+        predictor: PredictorKind::default(),
+    }
+}
+
+#[test]
+fn one_record_per_combination_with_consistent_baselines() {
+    let (records, stats) = run(&small(), &NoProgress).unwrap();
+    // 2 workloads x 1 config x 2 policies x 2 orders x 2 seeds.
+    assert_eq!(records.len(), 16);
+    // Mix runs plus, per program, alone runs and all-big baselines, deduplicated.
+    assert!(stats.simulations > 16);
+    for r in &records {
+        assert_eq!(r.cores, 2);
+        for p in &r.programs {
+            assert!(p.turnaround_ns > 0 && p.t_sb_ns > 0 && p.t_alone_ns > 0);
+            // Running with company never beats running alone on the same machine
+            // by much, and an all-big machine is never slower than 1B1S alone.
+            assert!(p.t_sb_ns <= p.t_alone_ns + p.t_alone_ns / 20, "{r:?}");
+        }
+        // T_SB depends only on program and seed, never on policy or order.
+        let same: Vec<_> = records
+            .iter()
+            .filter(|o| o.workload == r.workload && o.seed == r.seed)
+            .map(|o| o.programs.iter().map(|p| p.t_sb_ns).collect::<Vec<_>>())
+            .collect();
+        assert!(same.windows(2).all(|w| w[0] == w[1]));
+    }
+    // A single-program run alone under the same policy is its own T_alone.
+    for r in records.iter().filter(|r| r.workload == "radix") {
+        assert_eq!(r.programs[0].turnaround_ns, r.programs[0].t_alone_ns);
+    }
+}
+
+#[test]
+fn campaigns_are_deterministic() {
+    let a = run(&small(), &NoProgress).unwrap().0;
+    let b = run(&small(), &NoProgress).unwrap().0;
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+}
+
+#[test]
+fn bad_names_fail_before_running() {
+    let mut s = small();
+    s.policies.push("nope".into());
+    assert!(run(&s, &NoProgress)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown policy 'nope'"));
+    let mut s = small();
+    s.configs = vec!["2X".into()];
+    assert!(run(&s, &NoProgress)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown topology name '2X'"));
+}
