@@ -71,7 +71,7 @@ impl CampaignSpec {
             },
             policies: PAPER_POLICIES.iter().map(|s| s.to_string()).collect(),
             orders: CoreOrder::BOTH.to_vec(),
-            seeds: vec![1],
+            seeds: if quick { vec![1] } else { vec![1, 2, 3] },
             predictor: PredictorKind::default(),
         })
     }

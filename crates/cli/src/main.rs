@@ -73,9 +73,10 @@ enum Cmd {
         /// Report directory (replaced only when the new report is complete).
         #[arg(short, long, default_value = "reports/reproduce")]
         out: PathBuf,
-        /// Seeds (start orders, prediction noise) per configuration and core order.
-        #[arg(long, default_value_t = 3)]
-        seeds: u64,
+        /// Seeds (start orders, prediction noise) per configuration and core order
+        /// [default: 3, or 1 with --quick].
+        #[arg(long)]
+        seeds: Option<u64>,
         /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S.
         #[arg(long, value_delimiter = ',')]
         configs: Vec<String>,
@@ -194,10 +195,12 @@ fn run(cli: Cli) -> Result<()> {
             }
             let lib = Library::builtin();
             let mut spec = CampaignSpec::paper(&lib, quick)?;
-            if seeds == 0 {
-                bail!("--seeds must be at least 1");
+            if let Some(seeds) = seeds {
+                if seeds == 0 {
+                    bail!("--seeds must be at least 1");
+                }
+                spec.seeds = (1..=seeds).collect();
             }
-            spec.seeds = (1..=seeds).collect();
             if !configs.is_empty() {
                 spec.configs = configs;
             }

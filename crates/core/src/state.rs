@@ -57,8 +57,9 @@ pub struct ThreadInfo {
     /// futexes only with user-space help (PI futexes, or a runtime like the
     /// JVM WASH was built in), so only WASH-style policies use these two.
     pub mutex_blocked_others_ns: Nanos,
-    /// Predicted big/little speedup of the thread's current phase, from the
-    /// performance-counter model (never the ground truth unless in oracle mode).
+    /// Predicted big/little speedup from the performance-counter model, updated
+    /// whenever the counters are read (context switch, tick); never the ground
+    /// truth unless in oracle mode.
     pub predicted_speedup: f64,
     /// When the thread last became runnable.
     pub runnable_since: Nanos,

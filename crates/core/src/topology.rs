@@ -47,17 +47,29 @@ impl CoreMask {
     pub fn count(self) -> usize {
         self.0.count_ones() as usize
     }
-    pub fn iter(self) -> impl Iterator<Item = CoreId> {
-        let mut bits = self.0;
-        std::iter::from_fn(move || {
-            if bits == 0 {
-                None
-            } else {
-                let i = bits.trailing_zeros();
-                bits &= bits - 1;
-                Some(CoreId(i as u16))
-            }
-        })
+    pub fn iter(self) -> CoreMaskIter {
+        CoreMaskIter(self.0)
+    }
+}
+
+/// Cores of a mask in increasing order (cheap to clone: policies scan twice).
+#[derive(Clone, Copy, Debug)]
+pub struct CoreMaskIter(u64);
+
+impl Iterator for CoreMaskIter {
+    type Item = CoreId;
+    #[inline]
+    fn next(&mut self) -> Option<CoreId> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(CoreId(i as u16))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
     }
 }
 
@@ -186,8 +198,10 @@ impl CoreOrder {
     }
 }
 
-/// A whole machine.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A whole machine. Built only through `build` (or the constructors on top of
+/// it), which validates it and derives the masks; read it from TOML with
+/// `from_toml`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Topology {
     pub name: String,
     pub core_types: Vec<CoreType>,
@@ -200,6 +214,15 @@ pub struct Topology {
     /// Index of the fastest and the slowest core type (by compute rate).
     pub fastest_type: usize,
     pub slowest_type: usize,
+    /// Derived masks, computed once in `build` (policies ask on every decision).
+    masks: Masks,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+struct Masks {
+    clusters: Vec<CoreMask>,
+    big: CoreMask,
+    little: CoreMask,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -312,6 +335,20 @@ impl Topology {
         };
         let fastest_type = by(&|a, b| a > b);
         let slowest_type = by(&|a, b| a < b);
+        let mut masks = Masks::default();
+        for cl in &out_clusters {
+            let mut m = CoreMask::EMPTY;
+            for &c in &cl.cores {
+                m.insert(c);
+                if cl.core_type == fastest_type {
+                    masks.big.insert(c);
+                }
+                if cl.core_type == slowest_type {
+                    masks.little.insert(c);
+                }
+            }
+            masks.clusters.push(m);
+        }
         Ok(Topology {
             name: name.into(),
             core_types,
@@ -321,6 +358,7 @@ impl Topology {
             costs,
             fastest_type,
             slowest_type,
+            masks,
         })
     }
 
@@ -441,12 +479,9 @@ impl Topology {
     pub fn same_cluster(&self, a: CoreId, b: CoreId) -> bool {
         self.core_cluster[a.idx()] == self.core_cluster[b.idx()]
     }
+    #[inline]
     pub fn cluster_mask(&self, cluster: usize) -> CoreMask {
-        let mut m = CoreMask::EMPTY;
-        for &c in &self.clusters[cluster].cores {
-            m.insert(c);
-        }
-        m
+        self.masks.clusters[cluster]
     }
     /// Is this machine heterogeneous at all?
     pub fn is_asymmetric(&self) -> bool {
@@ -461,19 +496,13 @@ impl Topology {
     pub fn is_little(&self, c: CoreId) -> bool {
         self.core_type_of[c.idx()] == self.slowest_type
     }
+    #[inline]
     pub fn big_mask(&self) -> CoreMask {
-        let mut m = CoreMask::EMPTY;
-        for c in self.cores().filter(|&c| self.is_big(c)) {
-            m.insert(c);
-        }
-        m
+        self.masks.big
     }
+    #[inline]
     pub fn little_mask(&self) -> CoreMask {
-        let mut m = CoreMask::EMPTY;
-        for c in self.cores().filter(|&c| self.is_little(c)) {
-            m.insert(c);
-        }
-        m
+        self.masks.little
     }
     /// Compute capacity of a core relative to the fastest type (the kernel's
     /// `arch_scale_cpu_capacity` / 1024).

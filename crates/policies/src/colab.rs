@@ -276,18 +276,13 @@ impl Policy for Colab {
         // 2. The same cluster's queues, then the rest of the machine.
         let others = topo.all_mask().intersect(CoreMask(!own.0));
         for domain in [own, others] {
-            let cands: Vec<(CoreId, ThreadId)> = domain
+            let cands = domain
                 .iter()
-                .filter(|&o| o != c)
-                .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
-                .filter(|&(_, t)| big || domain == own || self.label_of(t) != SpeedupLabel::High)
-                .collect();
-            if let Some(t) = self.max_block(cands.iter().map(|&(_, t)| t)) {
-                let from = cands
-                    .iter()
-                    .find(|&&(_, x)| x == t)
-                    .map(|&(o, _)| o)
-                    .unwrap();
+                .filter(move |&o| o != c)
+                .flat_map(|o| st.core(o).rq.iter().copied())
+                .filter(|&t| big || domain == own || self.label_of(t) != SpeedupLabel::High);
+            if let Some(t) = self.max_block(cands) {
+                let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };
             }
         }

@@ -23,6 +23,24 @@ use std::collections::BinaryHeap;
 
 const NEVER: Nanos = Nanos::MAX;
 
+#[derive(Clone, Copy, Debug)]
+struct Phase {
+    speedup: f64,
+    mem_frac: f64,
+    ns_fast: f64,
+    ns_slow: f64,
+}
+
+/// What a thread's performance counters saw since they were last read:
+/// enough to know the true speedup of the work it actually did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    work: f64,
+    fast_ns: f64,
+    slow_ns: f64,
+    mem: f64,
+}
+
 /// Knobs of one simulation run.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
@@ -164,6 +182,8 @@ struct ThreadRt {
     remaining: f64,
     /// Current phase (index into the phase table).
     phase: u32,
+    /// Counter readings since the last prediction.
+    counters: Counters,
     /// Mutexes held: (array, global mutex index).
     held: Vec<(u32, u32)>,
     /// Mutex chosen by a pending lock attempt (kept across retries).
@@ -245,8 +265,9 @@ struct Sim<'a> {
     timeline: Option<Timeline>,
     /// Per (program, group, op): phase index of compute ops.
     op_phase: Vec<Vec<Vec<u32>>>,
-    /// Per phase: true fastest/slowest speedup and memory fraction.
-    phases: Vec<(f64, f64)>,
+    /// Per phase: true speedup, memory fraction, and ns per work unit on the
+    /// fastest and on the slowest core type.
+    phases: Vec<Phase>,
     /// Per (phase, core): work units per ns and its inverse.
     phase_rate: Vec<(f64, f64)>,
     ncores: usize,
@@ -298,13 +319,18 @@ impl<'a> Sim<'a> {
         // Phase table: each distinct memory fraction once, with its rate on
         // every core, so the event loop never recomputes the rate model.
         let mut by_mem: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
-        let mut phases: Vec<(f64, f64)> = Vec::new();
+        let mut phases: Vec<Phase> = Vec::new();
         let mut phase_rate: Vec<(f64, f64)> = Vec::new();
         let mut phase_of = |m: f64| -> u32 {
             *by_mem.entry(m.to_bits()).or_insert_with(|| {
                 let ty = &topo.core_types;
-                let speedup = ty[topo.fastest_type].rate(m) / ty[topo.slowest_type].rate(m);
-                phases.push((speedup, m));
+                let (fast, slow) = (ty[topo.fastest_type].rate(m), ty[topo.slowest_type].rate(m));
+                phases.push(Phase {
+                    speedup: fast / slow,
+                    mem_frac: m,
+                    ns_fast: 1.0 / fast,
+                    ns_slow: 1.0 / slow,
+                });
                 for c in topo.cores() {
                     let r = topo.core_type(c).rate(m);
                     phase_rate.push((r, 1.0 / r));
@@ -497,6 +523,7 @@ impl<'a> Sim<'a> {
             in_compute: false,
             remaining: 0.0,
             phase: first,
+            counters: Counters::default(),
             held: Vec::new(),
             lock_target: None,
             relock: None,
@@ -520,11 +547,13 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Prediction for a thread that has no counter readings yet: as if its
+    /// counters had been read in `phase`.
     fn predict(&mut self, phase: u32) -> f64 {
-        let (true_speedup, mem_frac) = self.phases[phase as usize];
+        let ph = self.phases[phase as usize];
         let obs = PhaseObservation {
-            true_speedup,
-            mem_frac,
+            true_speedup: ph.speedup,
+            mem_frac: ph.mem_frac,
         };
         self.predictor.predict(obs, &mut self.rng)
     }
@@ -554,10 +583,11 @@ impl<'a> Sim<'a> {
             })?;
         let r = &mut self.rt[t.idx()];
         if r.in_compute {
-            self.st.threads[t.idx()].retired += r.remaining;
+            let done = r.remaining;
             r.remaining = 0.0;
             r.in_compute = false;
             r.pc += 1;
+            self.retire(t, done);
         }
         match self.interpret(t, c)? {
             Step::Continue => {}
@@ -632,11 +662,7 @@ impl<'a> Sim<'a> {
                         self.rt[ti].pc += 1;
                         continue;
                     }
-                    let phase = self.op_phase[prog][self.rt[ti].group as usize][pc];
-                    if phase != self.rt[ti].phase {
-                        self.rt[ti].phase = phase;
-                        self.st.threads[ti].predicted_speedup = self.predict(phase);
-                    }
+                    self.rt[ti].phase = self.op_phase[prog][self.rt[ti].group as usize][pc];
                     let r = &mut self.rt[ti];
                     r.in_compute = true;
                     r.remaining = w;
@@ -1151,14 +1177,8 @@ impl<'a> Sim<'a> {
             return;
         };
         let ran = now - self.st.cores[c.idx()].run_start;
-        let r = &mut self.rt[t.idx()];
-        if r.in_compute && now > r.progress_start {
-            let (rate, _) = self.phase_rate[r.phase as usize * self.ncores + c.idx()];
-            let done = ((now - r.progress_start) as f64 * rate).min(r.remaining);
-            r.remaining -= done;
-            self.st.threads[t.idx()].retired += done;
-        }
-        r.progress_start = now;
+        self.account_progress(c, t);
+        self.read_counters(t);
         self.core_next[c.idx()] = NEVER;
         self.cores[c.idx()].busy_ns += ran;
         let th = &mut self.st.threads[t.idx()];
@@ -1172,6 +1192,48 @@ impl<'a> Sim<'a> {
         self.policy.stopped(&self.st, c, t, ran, why);
     }
 
+    /// Retires the compute progress `t` made on `c` since `progress_start`.
+    fn account_progress(&mut self, c: CoreId, t: ThreadId) {
+        let now = self.st.now;
+        let r = &mut self.rt[t.idx()];
+        if r.in_compute && now > r.progress_start {
+            let (rate, _) = self.phase_rate[r.phase as usize * self.ncores + c.idx()];
+            let done = ((now - r.progress_start) as f64 * rate).min(r.remaining);
+            r.remaining -= done;
+            r.progress_start = now;
+            self.retire(t, done);
+        } else if r.progress_start < now {
+            r.progress_start = now;
+        }
+    }
+
+    /// `done` work units retired: the retired-work counter and the counters
+    /// the speedup model reads.
+    #[inline]
+    fn retire(&mut self, t: ThreadId, done: f64) {
+        let r = &mut self.rt[t.idx()];
+        let ph = self.phases[r.phase as usize];
+        let k = &mut r.counters;
+        k.work += done;
+        k.fast_ns += done * ph.ns_fast;
+        k.slow_ns += done * ph.ns_slow;
+        k.mem += done * ph.mem_frac;
+        self.st.threads[t.idx()].retired += done;
+    }
+
+    /// The model reads `t`'s counters (at a context switch or a tick, as the
+    /// papers' kernel does) and updates its predicted speedup.
+    fn read_counters(&mut self, t: ThreadId) {
+        let k = std::mem::take(&mut self.rt[t.idx()].counters);
+        if k.work > 0.0 && k.fast_ns > 0.0 {
+            let obs = PhaseObservation {
+                true_speedup: k.slow_ns / k.fast_ns,
+                mem_frac: k.mem / k.work,
+            };
+            self.st.threads[t.idx()].predicted_speedup = self.predictor.predict(obs, &mut self.rng);
+        }
+    }
+
     fn tick(&mut self) -> Result<(), SimError> {
         self.stats.ticks += 1;
         let now = self.st.now;
@@ -1179,8 +1241,14 @@ impl<'a> Sim<'a> {
         acts.clear();
         for i in 0..self.st.cores.len() {
             let c = CoreId(i as u16);
-            if self.st.cores[i].current.is_none() {
+            let Some(t) = self.st.cores[i].current else {
                 continue;
+            };
+            // Counters of running threads are read at the tick too.
+            if now > self.rt[t.idx()].progress_start {
+                self.account_progress(c, t);
+                self.read_counters(t);
+                self.schedule_done(c, t);
             }
             let slice_over = now >= self.cores[i].slice_end && !self.st.cores[i].rq.is_empty();
             let wants = self.policy.tick(&self.st, c, &mut acts);

@@ -1,9 +1,13 @@
 //! The seam between ground truth and what a policy may see: a thread's
 //! predicted big/little speedup.
 //!
-//! Today the prediction is the true speedup of the thread's current phase plus
-//! documented noise; a later model will synthesize performance counters and
-//! run a trained PCA + regression model instead, behind the same trait.
+//! The simulator reads a thread's "counters" when it leaves a core and at
+//! every tick while it runs (the papers' kernel reads PMUs per context switch,
+//! colab-tpds 5.4). What they show is the work done since the last reading;
+//! its true speedup (work-weighted over the phases it went through) goes to a
+//! predictor. Today the predictor adds documented noise to it; a later model
+//! will synthesize counter values and run a trained PCA + regression model
+//! instead, behind the same trait.
 
 use rand::RngCore;
 /// The simulator's random number generator: PCG-64 (MCG variant), a fixed,
@@ -12,12 +16,12 @@ use rand::RngCore;
 pub type SimRng = rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-/// What the machine knows about a phase when a thread enters it.
+/// What a counter reading covers: the work a thread did since the last one.
 #[derive(Clone, Copy, Debug)]
 pub struct PhaseObservation {
-    /// True speedup of the phase between the fastest and the slowest core type.
+    /// True speedup of that work between the fastest and the slowest core type.
     pub true_speedup: f64,
-    /// Memory-boundedness of the phase (0 = core-bound, 1 = memory-bound).
+    /// Its work-weighted memory-boundedness (0 = core-bound, 1 = memory-bound).
     pub mem_frac: f64,
 }
 
