@@ -66,6 +66,28 @@ pub struct ThreadInfo {
     pub created_at: Nanos,
 }
 
+impl ThreadInfo {
+    /// A thread just created at `now`, not yet runnable, with no history.
+    pub fn new(id: ThreadId, program: ProgramId, now: Nanos, predicted_speedup: f64) -> ThreadInfo {
+        ThreadInfo {
+            id,
+            program,
+            state: RunState::Blocked(BlockKind::Join),
+            core: None,
+            last_core: None,
+            sum_exec_ns: 0,
+            retired: 0.0,
+            futex_wait_ns: 0,
+            blocked_others_ns: 0,
+            mutex_wait_ns: 0,
+            mutex_blocked_others_ns: 0,
+            predicted_speedup,
+            runnable_since: now,
+            created_at: now,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CoreInfo {
     pub current: Option<ThreadId>,

@@ -12,22 +12,8 @@ const MS: u64 = NS_PER_MS;
 fn state(topo: &str, n: usize) -> SchedState {
     let mut st = SchedState::new(Topology::named(topo, CoreOrder::BigFirst).unwrap());
     for i in 0..n {
-        st.threads.push(ThreadInfo {
-            id: ThreadId(i as u32),
-            program: ProgramId(0),
-            state: RunState::Blocked(colab_core::BlockKind::Mutex),
-            core: None,
-            last_core: None,
-            sum_exec_ns: 0,
-            retired: 0.0,
-            futex_wait_ns: 0,
-            blocked_others_ns: 0,
-            mutex_wait_ns: 0,
-            mutex_blocked_others_ns: 0,
-            predicted_speedup: 2.0,
-            runnable_since: 0,
-            created_at: 0,
-        });
+        st.threads
+            .push(ThreadInfo::new(ThreadId(i as u32), ProgramId(0), 0, 2.0));
     }
     st
 }

@@ -498,22 +498,9 @@ impl<'a> Sim<'a> {
             .find(|&p| p != u32::MAX)
             .unwrap_or(0);
         let pred = self.predict(first);
-        self.st.threads.push(ThreadInfo {
-            id,
-            program: ProgramId(prog as u16),
-            state: RunState::Blocked(BlockKind::Join), // not yet runnable
-            core: None,
-            last_core: None,
-            sum_exec_ns: 0,
-            retired: 0.0,
-            futex_wait_ns: 0,
-            blocked_others_ns: 0,
-            mutex_wait_ns: 0,
-            mutex_blocked_others_ns: 0,
-            predicted_speedup: pred,
-            runnable_since: self.st.now,
-            created_at: self.st.now,
-        });
+        // Not yet runnable until the policy places it.
+        let info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
+        self.st.threads.push(info);
         self.rt.push(ThreadRt {
             prog: prog as u16,
             group,

@@ -381,11 +381,34 @@ fn compile_op(
     stray("count", s.count.is_some(), &["spawn"])?;
     stray("body", s.body.is_some(), &["loop"])?;
 
+    let mutex = |name: &Option<String>| {
+        cx.lookup(
+            here,
+            &cx.arrays,
+            "mutex array",
+            name.as_deref().unwrap_or_default(),
+        )
+    };
+    let cond = |name: &Option<String>| {
+        cx.lookup(
+            here,
+            &cx.conds,
+            "condition variable",
+            name.as_deref().unwrap_or_default(),
+        )
+    };
+    let queue = |name: &Option<String>| {
+        cx.lookup(
+            here,
+            &cx.queues,
+            "queue",
+            name.as_deref().unwrap_or_default(),
+        )
+    };
     match verbs[0] {
         "compute" => out.push(compute_op(cx, here, s)?),
         "critical" => {
-            let name = s.critical.as_ref().unwrap();
-            let array = cx.lookup(here, &cx.arrays, "mutex array", name)?;
+            let array = mutex(&s.critical)?;
             if s.compute.is_none() {
                 return Err(cx.err(
                     here,
@@ -400,14 +423,14 @@ fn compile_op(
             out.push(Op::Unlock { array });
         }
         "lock" => {
-            let array = cx.lookup(here, &cx.arrays, "mutex array", s.lock.as_ref().unwrap())?;
+            let array = mutex(&s.lock)?;
             out.push(Op::Lock {
                 array,
                 index: index_sel(cx, here, &s.index)?,
             });
         }
         "unlock" => {
-            let array = cx.lookup(here, &cx.arrays, "mutex array", s.unlock.as_ref().unwrap())?;
+            let array = mutex(&s.unlock)?;
             out.push(Op::Unlock { array });
         }
         "barrier" => out.push(Op::Barrier(cx.lookup(
@@ -417,12 +440,7 @@ fn compile_op(
             s.barrier.as_ref().unwrap(),
         )?)),
         "wait" => {
-            let cond = cx.lookup(
-                here,
-                &cx.conds,
-                "condition variable",
-                s.wait.as_ref().unwrap(),
-            )?;
+            let cond = cond(&s.wait)?;
             let m = s.mutex.as_ref().ok_or_else(|| {
                 cx.err(
                     here,
@@ -432,41 +450,16 @@ fn compile_op(
             let array = cx.lookup(here, &cx.arrays, "mutex array", m)?;
             out.push(Op::CondWait { cond, array });
         }
-        "signal" => out.push(Op::Signal(cx.lookup(
-            here,
-            &cx.conds,
-            "condition variable",
-            s.signal.as_ref().unwrap(),
-        )?)),
-        "broadcast" => out.push(Op::Broadcast(cx.lookup(
-            here,
-            &cx.conds,
-            "condition variable",
-            s.broadcast.as_ref().unwrap(),
-        )?)),
-        "push" => out.push(Op::Push(cx.lookup(
-            here,
-            &cx.queues,
-            "queue",
-            s.push.as_ref().unwrap(),
-        )?)),
+        "signal" => out.push(Op::Signal(cond(&s.signal)?)),
+        "broadcast" => out.push(Op::Broadcast(cond(&s.broadcast)?)),
+        "push" => out.push(Op::Push(queue(&s.push)?)),
         "pop" => {
             if !in_until_closed {
                 return Err(cx.err(here, "'pop' must be inside a loop = \"until-closed\" (it ends that loop when the queue is closed and empty)"));
             }
-            out.push(Op::Pop(cx.lookup(
-                here,
-                &cx.queues,
-                "queue",
-                s.pop.as_ref().unwrap(),
-            )?))
+            out.push(Op::Pop(queue(&s.pop)?))
         }
-        "close" => out.push(Op::Close(cx.lookup(
-            here,
-            &cx.queues,
-            "queue",
-            s.close.as_ref().unwrap(),
-        )?)),
+        "close" => out.push(Op::Close(queue(&s.close)?)),
         "sleep" => {
             let us = s
                 .sleep
