@@ -220,7 +220,6 @@ struct ProgRt {
     live_total: u32,
     start: Nanos,
     end: Option<Nanos>,
-    started: bool,
 }
 
 enum Step {
@@ -295,7 +294,6 @@ impl<'a> Sim<'a> {
                 live_total: 0,
                 start: 0,
                 end: None,
-                started: false,
             });
             mb += p.num_mutexes;
             bb += p.barriers.len() as u32;
@@ -384,7 +382,7 @@ impl<'a> Sim<'a> {
             active: 0,
             sleepers: 0,
             queued_total: 0,
-            timeline: cfg.timeline.then(|| Timeline::new(topo, w)),
+            timeline: cfg.timeline.then(|| Timeline::new(topo)),
             op_phase,
             phases,
             phase_rate,
@@ -482,7 +480,6 @@ impl<'a> Sim<'a> {
     // ----- thread creation and the interpreter ---------------------------
 
     fn start_program(&mut self, p: usize) {
-        self.progs[p].started = true;
         self.unstarted -= 1;
         self.progs[p].start = self.st.now;
         self.spawned[p][0] = 1;
@@ -583,9 +580,10 @@ impl<'a> Sim<'a> {
                 if let Some(tl) = &mut self.timeline {
                     tl.wait(self.st.now, t, kind);
                 }
-                self.stop_current(c, StopReason::Blocked);
+                // Policies see the new state in `stopped`.
                 self.st.threads[t.idx()].state = RunState::Blocked(kind);
                 self.rt[t.idx()].block_start = self.st.now;
+                self.stop_current(c, StopReason::Blocked);
                 self.active -= 1;
                 self.mark_resched(c);
             }
@@ -921,10 +919,8 @@ impl<'a> Sim<'a> {
     fn exit_thread(&mut self, t: ThreadId) {
         let r = &self.rt[t.idx()];
         let (prog, group) = (r.prog as usize, r.group as usize);
-        if !r.held.is_empty() {
-            // Caught statically; kept as a runtime guard.
-            debug_assert!(false, "thread exits holding a mutex");
-        }
+        // Caught statically (check_lock_balance); kept as a guard in tests.
+        debug_assert!(r.held.is_empty(), "thread exits holding a mutex");
         self.st.threads[t.idx()].state = RunState::Exited;
         self.st.threads[t.idx()].core = None;
         self.active -= 1;
@@ -1371,7 +1367,7 @@ impl<'a> Sim<'a> {
         out
     }
 
-    fn finish(mut self) -> Result<SimResult, SimError> {
+    fn finish(self) -> Result<SimResult, SimError> {
         let now = self.st.now;
         // Invariants at the end: every thread exited, every queue empty, every core idle.
         if let Some(t) = self.st.threads.iter().find(|t| t.state != RunState::Exited) {
@@ -1419,9 +1415,6 @@ impl<'a> Sim<'a> {
                 }
             })
             .collect();
-        if let Some(tl) = &mut self.timeline {
-            tl.finish();
-        }
         Ok(SimResult {
             programs,
             makespan_ns: makespan,

@@ -4,7 +4,6 @@
 //! migrations.
 
 use colab_core::{BlockKind, CoreId, Nanos, ThreadId, Topology};
-use colab_workload::Workload;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -50,7 +49,7 @@ fn us(ns: Nanos) -> f64 {
 }
 
 impl Timeline {
-    pub(crate) fn new(topo: &Topology, _w: &Workload) -> Timeline {
+    pub(crate) fn new(topo: &Topology) -> Timeline {
         let core_names = topo
             .cores()
             .map(|c| format!("core {} ({})", c.0, topo.core_type(c).name))
@@ -100,7 +99,6 @@ impl Timeline {
             to,
         });
     }
-    pub(crate) fn finish(&mut self) {}
 
     /// Number of run slices recorded.
     pub fn slices(&self) -> usize {
