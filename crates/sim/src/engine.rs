@@ -247,6 +247,8 @@ struct Sim<'a> {
     /// Next decision point of each core's current thread (NEVER when idle).
     core_next: Vec<Nanos>,
     unstarted: u32,
+    /// First invariant violation seen inside a step (reported after it).
+    violation: Option<String>,
     seq: u64,
     rng: SimRng,
     predictor: Box<dyn SpeedupPredictor>,
@@ -371,6 +373,7 @@ impl<'a> Sim<'a> {
             heap: BinaryHeap::new(),
             core_next: vec![NEVER; n],
             unstarted: w.programs.len() as u32,
+            violation: None,
             seq: 0,
             rng: SimRng::seed_from_u64(cfg.seed),
             predictor: cfg.predictor.build(),
@@ -463,6 +466,12 @@ impl<'a> Sim<'a> {
                 Some(EvKind::ProgramStart { prog }) => self.start_program(prog as usize),
             }
             self.settle()?;
+            if let Some(problem) = self.violation.take() {
+                return Err(SimError::Invariant {
+                    at_ns: self.st.now,
+                    problem,
+                });
+            }
             if self.live_programs > 0
                 && self.active == 0
                 && self.sleepers == 0
@@ -890,6 +899,16 @@ impl<'a> Sim<'a> {
     /// Wake a blocked thread; futex waits are charged to the waker.
     fn wake(&mut self, t: ThreadId, waker: Option<ThreadId>) {
         let now = self.st.now;
+        // Only a blocked thread can be woken: anything else means a waiter
+        // list and a thread's state disagree (a lost or doubled wake-up).
+        if !matches!(self.st.threads[t.idx()].state, RunState::Blocked(_))
+            && self.violation.is_none()
+        {
+            self.violation = Some(format!(
+                "thread {t} woken while {:?}",
+                self.st.threads[t.idx()].state
+            ));
+        }
         let r = &mut self.rt[t.idx()];
         let waited = now - r.block_start;
         let was_futex = r.waiting != WaitObj::Sleep;
