@@ -96,6 +96,32 @@ enum Cmd {
         #[arg(long)]
         full: bool,
     },
+    /// Run a workload natively with real threads on this machine.
+    Native {
+        /// A benchmark (`ferret`, `ferret:8`), a mix (`Sync-2`), or a TOML file.
+        workload: String,
+        /// CPUs to run on, taskset-style: `0,1` or `0-3` (default: all).
+        #[arg(long)]
+        cpus: Option<String>,
+        /// Repetitions (turnaround is reported as median and spread).
+        #[arg(short, long, default_value_t = 5)]
+        reps: u32,
+        /// Seed for the random choices inside the workload.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Abort if one repetition takes longer (seconds).
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure this machine's scheduling costs and write a topology file for it.
+    Calibrate {
+        /// Where to write the topology (TOML).
+        #[arg(short, long, default_value = "reports/this-machine.toml")]
+        out: PathBuf,
+    },
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
     /// Describe a machine.
@@ -218,6 +244,40 @@ fn run(cli: Cli) -> Result<()> {
             cmd_reproduce(&spec, &out, allow_no_png)
         }
         Cmd::Bench { full } => cmd_bench(full),
+        Cmd::Native {
+            workload,
+            cpus,
+            reps,
+            seed,
+            timeout,
+            json,
+        } => {
+            let mut lib = Library::builtin();
+            let w = lib.resolve(&workload)?;
+            let cpus = cpus.map(|c| parse_cpus(&c)).transpose()?;
+            if reps == 0 {
+                bail!("--reps must be at least 1");
+            }
+            cmd_native(&w, cpus, reps, seed, timeout, json)
+        }
+        Cmd::Calibrate { out } => {
+            eprintln!("calibrate: measuring (about a second)...");
+            let m = colab_native::calibrate::measure();
+            let text = m.topology_toml("this-machine");
+            write_atomic(&out, text.as_bytes())?;
+            println!(
+                "{} CPUs; busy loop {:.1} iterations/us; context switch {} ns; wake-up latency {} ns; migration {} ns; tick {} ns ({})",
+                m.cpus,
+                m.spin.spins_per_us,
+                m.context_switch_ns,
+                m.wakeup_latency_ns,
+                m.migration_ns,
+                m.tick_ns,
+                m.tick_source
+            );
+            println!("topology written to {}", out.display());
+            Ok(())
+        }
         Cmd::List => {
             let lib = Library::builtin();
             println!("Benchmarks (use as WORKLOAD, optionally NAME:n):");
@@ -267,6 +327,104 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Parses `0,2-3` into [0, 2, 3].
+fn parse_cpus(s: &str) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || anyhow::anyhow!("--cpus {s}: '{part}' is not a CPU number or range like 0-3");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    if out.is_empty() {
+        bail!("--cpus {s}: no CPUs given");
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` through a temporary file, so a failure never
+/// leaves a half-written file.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create directory", dir.display()))?;
+    }
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("{}: cannot move into place", path.display()))?;
+    Ok(())
+}
+
+fn cmd_native(
+    w: &Workload,
+    cpus: Option<Vec<usize>>,
+    reps: u32,
+    seed: u64,
+    timeout: u64,
+    json: bool,
+) -> Result<()> {
+    let calibration = colab_native::calibrate_spin();
+    let opts = colab_native::NativeOptions {
+        cpus: cpus.clone(),
+        reps,
+        seed,
+        calibration,
+        timeout: std::time::Duration::from_secs(timeout.max(1)),
+    };
+    let runs = match colab_native::run(w, &opts) {
+        Ok(r) => r,
+        Err(e @ colab_native::NativeError::Timeout { .. }) => {
+            // Threads of a hung run cannot be stopped: report and leave.
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if json {
+        let v = serde_json::json!({
+            "workload": w.name, "cpus": cpus, "reps": reps, "seed": seed, "calibration": calibration,
+            "programs": runs.iter().map(|r| serde_json::json!({
+                "name": r.name, "threads": r.threads, "samples_ns": r.samples_ns,
+                "median_ns": r.median_ns(), "min_ns": r.min_ns(), "max_ns": r.max_ns(), "spread": r.spread(),
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let where_ = cpus.map_or("all CPUs".to_string(), |c| format!("CPUs {c:?}"));
+    println!(
+        "{} natively on {where_}, {reps} repetitions (busy loop {:.1} iterations/us)",
+        w.name, calibration.spins_per_us
+    );
+    println!(
+        "  {:<16} {:>7} {:>14} {:>12} {:>12} {:>8}",
+        "program", "threads", "turnaround ms", "min ms", "max ms", "spread"
+    );
+    for r in &runs {
+        println!(
+            "  {:<16} {:>7} {:>14.3} {:>12.3} {:>12.3} {:>7.1}%",
+            r.name,
+            r.threads,
+            r.median_ns() as f64 / 1e6,
+            r.min_ns() as f64 / 1e6,
+            r.max_ns() as f64 / 1e6,
+            r.spread() * 100.0
+        );
+    }
+    Ok(())
 }
 
 fn alone(p: &colab_workload::Program) -> Workload {

@@ -159,6 +159,9 @@ pub struct Costs {
     pub migration_cross_ns: u64,
     /// Scheduler tick period, ns.
     pub tick_ns: u64,
+    /// Time for an idle core to start running a thread it was handed (idle
+    /// exit and IPI), ns.
+    pub wakeup_latency_ns: u64,
 }
 
 impl Default for Costs {
@@ -175,6 +178,10 @@ impl Default for Costs {
             migration_cross_ns: 100_000,
             // arm64 defconfig uses HZ=250: a 4 ms tick.
             tick_ns: 4_000_000,
+            // assumption: not modelled for the reference machine (the papers'
+            // gem5 setup does not describe idle states); `colab calibrate`
+            // measures it for a real machine.
+            wakeup_latency_ns: 0,
         }
     }
 }

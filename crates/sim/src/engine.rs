@@ -205,6 +205,8 @@ struct CoreRt {
     slice_end: Nanos,
     /// Last thread that ran here (no switch cost to re-pick it).
     last: Option<ThreadId>,
+    /// The core went idle (and must wake up to run the next thread).
+    idle: bool,
     resched: bool,
 }
 
@@ -363,7 +365,14 @@ impl<'a> Sim<'a> {
             cfg,
             st: SchedState::new(topo.clone()),
             rt: Vec::new(),
-            cores: vec![CoreRt::default(); n],
+            // Every core starts idle.
+            cores: vec![
+                CoreRt {
+                    idle: true,
+                    ..CoreRt::default()
+                };
+                n
+            ],
             spawned: progs.iter().map(|p| vec![0; p.live.len()]).collect(),
             progs,
             mutexes: vec![MutexState::default(); mb as usize],
@@ -1071,7 +1080,10 @@ impl<'a> Sim<'a> {
         self.stats.decisions += 1;
         let pick = self.policy.pick_next(&self.st, c);
         let t = match pick {
-            Pick::Idle => return Ok(()),
+            Pick::Idle => {
+                self.cores[c.idx()].idle = true;
+                return Ok(());
+            }
             Pick::Local(t) => {
                 if !self.dequeue(c, t) {
                     return Err(self.perr(format!(
@@ -1121,6 +1133,9 @@ impl<'a> Sim<'a> {
         if self.cores[c.idx()].last != Some(t) {
             overhead += costs.context_switch_ns;
             self.stats.context_switches += 1;
+        }
+        if std::mem::take(&mut self.cores[c.idx()].idle) {
+            overhead += costs.wakeup_latency_ns;
         }
         let r = &self.rt[t.idx()];
         if let Some(last) = th.last_core {

@@ -248,3 +248,15 @@ fn timeline_is_valid_chrome_trace_json() {
         }
     }
 }
+
+#[test]
+fn idle_cores_pay_the_wakeup_latency() {
+    // Main sleeps 5 ms (core idles), then computes 10 ms: 1 ms idle exit each
+    // time the core starts from idle (at the start and after the sleep).
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { sleep = 5000 }, { compute = 10000, mem_frac = 0.0 } ]");
+    let mut t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    t.costs.wakeup_latency_ns = MS;
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let r = simulate(&w, &t, p.as_mut(), &SimConfig::default()).unwrap();
+    assert_eq!(r.programs[0].turnaround_ns, 17 * MS);
+}

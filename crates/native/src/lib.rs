@@ -1,0 +1,512 @@
+//! Runs a workload spec natively: every thread of the spec is a real OS
+//! thread, compute is calibrated busy work, and synchronization goes through
+//! futexes ([`futex`]), so the machine's own scheduler decides. The result has
+//! the same shape as a simulation's (per-program turnaround), which is what
+//! lets the simulator be checked against reality.
+//!
+//! Work units: the spec's compute amounts are microseconds on the reference
+//! core. Natively, one unit is one microsecond of this machine's busy loop as
+//! measured by [`calibrate_spin`]; a topology describing this machine
+//! therefore has one core type with both rates 1.0.
+
+pub mod calibrate;
+pub mod futex;
+
+use colab_workload::{IndexSel, LoopCount, Op, Program, Workload};
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How fast this machine's busy loop runs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Calibration {
+    /// Busy-loop iterations per microsecond on one core.
+    pub spins_per_us: f64,
+}
+
+/// One iteration of the busy loop: a 64-bit LCG step, which the compiler
+/// cannot fold away and which touches no memory.
+#[inline(never)]
+pub fn spin(iters: u64) {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..iters {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+    }
+    std::hint::black_box(x);
+}
+
+/// Measures the busy loop: the fastest of several timed runs (the least
+/// disturbed by other load) of about 20 ms each.
+pub fn calibrate_spin() -> Calibration {
+    let probe = 200_000u64;
+    let t = Instant::now();
+    spin(probe);
+    let rough = probe as f64 / t.elapsed().as_secs_f64().max(1e-9) / 1e6;
+    let iters = (rough * 20_000.0).max(1e5) as u64;
+    let best = (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            spin(iters);
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    Calibration {
+        spins_per_us: iters as f64 / (best * 1e6),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NativeOptions {
+    /// CPUs the workload may use (taskset-style); None = all.
+    pub cpus: Option<Vec<usize>>,
+    pub reps: u32,
+    pub seed: u64,
+    pub calibration: Calibration,
+    /// Give up if one repetition takes longer than this.
+    pub timeout: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NativeError {
+    #[error("repetition {rep} did not finish within {secs} s (the workload may deadlock natively); its threads are left running, so the process must exit")]
+    Timeout { rep: u32, secs: u64 },
+    #[error("cannot restrict to CPUs {cpus:?}: {source}")]
+    Affinity {
+        cpus: Vec<usize>,
+        source: std::io::Error,
+    },
+    #[error("cannot start a thread: {0}")]
+    Spawn(std::io::Error),
+}
+
+/// Turnarounds of one program over the repetitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramRuns {
+    pub name: String,
+    pub threads: u32,
+    pub samples_ns: Vec<u64>,
+}
+
+impl ProgramRuns {
+    pub fn median_ns(&self) -> u64 {
+        let mut v = self.samples_ns.clone();
+        v.sort_unstable();
+        let n = v.len();
+        if n == 0 {
+            0
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2
+        }
+    }
+    pub fn min_ns(&self) -> u64 {
+        self.samples_ns.iter().copied().min().unwrap_or(0)
+    }
+    pub fn max_ns(&self) -> u64 {
+        self.samples_ns.iter().copied().max().unwrap_or(0)
+    }
+    /// (max - min) / median: the run-to-run spread.
+    pub fn spread(&self) -> f64 {
+        let m = self.median_ns();
+        if m == 0 {
+            0.0
+        } else {
+            (self.max_ns() - self.min_ns()) as f64 / m as f64
+        }
+    }
+}
+
+/// Runs `w` natively `opts.reps` times.
+pub fn run(w: &Workload, opts: &NativeOptions) -> Result<Vec<ProgramRuns>, NativeError> {
+    let mut out: Vec<ProgramRuns> = w
+        .programs
+        .iter()
+        .map(|p| ProgramRuns {
+            name: p.name.clone(),
+            threads: p.total_threads,
+            samples_ns: Vec::new(),
+        })
+        .collect();
+    for rep in 0..opts.reps.max(1) {
+        let times = run_once(w, opts, opts.seed.wrapping_add(rep as u64), rep)?;
+        for (o, t) in out.iter_mut().zip(times) {
+            o.samples_ns.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// Everything the threads of one program share.
+struct Shared {
+    prog: Program,
+    mutexes: Vec<futex::Mutex>,
+    barriers: Vec<futex::Barrier>,
+    conds: Vec<futex::Cond>,
+    queues: Vec<futex::Queue>,
+    groups: Vec<futex::Group>,
+    /// Threads spawned so far per group (gives each its index).
+    spawned: Vec<AtomicU32>,
+    live: AtomicU32,
+    t0: Instant,
+    end_ns: AtomicU64,
+    spins_per_us: f64,
+    seed: u64,
+    handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
+}
+
+pub(crate) fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it,
+    // and sched_setaffinity reads it for the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_ZERO(&mut set);
+        for &c in cpus {
+            if c >= libc::CPU_SETSIZE as usize {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("CPU {c} out of range"),
+                ));
+            }
+            libc::CPU_SET(c, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn run_once(
+    w: &Workload,
+    opts: &NativeOptions,
+    seed: u64,
+    rep: u32,
+) -> Result<Vec<u64>, NativeError> {
+    if let Some(cpus) = &opts.cpus {
+        // Threads inherit the creator's mask, so setting it here covers all.
+        set_affinity(cpus).map_err(|e| NativeError::Affinity {
+            cpus: cpus.clone(),
+            source: e,
+        })?;
+    }
+    let t0 = Instant::now();
+    let shared: Vec<Arc<Shared>> = w
+        .programs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut mutexes = Vec::new();
+            mutexes.resize_with(p.num_mutexes as usize, futex::Mutex::default);
+            let mut conds = Vec::new();
+            conds.resize_with(p.conds.len(), futex::Cond::default);
+            let mut groups = Vec::new();
+            groups.resize_with(p.groups.len(), futex::Group::default);
+            Arc::new(Shared {
+                prog: p.clone(),
+                mutexes,
+                barriers: p
+                    .barriers
+                    .iter()
+                    .map(|(_, n)| futex::Barrier::new(*n))
+                    .collect(),
+                conds,
+                queues: p
+                    .queues
+                    .iter()
+                    .map(|q| futex::Queue::new(q.capacity, q.producers))
+                    .collect(),
+                groups,
+                spawned: (0..p.groups.len()).map(|_| AtomicU32::new(0)).collect(),
+                live: AtomicU32::new(1),
+                t0,
+                end_ns: AtomicU64::new(0),
+                spins_per_us: opts.calibration.spins_per_us,
+                seed: seed.wrapping_mul(1000).wrapping_add(i as u64),
+                handles: std::sync::Mutex::new(Vec::new()),
+            })
+        })
+        .collect();
+    let mut mains = Vec::new();
+    for sh in &shared {
+        sh.groups[0].add(1);
+        sh.spawned[0].store(1, Ordering::Relaxed);
+        let s = sh.clone();
+        mains.push(
+            std::thread::Builder::new()
+                .name(format!("{}/main", sh.prog.name))
+                .spawn(move || thread_main(s, 0, 0))
+                .map_err(NativeError::Spawn)?,
+        );
+    }
+    // Wait for every program, with a deadline: a native deadlock cannot be
+    // broken, only reported.
+    let deadline = Instant::now() + opts.timeout;
+    while shared.iter().any(|s| s.live.load(Ordering::Acquire) > 0) {
+        if Instant::now() > deadline {
+            return Err(NativeError::Timeout {
+                rep,
+                secs: opts.timeout.as_secs(),
+            });
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    for h in mains {
+        let _ = h.join();
+    }
+    for sh in &shared {
+        let hs = std::mem::take(&mut *sh.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in hs {
+            let _ = h.join();
+        }
+    }
+    Ok(shared
+        .iter()
+        .map(|s| s.end_ns.load(Ordering::Acquire))
+        .collect())
+}
+
+fn thread_main(sh: Arc<Shared>, group: u32, index: u32) {
+    interpret(&sh, group, index);
+    sh.groups[group as usize].exit();
+    if sh.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+        sh.end_ns
+            .store(sh.t0.elapsed().as_nanos() as u64, Ordering::Release);
+    }
+}
+
+/// The same interpreter as the simulator's, but every operation really happens.
+fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
+    let prog = &sh.prog;
+    let ops = &prog.groups[group as usize].ops;
+    let mut rng =
+        rand_pcg::Pcg64Mcg::seed_from_u64(sh.seed ^ ((group as u64) << 32 | index as u64));
+    let mut held: Vec<(u32, u32)> = Vec::new();
+    let mut loops: Vec<(u32, u32)> = Vec::new();
+    let mut pc = 0usize;
+    while let Some(op) = ops.get(pc) {
+        pc += 1;
+        match *op {
+            Op::Compute {
+                work,
+                cv,
+                imbalance,
+                ..
+            } => {
+                let mut w = work / 1000.0; // ns of reference work -> us
+                if imbalance > 0.0 {
+                    let size = sh.spawned[group as usize].load(Ordering::Relaxed);
+                    if size > 1 {
+                        let k = index as f64 / (size - 1) as f64;
+                        w *= 1.0 + imbalance * (2.0 * k - 1.0);
+                    }
+                }
+                if cv > 0.0 {
+                    let a = cv * 3f64.sqrt();
+                    w *= 1.0 + rng.gen_range(-a..=a);
+                }
+                if w > 0.0 {
+                    spin((w * sh.spins_per_us) as u64);
+                }
+            }
+            Op::Lock { array, index: sel } => {
+                let arr = &prog.mutex_arrays[array as usize];
+                let k = match sel {
+                    IndexSel::Fixed(k) => k,
+                    IndexSel::Thread => index % arr.len,
+                    IndexSel::Random => rng.gen_range(0..arr.len),
+                };
+                let m = arr.base + k;
+                sh.mutexes[m as usize].lock();
+                held.push((array, m));
+            }
+            Op::Unlock { array } => {
+                // The compiler's lock-discipline check guarantees a match.
+                if let Some(p) = held.iter().rposition(|(a, _)| *a == array) {
+                    let (_, m) = held.remove(p);
+                    sh.mutexes[m as usize].unlock();
+                }
+            }
+            Op::Barrier(b) => sh.barriers[b as usize].wait(),
+            Op::CondWait { cond, array } => {
+                if let Some(&(_, m)) = held.iter().rev().find(|(a, _)| *a == array) {
+                    sh.conds[cond as usize].wait(&sh.mutexes[m as usize]);
+                }
+            }
+            Op::Signal(c) => sh.conds[c as usize].signal(),
+            Op::Broadcast(c) => sh.conds[c as usize].broadcast(),
+            Op::Push(q) => sh.queues[q as usize].push(),
+            Op::Pop(q) => {
+                if !sh.queues[q as usize].pop() {
+                    // Closed and empty: leave the innermost until-closed loop.
+                    while let Some((start, left)) = loops.pop() {
+                        if left == u32::MAX {
+                            if let Op::Loop { end, .. } = ops[start as usize] {
+                                pc = end as usize + 1;
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            Op::Close(q) => sh.queues[q as usize].close(),
+            Op::Sleep(ns) => std::thread::sleep(Duration::from_nanos(ns)),
+            Op::Spawn { group: g, count } => {
+                let base = sh.spawned[g as usize].fetch_add(count, Ordering::AcqRel);
+                sh.groups[g as usize].add(count);
+                sh.live.fetch_add(count, Ordering::AcqRel);
+                for i in 0..count {
+                    let s = sh.clone();
+                    let name = format!(
+                        "{}/{}#{}",
+                        prog.name,
+                        prog.groups[g as usize].name,
+                        base + i
+                    );
+                    match std::thread::Builder::new()
+                        .name(name)
+                        .spawn(move || thread_main(s, g, base + i))
+                    {
+                        Ok(h) => sh.handles.lock().unwrap_or_else(|e| e.into_inner()).push(h),
+                        Err(_) => {
+                            // Account the thread as finished so joins and the
+                            // coordinator do not wait for it forever.
+                            sh.groups[g as usize].exit();
+                            sh.live.fetch_sub(1, Ordering::AcqRel);
+                        }
+                    }
+                }
+            }
+            Op::Join(g) => sh.groups[g as usize].join(),
+            Op::Loop { count, end } => {
+                let left = match count {
+                    LoopCount::Times(k) => k,
+                    LoopCount::UntilClosed => u32::MAX,
+                };
+                if left == 0 {
+                    pc = end as usize + 1;
+                } else {
+                    loops.push((pc as u32 - 1, left));
+                }
+            }
+            Op::EndLoop { start } => {
+                if let Some(top) = loops.last_mut() {
+                    if top.1 == u32::MAX {
+                        pc = start as usize + 1;
+                    } else {
+                        top.1 -= 1;
+                        if top.1 > 0 {
+                            pc = start as usize + 1;
+                        } else {
+                            loops.pop();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use colab_workload::Library;
+
+    fn opts() -> NativeOptions {
+        NativeOptions {
+            cpus: None,
+            reps: 1,
+            seed: 1,
+            calibration: calibrate_spin(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    fn workload(text: &str) -> Workload {
+        let mut lib = Library::default();
+        let name = lib.add_program_text("t.toml", text).unwrap();
+        lib.single(&name, None).unwrap()
+    }
+
+    #[test]
+    fn calibration_is_sane() {
+        let c = calibrate_spin();
+        // Any machine runs an LCG step in 0.1-100 ns. (Timing accuracy is
+        // measured by `colab validate`, not asserted here: tests run under load.)
+        assert!(c.spins_per_us > 10.0 && c.spins_per_us < 1e4, "{c:?}");
+    }
+
+    #[test]
+    fn pipeline_with_every_primitive_finishes() {
+        let w = workload(
+            r#"
+name = "all"
+cond = ["c"]
+[mutex]
+m = 2
+flag = 1
+[barrier]
+b = 3
+[queue]
+q = { capacity = 2, producers = 1 }
+[thread.main]
+ops = [ { spawn = "w", count = 3 }, { spawn = "c" },
+  { loop = 20, body = [ { compute = 50, speedup = 2.0 }, { push = "q" } ] }, { close = "q" },
+  { join = "w" }, { join = "c" } ]
+[thread.w]
+ops = [ { loop = 5, body = [ { critical = "m", index = "random", compute = 20, speedup = 1.5 }, { barrier = "b" } ] } ]
+[thread.c]
+ops = [ { loop = "until-closed", body = [ { pop = "q" }, { compute = 30, speedup = 2.0 } ] },
+  { sleep = 100 } ]
+"#,
+        );
+        let r = run(&w, &opts()).unwrap();
+        assert_eq!(r.len(), 1);
+        // At least the consumer's 20 x 30 us of work plus its sleep.
+        assert!(r[0].median_ns() >= 700_000, "{:?}", r[0]);
+    }
+
+    #[test]
+    fn cpu_set_and_repetitions() {
+        let lib = Library::builtin();
+        let w = lib.single("radix", Some(2)).unwrap();
+        let o = NativeOptions {
+            cpus: Some(vec![0]),
+            reps: 2,
+            ..opts()
+        };
+        let r = run(&w, &o).unwrap();
+        assert_eq!(r[0].samples_ns.len(), 2);
+        assert!(r[0].min_ns() > 0 && r[0].spread() >= 0.0);
+        let bad = NativeOptions {
+            cpus: Some(vec![100_000]),
+            ..opts()
+        };
+        assert!(matches!(run(&w, &bad), Err(NativeError::Affinity { .. })));
+    }
+
+    #[test]
+    fn native_deadlock_times_out_with_an_error() {
+        // A condition wait nobody will ever signal.
+        let w = workload(
+            r#"
+name = "stuck2"
+cond = ["c"]
+[mutex]
+m = 1
+[thread.main]
+ops = [ { lock = "m" }, { wait = "c", mutex = "m" }, { unlock = "m" } ]
+"#,
+        );
+        let o = NativeOptions {
+            timeout: Duration::from_millis(300),
+            ..opts()
+        };
+        assert!(matches!(run(&w, &o), Err(NativeError::Timeout { .. })));
+    }
+}
