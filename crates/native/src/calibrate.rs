@@ -102,13 +102,13 @@ fn kernel_tick() -> (u64, String) {
     let path = format!("/boot/config-{}", release.trim());
     if let Ok(text) = std::fs::read_to_string(&path) {
         for line in text.lines() {
-            if let Some(hz) = line
+            let hz = line
                 .strip_prefix("CONFIG_HZ=")
-                .and_then(|v| v.trim().parse::<u64>().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            if let Some((hz, ns)) =
+                hz.and_then(|hz| 1_000_000_000u64.checked_div(hz).map(|ns| (hz, ns)))
             {
-                if hz > 0 {
-                    return (1_000_000_000 / hz, format!("CONFIG_HZ={hz} in {path}"));
-                }
+                return (ns, format!("CONFIG_HZ={hz} in {path}"));
             }
         }
     }
