@@ -122,6 +122,27 @@ enum Cmd {
         #[arg(short, long, default_value = "reports/this-machine.toml")]
         out: PathBuf,
     },
+    /// Measure the simulator's error against this machine: run a suite natively and simulated.
+    Validate {
+        /// Directory of workload specs (one case per .toml).
+        #[arg(long, default_value = "validation")]
+        suite: PathBuf,
+        /// Native repetitions per case (their spread is the noise floor).
+        #[arg(short, long, default_value_t = 5)]
+        reps: u32,
+        /// Simulation seeds averaged per case.
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Topology of this machine (default: measure it now with `calibrate`).
+        #[arg(short, long)]
+        topology: Option<PathBuf>,
+        /// Report directory.
+        #[arg(short, long, default_value = "reports/validate")]
+        out: PathBuf,
+        /// Abort a case whose native repetition takes longer (seconds).
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+    },
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
     /// Describe a machine.
@@ -260,6 +281,19 @@ fn run(cli: Cli) -> Result<()> {
             }
             cmd_native(&w, cpus, reps, seed, timeout, json)
         }
+        Cmd::Validate {
+            suite,
+            reps,
+            seeds,
+            topology,
+            out,
+            timeout,
+        } => {
+            if reps == 0 || seeds == 0 {
+                bail!("--reps and --seeds must be at least 1");
+            }
+            cmd_validate(&suite, reps, seeds, topology.as_deref(), &out, timeout)
+        }
         Cmd::Calibrate { out } => {
             eprintln!("calibrate: measuring (about a second)...");
             let m = colab_native::calibrate::measure();
@@ -365,6 +399,103 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
     std::fs::rename(&tmp, path)
         .with_context(|| format!("{}: cannot move into place", path.display()))?;
+    Ok(())
+}
+
+fn cmd_validate(
+    suite: &Path,
+    reps: u32,
+    seeds: u64,
+    topology: Option<&Path>,
+    out: &Path,
+    timeout: u64,
+) -> Result<()> {
+    let cases = colab_validate::cases(suite)?;
+    let (topo_text, how) = match topology {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .with_context(|| format!("{}: cannot read topology file", p.display()))?,
+            format!("topology {}", p.display()),
+        ),
+        None => {
+            eprintln!("validate: calibrating this machine...");
+            (
+                colab_native::calibrate::measure().topology_toml("this-machine"),
+                "topology measured now by calibrate".into(),
+            )
+        }
+    };
+    let topo = Topology::from_toml(&topo_text, CoreOrder::BigFirst).context("invalid topology")?;
+    let opts = colab_validate::ValidateOptions {
+        suite: suite.to_path_buf(),
+        reps,
+        seeds,
+        topology: topo,
+        policy: "cfs".into(),
+        cpus: None,
+        calibration: colab_native::calibrate_spin(),
+        timeout: std::time::Duration::from_secs(timeout.max(1)),
+    };
+    let pb = bar();
+    pb.0.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cases {msg}",
+        )
+        .expect("valid template"),
+    );
+    pb.start(cases.len() as u64);
+    let mut results = Vec::new();
+    for c in &cases {
+        pb.0.set_message(
+            c.file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default(),
+        );
+        match colab_validate::run_case(c, &opts) {
+            Ok(r) => results.extend(r),
+            Err(e @ colab_validate::ValidateError::Native { .. }) => {
+                pb.finish();
+                // A hung native run leaves threads behind: report and leave.
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        pb.inc();
+    }
+    pb.finish();
+    let line = format!(
+        "{} cases from {}, {reps} native repetitions each on all CPUs, {seeds} simulation seeds, Linux CFS model; {how}.",
+        cases.len(),
+        suite.display()
+    );
+    let s = colab_validate::write_report(out, &results, &topo_text, &line)?;
+    println!(
+        "  {:<28} {:<16} {:>10} {:>7} {:>10} {:>8}",
+        "case", "program", "real ms", "noise", "sim ms", "error"
+    );
+    for r in &results {
+        println!(
+            "  {:<28} {:<16} {:>10.1} {:>6.1}% {:>10.1} {:>+7.1}%",
+            r.case,
+            r.program,
+            r.real_median_ns as f64 / 1e6,
+            r.real_spread * 100.0,
+            r.sim_ns as f64 / 1e6,
+            r.error * 100.0
+        );
+    }
+    println!(
+        "median |error| {:.1}%, max {:.1}%, {}/{} within 5%, {}/{} within 15%; native noise (median spread) {:.1}%; report in {}",
+        s.median_abs_error * 100.0,
+        s.max_abs_error * 100.0,
+        s.within_5,
+        s.points,
+        s.within_15,
+        s.points,
+        s.median_spread * 100.0,
+        out.display()
+    );
     Ok(())
 }
 

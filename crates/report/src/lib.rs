@@ -18,11 +18,13 @@ mod analysis;
 mod charts;
 mod naming;
 mod output;
+mod scatter;
 mod summary;
 
 pub use charts::check_fonts;
 pub use naming::natural_cmp;
 pub use output::{write_report, ReportFiles};
+pub use scatter::{write_scatter, ScatterPoint};
 
 /// One program of a run. Times are in nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
