@@ -528,7 +528,7 @@ fn cmd_native(
         let v = serde_json::json!({
             "workload": w.name, "cpus": cpus, "reps": reps, "seed": seed, "calibration": calibration,
             "programs": runs.iter().map(|r| serde_json::json!({
-                "name": r.name, "threads": r.threads, "samples_ns": r.samples_ns,
+                "name": r.name, "threads": r.threads, "samples_ns": r.samples_ns, "raw_ns": r.raw_ns, "rate_during": r.rate_during,
                 "median_ns": r.median_ns(), "min_ns": r.min_ns(), "max_ns": r.max_ns(), "spread": r.spread(),
             })).collect::<Vec<_>>(),
         });

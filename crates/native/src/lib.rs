@@ -43,10 +43,16 @@ pub fn spin(iters: u64) {
 /// Measures the busy loop: the fastest of several timed runs (the least
 /// disturbed by other load) of about 20 ms each.
 pub fn calibrate_spin() -> Calibration {
+    // Warm up first (about 0.2 s): a CPU coming out of idle runs at a lower
+    // clock for a while, and the workloads run sustained.
     let probe = 200_000u64;
-    let t = Instant::now();
-    spin(probe);
-    let rough = probe as f64 / t.elapsed().as_secs_f64().max(1e-9) / 1e6;
+    let warm = Instant::now();
+    let mut rough = 0.0;
+    while warm.elapsed() < Duration::from_millis(200) {
+        let t = Instant::now();
+        spin(probe);
+        rough = probe as f64 / t.elapsed().as_secs_f64().max(1e-9) / 1e6;
+    }
     let iters = (rough * 20_000.0).max(1e5) as u64;
     let best = (0..7)
         .map(|_| {
@@ -89,7 +95,14 @@ pub enum NativeError {
 pub struct ProgramRuns {
     pub name: String,
     pub threads: u32,
+    /// Turnaround per repetition in calibrated time: wall time scaled by the
+    /// busy loop's speed during that repetition over its calibrated speed
+    /// (see [`run`]).
     pub samples_ns: Vec<u64>,
+    /// Wall-clock turnaround per repetition, unscaled.
+    pub raw_ns: Vec<u64>,
+    /// Busy-loop speed measured during each repetition (iterations/us of thread CPU time).
+    pub rate_during: Vec<f64>,
 }
 
 impl ProgramRuns {
@@ -123,6 +136,15 @@ impl ProgramRuns {
 }
 
 /// Runs `w` natively `opts.reps` times.
+///
+/// The speed of a shared or virtual machine drifts (here: +-20% within
+/// seconds, from host load and clock changes), so a busy loop calibrated once
+/// does not run at the calibrated speed later. Every compute segment measures
+/// the thread CPU time it took, and each repetition's turnaround is scaled by
+/// (iterations / CPU time during the run) / calibrated speed: the time the
+/// run would have taken had the machine kept its calibrated speed. Waiting
+/// for a CPU, synchronization and sleeps are not CPU time of the spinning
+/// thread, so they are not rescaled away.
 pub fn run(w: &Workload, opts: &NativeOptions) -> Result<Vec<ProgramRuns>, NativeError> {
     let mut out: Vec<ProgramRuns> = w
         .programs
@@ -131,15 +153,38 @@ pub fn run(w: &Workload, opts: &NativeOptions) -> Result<Vec<ProgramRuns>, Nativ
             name: p.name.clone(),
             threads: p.total_threads,
             samples_ns: Vec::new(),
+            raw_ns: Vec::new(),
+            rate_during: Vec::new(),
         })
         .collect();
     for rep in 0..opts.reps.max(1) {
-        let times = run_once(w, opts, opts.seed.wrapping_add(rep as u64), rep)?;
+        let (times, rate) = run_once(w, opts, opts.seed.wrapping_add(rep as u64), rep)?;
+        let scale = rate.map_or(1.0, |r| r / opts.calibration.spins_per_us);
         for (o, t) in out.iter_mut().zip(times) {
-            o.samples_ns.push(t);
+            o.raw_ns.push(t);
+            o.samples_ns.push((t as f64 * scale) as u64);
+            o.rate_during
+                .push(rate.unwrap_or(opts.calibration.spins_per_us));
         }
     }
     Ok(out)
+}
+
+/// CPU time of the calling thread, ns.
+fn thread_cpu_ns() -> u64 {
+    // SAFETY: clock_gettime writes only into the timespec we pass.
+    unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts);
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+}
+
+/// Iterations and thread CPU time spent in busy loops during one repetition.
+#[derive(Default)]
+struct SpinMeter {
+    iters: AtomicU64,
+    cpu_ns: AtomicU64,
 }
 
 /// Everything the threads of one program share.
@@ -158,6 +203,7 @@ struct Shared {
     spins_per_us: f64,
     seed: u64,
     handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    meter: Arc<SpinMeter>,
 }
 
 pub(crate) fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
@@ -187,7 +233,8 @@ fn run_once(
     opts: &NativeOptions,
     seed: u64,
     rep: u32,
-) -> Result<Vec<u64>, NativeError> {
+) -> Result<(Vec<u64>, Option<f64>), NativeError> {
+    let meter = Arc::new(SpinMeter::default());
     if let Some(cpus) = &opts.cpus {
         // Threads inherit the creator's mask, so setting it here covers all.
         set_affinity(cpus).map_err(|e| NativeError::Affinity {
@@ -229,6 +276,7 @@ fn run_once(
                 spins_per_us: opts.calibration.spins_per_us,
                 seed: seed.wrapping_mul(1000).wrapping_add(i as u64),
                 handles: std::sync::Mutex::new(Vec::new()),
+                meter: meter.clone(),
             })
         })
         .collect();
@@ -265,10 +313,19 @@ fn run_once(
             let _ = h.join();
         }
     }
-    Ok(shared
-        .iter()
-        .map(|s| s.end_ns.load(Ordering::Acquire))
-        .collect())
+    let (iters, cpu) = (
+        meter.iters.load(Ordering::Acquire),
+        meter.cpu_ns.load(Ordering::Acquire),
+    );
+    // Too little spinning to measure (e.g. a sleep-only workload): no rescaling.
+    let rate = (cpu > 1_000_000).then(|| iters as f64 / (cpu as f64 / 1000.0));
+    Ok((
+        shared
+            .iter()
+            .map(|s| s.end_ns.load(Ordering::Acquire))
+            .collect(),
+        rate,
+    ))
 }
 
 fn thread_main(sh: Arc<Shared>, group: u32, index: u32) {
@@ -311,7 +368,12 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
                     w *= 1.0 + rng.gen_range(-a..=a);
                 }
                 if w > 0.0 {
-                    spin((w * sh.spins_per_us) as u64);
+                    let iters = (w * sh.spins_per_us) as u64;
+                    let c0 = thread_cpu_ns();
+                    spin(iters);
+                    let dc = thread_cpu_ns().saturating_sub(c0);
+                    sh.meter.iters.fetch_add(iters, Ordering::Relaxed);
+                    sh.meter.cpu_ns.fetch_add(dc, Ordering::Relaxed);
                 }
             }
             Op::Lock { array, index: sel } => {

@@ -46,15 +46,23 @@ where
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
-    let band =
-        |k: f64, c: RGBColor| LineSeries::new(vec![(0.0, 0.0), (hi, hi * k)], c.stroke_width(1));
-    for (k, c) in [
-        (1.15, RGBColor(230, 200, 200)),
-        (0.85, RGBColor(230, 200, 200)),
-        (1.05, RGBColor(200, 200, 230)),
-        (0.95, RGBColor(200, 200, 230)),
+    // Lines y = k x, clipped to the square plot.
+    let band = |k: f64, c: RGBColor| {
+        let end = if k > 1.0 { (hi / k, hi) } else { (hi, hi * k) };
+        LineSeries::new(vec![(0.0, 0.0), end], c.stroke_width(1))
+    };
+    for (k, c, label) in [
+        (1.05, RGBColor(120, 120, 220), Some("±5%")),
+        (0.95, RGBColor(120, 120, 220), None),
+        (1.15, RGBColor(220, 140, 140), Some("±15%")),
+        (0.85, RGBColor(220, 140, 140), None),
     ] {
-        chart.draw_series(band(k, c)).map_err(|e| e.to_string())?;
+        let drawn = chart.draw_series(band(k, c)).map_err(|e| e.to_string())?;
+        if let Some(l) = label {
+            drawn
+                .label(l)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c));
+        }
     }
     chart
         .draw_series(LineSeries::new(
