@@ -20,6 +20,8 @@ pub enum BlockKind {
     QueueEmpty,
     Join,
     Sleep,
+    /// A replayed wait for another thread (trace replay).
+    Event,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -195,6 +195,8 @@ struct Shared {
     conds: Vec<futex::Cond>,
     queues: Vec<futex::Queue>,
     groups: Vec<futex::Group>,
+    /// One-shot events of replayed traces (0 = not yet, 1 = happened).
+    events: Vec<AtomicU32>,
     /// Threads spawned so far per group (gives each its index).
     spawned: Vec<AtomicU32>,
     live: AtomicU32,
@@ -269,6 +271,7 @@ fn run_once(
                     .map(|q| futex::Queue::new(q.capacity, q.producers))
                     .collect(),
                 groups,
+                events: (0..p.num_events).map(|_| AtomicU32::new(0)).collect(),
                 spawned: (0..p.groups.len()).map(|_| AtomicU32::new(0)).collect(),
                 live: AtomicU32::new(1),
                 t0,
@@ -445,6 +448,15 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
                 }
             }
             Op::Join(g) => sh.groups[g as usize].join(),
+            Op::Post(e) => {
+                sh.events[e as usize].store(1, Ordering::Release);
+                atomic_wait::wake_all(&sh.events[e as usize]);
+            }
+            Op::WaitEvent(e) => {
+                while sh.events[e as usize].load(Ordering::Acquire) == 0 {
+                    atomic_wait::wait(&sh.events[e as usize], 0);
+                }
+            }
             Op::Loop { count, end } => {
                 let left = match count {
                     LoopCount::Times(k) => k,

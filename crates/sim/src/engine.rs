@@ -8,7 +8,7 @@
 
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, PredictorKind, SpeedupPredictor};
-use crate::sync::{BarrierState, CondState, MutexState, QueueState, WaitObj};
+use crate::sync::{BarrierState, CondState, EventState, MutexState, QueueState, WaitObj};
 use crate::timeline::Timeline;
 use colab_core::{
     Action, BlockKind, CoreId, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
@@ -215,6 +215,7 @@ struct ProgRt {
     barrier_base: u32,
     cond_base: u32,
     queue_base: u32,
+    event_base: u32,
     /// Live threads per group (for join).
     live: Vec<u32>,
     /// Threads blocked in join, per group.
@@ -245,6 +246,7 @@ struct Sim<'a> {
     barriers: Vec<BarrierState>,
     conds: Vec<CondState>,
     queues: Vec<QueueState>,
+    events_state: Vec<EventState>,
     heap: BinaryHeap<Reverse<(Nanos, u64, EvKind)>>,
     /// Next decision point of each core's current thread (NEVER when idle).
     core_next: Vec<Nanos>,
@@ -284,7 +286,7 @@ impl<'a> Sim<'a> {
         cfg: &'a SimConfig,
     ) -> Sim<'a> {
         let mut progs = Vec::new();
-        let (mut mb, mut bb, mut cb, mut qb) = (0u32, 0u32, 0u32, 0u32);
+        let (mut mb, mut bb, mut cb, mut qb, mut eb) = (0u32, 0u32, 0u32, 0u32, 0u32);
         let mut barriers = Vec::new();
         let mut queues = Vec::new();
         for p in &w.programs {
@@ -293,6 +295,7 @@ impl<'a> Sim<'a> {
                 barrier_base: bb,
                 cond_base: cb,
                 queue_base: qb,
+                event_base: eb,
                 live: vec![0; p.groups.len()],
                 joiners: vec![Vec::new(); p.groups.len()],
                 live_total: 0,
@@ -303,6 +306,7 @@ impl<'a> Sim<'a> {
             bb += p.barriers.len() as u32;
             cb += p.conds.len() as u32;
             qb += p.queues.len() as u32;
+            eb += p.num_events;
             for (_, need) in &p.barriers {
                 barriers.push(BarrierState {
                     needed: *need,
@@ -379,6 +383,7 @@ impl<'a> Sim<'a> {
             barriers,
             conds: vec![CondState::default(); cb as usize],
             queues,
+            events_state: vec![EventState::default(); eb as usize],
             heap: BinaryHeap::new(),
             core_next: vec![NEVER; n],
             unstarted: w.programs.len() as u32,
@@ -631,11 +636,12 @@ impl<'a> Sim<'a> {
             self.rt[ti].relock = None;
         }
         let pbase = &self.progs[prog];
-        let (mb, bb, cb, qb) = (
+        let (mb, bb, cb, qb, eb) = (
             pbase.mutex_base,
             pbase.barrier_base,
             pbase.cond_base,
             pbase.queue_base,
+            pbase.event_base,
         );
         loop {
             let pc = self.rt[ti].pc as usize;
@@ -832,6 +838,24 @@ impl<'a> Sim<'a> {
                         self.create_thread(prog, group, base + i, Some(t));
                     }
                     self.bump_group_size(prog, group, count);
+                }
+                Op::Post(e) => {
+                    self.rt[ti].pc += 1;
+                    let ev = &mut self.events_state[(eb + e) as usize];
+                    ev.posted = true;
+                    if let Some(w) = ev.waiter.take() {
+                        self.wake(w, Some(t));
+                    }
+                }
+                Op::WaitEvent(e) => {
+                    self.rt[ti].pc += 1;
+                    let g = eb + e;
+                    let ev = &mut self.events_state[g as usize];
+                    if !ev.posted {
+                        ev.waiter = Some(t);
+                        self.rt[ti].waiting = WaitObj::Event(g);
+                        return Ok(Step::Blocked(BlockKind::Event));
+                    }
                 }
                 Op::Join(group) => {
                     self.rt[ti].pc += 1;
@@ -1391,6 +1415,7 @@ impl<'a> Sim<'a> {
                     p.groups[g as usize].name, pr.live[g as usize]
                 ),
                 WaitObj::Sleep => "sleep".into(),
+                WaitObj::Event(e) => format!("replayed wake-up #{}", e - pr.event_base),
                 WaitObj::None => format!("{:?}", th.state),
             };
             out.push_str(&format!(

@@ -54,4 +54,13 @@ pub enum WaitObj {
     QueueEmpty(u32),
     Join(u32),
     Sleep,
+    /// Global index of a replayed one-shot event.
+    Event(u32),
+}
+
+/// A one-shot event of a replayed trace.
+#[derive(Clone, Debug, Default)]
+pub struct EventState {
+    pub posted: bool,
+    pub waiter: Option<ThreadId>,
 }

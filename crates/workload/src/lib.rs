@@ -6,7 +6,8 @@ pub mod program;
 pub mod spec;
 
 pub use program::{
-    compile, mem_frac_for_speedup, reference_speedup, IndexSel, LoopCount, Op, Program,
+    compile, mem_frac_for_speedup, reference_speedup, BenchInfo, Group, IndexSel, LoopCount, Op,
+    Program,
 };
 pub use spec::{MixFile, MixSpec, ProgramSpec};
 

@@ -60,6 +60,10 @@ pub enum Op {
         count: u32,
     },
     Join(u32),
+    /// Replayed traces: mark one-shot event `e` as happened (waking its waiter).
+    Post(u32),
+    /// Replayed traces: wait until event `e` has happened.
+    WaitEvent(u32),
     /// Body is `start+1 .. end`; `end` holds the matching `EndLoop`.
     Loop {
         count: LoopCount,
@@ -113,6 +117,8 @@ pub struct Program {
     pub barriers: Vec<(String, u32)>,
     pub conds: Vec<String>,
     pub queues: Vec<QueueDef>,
+    /// One-shot events (only replayed traces use them).
+    pub num_events: u32,
     /// Threads the program creates over its life, main included.
     pub total_threads: u32,
 }
@@ -289,6 +295,7 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
         barriers,
         conds: spec.cond.clone(),
         queues,
+        num_events: 0,
         total_threads: 0,
     };
     let counts = thread_counts(&cx, &prog)?;

@@ -1,0 +1,12 @@
+//! Recorded thread schedules ("traces") of real programs: the file format,
+//! and replay, which turns a trace into a workload the simulator can run on
+//! any machine while preserving who waited for whom.
+
+pub mod format;
+pub mod replay;
+
+pub use format::{Event, Header, Trace, TraceError};
+pub use replay::{to_program, ReplayOptions};
+
+#[cfg(test)]
+mod tests;

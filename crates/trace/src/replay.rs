@@ -1,0 +1,201 @@
+//! Replay: a trace becomes a program whose threads alternate compute and
+//! waits, where every wait ends only when the thread that woke it in the
+//! recording reaches that wake-up in its own program order (not at the
+//! recorded time). A different schedule or machine therefore gives a
+//! different, plausible turnaround, while the recorded dependencies hold.
+//!
+//! - Compute: a thread's CPU time between two of its own blocking points,
+//!   as work in nanoseconds of the recording machine (a topology describing
+//!   that machine has rates 1.0; `colab calibrate` writes one).
+//! - A futex/IO wait woken by a traced thread W becomes a one-shot event:
+//!   the sleeper waits for it; W posts it once it has done as much CPU work
+//!   as it had done when it woke the sleeper.
+//! - A wait ended by a timer, an interrupt or an untraced process becomes a
+//!   sleep of the recorded length.
+//! - Thread creation becomes a spawn in the creator at the same point of its
+//!   program order. Every traced thread is its own thread group.
+
+use crate::format::{Event, Trace};
+use colab_workload::{mem_frac_for_speedup, BenchInfo, Group, Op, Program};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// Name of the replayed program.
+    pub name: String,
+    /// Big/little speedup of every compute segment (the trace was recorded
+    /// on one core type, so it cannot tell; the user says).
+    pub speedup: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("trace has no threads")]
+    NoThreads,
+    #[error("{0}")]
+    Speedup(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Action {
+    Spawn(u32),
+    Post(u32),
+    Wait(u32),
+    Sleep(u64),
+}
+
+/// CPU time `tid` had received before time `t`.
+fn cpu_before(runs: &[(u64, u64)], t: u64) -> u64 {
+    runs.iter()
+        .take_while(|(s, _)| *s < t)
+        .map(|&(s, e)| e.min(t) - s)
+        .sum()
+}
+
+pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, ReplayError> {
+    let mem_frac = mem_frac_for_speedup(opts.speedup).map_err(ReplayError::Speedup)?;
+    // Threads in order of appearance; the first is the root.
+    let mut order: Vec<u32> = Vec::new();
+    let mut parent: BTreeMap<u32, Option<u32>> = BTreeMap::new();
+    let mut created: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut comm: BTreeMap<u32, String> = BTreeMap::new();
+    let mut runs: BTreeMap<u32, Vec<(u64, u64)>> = BTreeMap::new();
+    for e in &trace.events {
+        let tid = e.tid();
+        if !parent.contains_key(&tid) {
+            order.push(tid);
+            parent.insert(tid, None);
+            created.insert(tid, e.time());
+        }
+        match e {
+            Event::Thread {
+                parent: p,
+                comm: c,
+                t,
+                ..
+            } => {
+                parent.insert(tid, *p);
+                created.insert(tid, *t);
+                comm.insert(tid, c.clone());
+            }
+            Event::Run { start, end, .. } => runs.entry(tid).or_default().push((*start, *end)),
+            _ => {}
+        }
+    }
+    let root = *order.first().ok_or(ReplayError::NoThreads)?;
+    let traced = |t: u32| parent.contains_key(&t);
+    for r in runs.values_mut() {
+        r.sort_unstable();
+    }
+    let none: Vec<(u64, u64)> = Vec::new();
+    let runs_of = |t: u32| runs.get(&t).unwrap_or(&none);
+    // Points per thread: (CPU position, time, action).
+    let mut points: BTreeMap<u32, Vec<(u64, u64, Action)>> = BTreeMap::new();
+    let mut events = 0u32;
+    let mut blocked_at: BTreeMap<u32, u64> = BTreeMap::new();
+    for e in &trace.events {
+        match *e {
+            Event::Block { tid, t, .. } => {
+                blocked_at.insert(tid, t);
+            }
+            Event::Wake { tid, t, waker } => {
+                let Some(tb) = blocked_at.remove(&tid) else {
+                    continue;
+                };
+                let pos = cpu_before(runs_of(tid), tb);
+                match waker.filter(|&w| w != tid && traced(w)) {
+                    Some(w) => {
+                        let id = events;
+                        events += 1;
+                        points
+                            .entry(tid)
+                            .or_default()
+                            .push((pos, tb, Action::Wait(id)));
+                        points.entry(w).or_default().push((
+                            cpu_before(runs_of(w), t),
+                            t,
+                            Action::Post(id),
+                        ));
+                    }
+                    None => points
+                        .entry(tid)
+                        .or_default()
+                        .push((pos, tb, Action::Sleep(t - tb))),
+                }
+            }
+            _ => {}
+        }
+    }
+    for &tid in order.iter().skip(1) {
+        // A thread whose creator is not traced is started by the root.
+        let p = parent[&tid]
+            .filter(|&p| traced(p) && p != tid)
+            .unwrap_or(root);
+        let tc = created[&tid];
+        points
+            .entry(p)
+            .or_default()
+            .push((cpu_before(runs_of(p), tc), tc, Action::Spawn(tid)));
+    }
+    let group_of: BTreeMap<u32, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, i as u32))
+        .collect();
+    let mut groups = Vec::new();
+    for &tid in &order {
+        let mut pts = points.remove(&tid).unwrap_or_default();
+        pts.sort();
+        let total: u64 = runs_of(tid).iter().map(|(s, e)| e - s).sum();
+        let mut ops = Vec::new();
+        let mut cur = 0u64;
+        let compute = |ops: &mut Vec<Op>, ns: u64| {
+            if ns > 0 {
+                ops.push(Op::Compute {
+                    work: ns as f64,
+                    mem_frac,
+                    cv: 0.0,
+                    imbalance: 0.0,
+                });
+            }
+        };
+        for (pos, _, a) in pts {
+            compute(&mut ops, pos.saturating_sub(cur));
+            cur = cur.max(pos);
+            ops.push(match a {
+                Action::Spawn(c) => Op::Spawn {
+                    group: group_of[&c],
+                    count: 1,
+                },
+                Action::Post(e) => Op::Post(e),
+                Action::Wait(e) => Op::WaitEvent(e),
+                Action::Sleep(ns) => Op::Sleep(ns),
+            });
+        }
+        compute(&mut ops, total.saturating_sub(cur));
+        let name = if tid == root {
+            "main".to_string()
+        } else {
+            format!("{}#{tid}", comm.get(&tid).map_or("thread", |s| s.as_str()))
+        };
+        groups.push(Group { name, ops });
+    }
+    Ok(Program {
+        name: opts.name.clone(),
+        n: 1,
+        info: BenchInfo {
+            description: format!("replay of `{}`", trace.header.command.join(" ")),
+            parallelism: "recorded".into(),
+            sync_rate: String::new(),
+            comm_comp: String::new(),
+        },
+        groups,
+        mutex_arrays: Vec::new(),
+        num_mutexes: 0,
+        barriers: Vec::new(),
+        conds: Vec::new(),
+        queues: Vec::new(),
+        num_events: events,
+        total_threads: order.len() as u32,
+    })
+}
