@@ -62,9 +62,9 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
     let mut runs: BTreeMap<u32, Vec<(u64, u64)>> = BTreeMap::new();
     for e in &trace.events {
         let tid = e.tid();
-        if !parent.contains_key(&tid) {
+        if let std::collections::btree_map::Entry::Vacant(v) = parent.entry(tid) {
+            v.insert(None);
             order.push(tid);
-            parent.insert(tid, None);
             created.insert(tid, e.time());
         }
         match e {
