@@ -42,7 +42,15 @@ enum Cmd {
     /// Simulate one workload on one machine under one policy.
     Sim {
         /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), or a TOML file.
-        workload: String,
+        #[arg(required_unless_present = "trace")]
+        workload: Option<String>,
+        /// Replay a trace recorded by `colab trace` instead of a workload spec.
+        #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+        trace: Option<PathBuf>,
+        /// Big/little speedup of replayed compute (a trace recorded on one core
+        /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
+        #[arg(long, default_value_t = 2.0, requires = "trace")]
+        speedup: f64,
         /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
         #[arg(short, long, default_value = "2B2S")]
         topology: String,
@@ -199,6 +207,8 @@ fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Sim {
             workload,
+            trace,
+            speedup,
             topology,
             order,
             policy,
@@ -207,8 +217,11 @@ fn run(cli: Cli) -> Result<()> {
             timeline,
             json,
         } => {
-            let mut lib = Library::builtin();
-            let w = lib.resolve(&workload)?;
+            let w = match (workload, trace) {
+                (_, Some(path)) => load_trace(&path, speedup)?,
+                (Some(name), None) => Library::builtin().resolve(&name)?,
+                (None, None) => bail!("give a WORKLOAD or --trace FILE"),
+            };
             let topo = load_topology(&topology, order.into())?;
             let predictor = if oracle {
                 PredictorKind::Oracle
@@ -361,6 +374,24 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// A recorded trace as a one-program workload.
+fn load_trace(path: &Path, speedup: f64) -> Result<Workload> {
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read trace"))?;
+    let trace = colab_trace::Trace::parse(&name, &text)?;
+    let prog_name = path
+        .file_stem()
+        .map_or_else(|| "trace".to_string(), |s| s.to_string_lossy().to_string());
+    let opts = colab_trace::ReplayOptions {
+        name: prog_name,
+        speedup,
+    };
+    let p =
+        colab_trace::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;
+    Ok(alone(&p))
 }
 
 /// Parses `0,2-3` into [0, 2, 3].
