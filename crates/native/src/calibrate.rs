@@ -96,11 +96,26 @@ fn migration_cost(from: usize, to: usize) -> u64 {
     median(samples)
 }
 
-/// CONFIG_HZ of the running kernel, from its config file.
+/// CONFIG_HZ of the running kernel, from /boot/config-<release> or
+/// /proc/config.gz.
 fn kernel_tick() -> (u64, String) {
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let path = format!("/boot/config-{}", release.trim());
-    if let Ok(text) = std::fs::read_to_string(&path) {
+    let boot = format!("/boot/config-{}", release.trim());
+    let from_gz = || -> Option<String> {
+        use std::io::Read;
+        let f = std::fs::File::open("/proc/config.gz").ok()?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(f)
+            .read_to_string(&mut text)
+            .ok()?;
+        Some(text)
+    };
+    let sources = [
+        (boot.clone(), std::fs::read_to_string(&boot).ok()),
+        ("/proc/config.gz".to_string(), from_gz()),
+    ];
+    for (path, text) in sources {
+        let Some(text) = text else { continue };
         for line in text.lines() {
             let hz = line
                 .strip_prefix("CONFIG_HZ=")

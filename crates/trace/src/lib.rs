@@ -1,11 +1,13 @@
 //! Recorded thread schedules ("traces") of real programs: the file format,
-//! and replay, which turns a trace into a workload the simulator can run on
-//! any machine while preserving who waited for whom.
+//! recording with perf, and replay, which turns a trace into a workload the
+//! simulator can run on any machine while preserving who waited for whom.
 
 pub mod format;
+pub mod record;
 pub mod replay;
 
 pub use format::{Event, Header, Trace, TraceError};
+pub use record::{record, RecordError, RecordOptions, RecordSummary};
 pub use replay::{to_program, ReplayOptions};
 
 #[cfg(test)]
