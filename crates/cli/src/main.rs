@@ -124,6 +124,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Record a real program (its whole thread tree) under this machine's scheduler (needs root).
+    Trace {
+        /// Where to write the trace.
+        #[arg(short, long, default_value = "run.trace")]
+        out: PathBuf,
+        /// The command and its arguments (after `--`).
+        #[arg(required = true, last = true)]
+        command: Vec<String>,
+    },
     /// Measure this machine's scheduling costs and write a topology file for it.
     Calibrate {
         /// Where to write the topology (TOML).
@@ -150,6 +159,12 @@ enum Cmd {
         /// Abort a case whose native repetition takes longer (seconds).
         #[arg(long, default_value_t = 120)]
         timeout: u64,
+        /// Real programs to run, record and replay (needs root for recording).
+        #[arg(long, default_value = "validation/programs/real-programs.toml")]
+        programs: PathBuf,
+        /// Skip the real programs.
+        #[arg(long)]
+        no_programs: bool,
     },
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
@@ -301,11 +316,44 @@ fn run(cli: Cli) -> Result<()> {
             topology,
             out,
             timeout,
+            programs,
+            no_programs,
         } => {
             if reps == 0 || seeds == 0 {
                 bail!("--reps and --seeds must be at least 1");
             }
-            cmd_validate(&suite, reps, seeds, topology.as_deref(), &out, timeout)
+            let programs = (!no_programs).then_some(programs);
+            cmd_validate(
+                &suite,
+                reps,
+                seeds,
+                topology.as_deref(),
+                &out,
+                timeout,
+                programs.as_deref(),
+            )
+        }
+        Cmd::Trace { out, command } => {
+            let s = colab_trace::record::record(
+                &command,
+                &out,
+                &colab_trace::record::RecordOptions::default(),
+            )?;
+            eprintln!(
+                "trace: `{}` {}; {} threads, {} events, {:.3} s recorded ({} lost events) -> {}",
+                command.join(" "),
+                s.status,
+                s.threads,
+                s.events,
+                s.duration.as_secs_f64(),
+                s.lost_events,
+                out.display()
+            );
+            eprintln!(
+                "replay it: colab sim --trace {} -t 2B2S --speedup 2.0",
+                out.display()
+            );
+            Ok(())
         }
         Cmd::Calibrate { out } => {
             eprintln!("calibrate: measuring (about a second)...");
@@ -440,8 +488,13 @@ fn cmd_validate(
     topology: Option<&Path>,
     out: &Path,
     timeout: u64,
+    programs: Option<&Path>,
 ) -> Result<()> {
     let cases = colab_validate::cases(suite)?;
+    let real_programs = match programs {
+        Some(p) => colab_validate::programs::load(p)?,
+        None => Vec::new(),
+    };
     let (topo_text, how) = match topology {
         Some(p) => (
             std::fs::read_to_string(p)
@@ -495,6 +548,39 @@ fn cmd_validate(
         pb.inc();
     }
     pb.finish();
+    if !real_programs.is_empty() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("validate: skipping the real programs: recording them needs root (run as root or with sudo)");
+        } else {
+            let work = out.with_extension("work");
+            std::fs::create_dir_all(&work)
+                .with_context(|| format!("{}: cannot create", work.display()))?;
+            let input = colab_validate::programs::make_input(&work)?;
+            for p in &real_programs {
+                if !colab_validate::programs::available(p) {
+                    eprintln!(
+                        "validate: skipping {}: `{}` not found (Debian package {})",
+                        p.name, p.command[0], p.package
+                    );
+                    continue;
+                }
+                eprintln!(
+                    "validate: real program {} (run {reps} times, record, replay)",
+                    p.name
+                );
+                results.push(colab_validate::programs::run_program(
+                    p,
+                    &input,
+                    &work,
+                    reps,
+                    seeds,
+                    &opts.topology,
+                )?);
+            }
+            let _ = std::fs::remove_dir_all(&work);
+        }
+    }
     let line = format!(
         "{} cases from {}, {reps} native repetitions each on all CPUs, {seeds} simulation seeds, Linux CFS model; {how}.",
         cases.len(),
@@ -516,17 +602,26 @@ fn cmd_validate(
             r.error * 100.0
         );
     }
-    println!(
-        "median |error| {:.1}%, max {:.1}%, {}/{} within 5%, {}/{} within 15%; native noise (median spread) {:.1}%; report in {}",
-        s.median_abs_error * 100.0,
-        s.max_abs_error * 100.0,
-        s.within_5,
-        s.points,
-        s.within_15,
-        s.points,
-        s.median_spread * 100.0,
-        out.display()
-    );
+    let (real, specs): (Vec<_>, Vec<_>) =
+        results.iter().cloned().partition(colab_validate::is_replay);
+    for (what, part) in [("specs", specs), ("replayed real programs", real)] {
+        if part.is_empty() {
+            continue;
+        }
+        let s = colab_validate::summarize(&part);
+        println!(
+            "{what}: median |error| {:.1}%, max {:.1}%, {}/{} within 5%, {}/{} within 15%; native noise (median spread) {:.1}%",
+            s.median_abs_error * 100.0,
+            s.max_abs_error * 100.0,
+            s.within_5,
+            s.points,
+            s.within_15,
+            s.points,
+            s.median_spread * 100.0,
+        );
+    }
+    let _ = s;
+    println!("report in {}", out.display());
     Ok(())
 }
 

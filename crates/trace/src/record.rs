@@ -46,6 +46,8 @@ pub struct RecordOptions {
     pub keep_perf_data: Option<PathBuf>,
     /// Directory for perf's temporary data file (default: the system one).
     pub temp_dir: Option<PathBuf>,
+    /// Discard the program's standard output (validation runs).
+    pub quiet: bool,
 }
 
 impl Default for RecordOptions {
@@ -55,6 +57,7 @@ impl Default for RecordOptions {
             extra_perf_args: Vec::new(),
             keep_perf_data: None,
             temp_dir: None,
+            quiet: false,
         }
     }
 }
@@ -197,7 +200,11 @@ pub fn record(
     let mut cmd = Command::new(&opts.perf);
     cmd.args(&args)
         .stdin(Stdio::inherit())
-        .stdout(Stdio::inherit())
+        .stdout(if opts.quiet {
+            Stdio::null()
+        } else {
+            Stdio::inherit()
+        })
         .stderr(Stdio::piped());
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {

@@ -1,0 +1,170 @@
+//! Real programs in the validation: each runs natively (untraced) for the
+//! real turnaround, is recorded once with the trace recorder, and its trace is
+//! replayed in the simulator on this machine's topology.
+
+use crate::{CaseResult, ValidateError};
+use colab_core::Topology;
+use colab_sim::{simulate, SimConfig};
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramCase {
+    pub name: String,
+    /// Debian package that provides it (for the "missing" message).
+    pub package: String,
+    /// Command line; `{input}` is replaced by the generated input file.
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProgramsFile {
+    program: Vec<ProgramCase>,
+}
+
+pub fn load(path: &Path) -> Result<Vec<ProgramCase>, ValidateError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ValidateError::Suite {
+        path: path.into(),
+        source: e,
+    })?;
+    let f: ProgramsFile = toml::from_str(&text).map_err(|e| ValidateError::Write {
+        path: path.into(),
+        message: e.to_string(),
+    })?;
+    Ok(f.program)
+}
+
+/// An 8 MiB text file of seeded pseudo-random base64-like lines.
+pub fn make_input(dir: &Path) -> Result<PathBuf, ValidateError> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(42);
+    let mut buf = Vec::with_capacity(8 << 20);
+    while buf.len() < 8 << 20 {
+        for _ in 0..76 {
+            buf.push(ALPHABET[rng.gen_range(0..64)]);
+        }
+        buf.push(b'\n');
+    }
+    let path = dir.join("validate-input.txt");
+    std::fs::write(&path, &buf).map_err(|e| ValidateError::Write {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(path)
+}
+
+fn expand(cmd: &[String], input: &Path) -> Vec<String> {
+    cmd.iter()
+        .map(|a| a.replace("{input}", &input.to_string_lossy()))
+        .collect()
+}
+
+/// Is the program's executable on PATH?
+pub fn available(case: &ProgramCase) -> bool {
+    let Some(exe) = case.command.first() else {
+        return false;
+    };
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(exe).is_file()))
+        .unwrap_or(false)
+}
+
+/// Wall-clock turnaround of `reps` untraced runs.
+fn time_native(cmd: &[String], reps: u32) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let status = Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", cmd[0]))?;
+        if !status.success() {
+            return Err(format!("`{}` failed: {status}", cmd.join(" ")));
+        }
+        out.push(t.elapsed().as_nanos() as u64);
+    }
+    Ok(out)
+}
+
+/// Runs one real program natively, records and replays it.
+pub fn run_program(
+    case: &ProgramCase,
+    input: &Path,
+    workdir: &Path,
+    reps: u32,
+    seeds: u64,
+    topo: &Topology,
+) -> Result<CaseResult, ValidateError> {
+    let fail = |m: String| ValidateError::Program {
+        case: case.name.clone(),
+        message: m,
+    };
+    let cmd = expand(&case.command, input);
+    let mut samples = time_native(&cmd, reps).map_err(fail)?;
+    samples.sort_unstable();
+    let med = samples[samples.len() / 2];
+    let (min, max) = (samples[0], samples[samples.len() - 1]);
+    let trace_path = workdir.join(format!("{}.trace", case.name));
+    colab_trace::record::record(
+        &cmd,
+        &trace_path,
+        &colab_trace::record::RecordOptions::default(),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let text = std::fs::read_to_string(&trace_path).map_err(|e| fail(e.to_string()))?;
+    let trace = colab_trace::Trace::parse(&trace_path.to_string_lossy(), &text)
+        .map_err(|e| fail(e.to_string()))?;
+    // The speedup does not matter on this one-core-type machine.
+    let opts = colab_trace::ReplayOptions {
+        name: case.name.clone(),
+        speedup: 2.0,
+    };
+    let prog = colab_trace::to_program(&trace, &opts).map_err(|e| fail(e.to_string()))?;
+    let threads = prog.total_threads;
+    let w = colab_workload::Workload {
+        name: case.name.clone(),
+        classes: vec![],
+        source: String::new(),
+        programs: vec![prog],
+    };
+    let mut sum = 0u64;
+    for seed in 1..=seeds.max(1) {
+        let mut pol = colab_policies::by_name("cfs")?;
+        let cfg = SimConfig {
+            seed,
+            ..SimConfig::default()
+        };
+        let r = simulate(&w, topo, pol.as_mut(), &cfg).map_err(|e| ValidateError::Sim {
+            case: case.name.clone(),
+            source: e,
+        })?;
+        sum += r.programs[0].turnaround_ns;
+    }
+    let sim = sum / seeds.max(1);
+    Ok(CaseResult {
+        case: format!("real:{}", case.name),
+        program: cmd[0].clone(),
+        threads,
+        real_median_ns: med,
+        real_min_ns: min,
+        real_max_ns: max,
+        real_spread: if med > 0 {
+            (max - min) as f64 / med as f64
+        } else {
+            0.0
+        },
+        sim_ns: sim,
+        error: if med > 0 {
+            sim as f64 / med as f64 - 1.0
+        } else {
+            0.0
+        },
+    })
+}
