@@ -1084,6 +1084,7 @@ fn validate_compares_native_and_simulated_runs() {
         "1",
         "--out",
         s(&out),
+        "--no-programs",
     ]);
     assert!(r.stdout.contains("median |error|"), "{}", r.describe());
     for f in [
@@ -1097,4 +1098,29 @@ fn validate_compares_native_and_simulated_runs() {
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     fails(&["validate", "--suite", s(&empty)], &["no .toml cases"]);
+}
+
+#[test]
+fn trace_records_and_sim_replays() {
+    let dir = tempdir();
+    // Bad trace files are errors naming the file and line.
+    let foreign = write(
+        dir.path(),
+        "foreign.trace",
+        "  sh 4919 [000] 3508.5: sched:sched_switch: x\n",
+    );
+    fails(
+        &["sim", "--trace", s(&foreign)],
+        &["foreign.trace", "line 1", "not a colab trace"],
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !Path::new("/usr/bin/perf").exists() {
+        eprintln!("skipped: recording needs root and perf");
+        return;
+    }
+    let out = dir.path().join("sleep.trace");
+    let r = ok(&["trace", "-o", s(&out), "--", "sh", "-c", "sleep 0.02"]);
+    assert!(r.stderr.contains("threads"), "{}", r.describe());
+    let sim = ok(&["sim", "--trace", s(&out), "-t", "1B1S", "-p", "cfs"]);
+    assert!(sim.stdout.contains("sleep"), "{}", sim.describe());
 }
