@@ -12,7 +12,8 @@
 pub mod calibrate;
 pub mod futex;
 
-use colab_workload::{IndexSel, LoopCount, Op, Program, Workload};
+use colab_workload::control::Loops;
+use colab_workload::{IndexSel, Op, Program, Workload};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -347,7 +348,7 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
     let mut rng =
         rand_pcg::Pcg64Mcg::seed_from_u64(sh.seed ^ ((group as u64) << 32 | index as u64));
     let mut held: Vec<(u32, u32)> = Vec::new();
-    let mut loops: Vec<(u32, u32)> = Vec::new();
+    let mut loops = Loops::default();
     let mut pc = 0usize;
     while let Some(op) = ops.get(pc) {
         pc += 1;
@@ -409,13 +410,8 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
             Op::Pop(q) => {
                 if !sh.queues[q as usize].pop() {
                     // Closed and empty: leave the innermost until-closed loop.
-                    while let Some((start, left)) = loops.pop() {
-                        if left == u32::MAX {
-                            if let Op::Loop { end, .. } = ops[start as usize] {
-                                pc = end as usize + 1;
-                            }
-                            break;
-                        }
+                    if let Some(next) = loops.break_until_closed(ops) {
+                        pc = next as usize;
                     }
                 }
             }
@@ -457,31 +453,9 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
                     atomic_wait::wait(&sh.events[e as usize], 0);
                 }
             }
-            Op::Loop { count, end } => {
-                let left = match count {
-                    LoopCount::Times(k) => k,
-                    LoopCount::UntilClosed => u32::MAX,
-                };
-                if left == 0 {
-                    pc = end as usize + 1;
-                } else {
-                    loops.push((pc as u32 - 1, left));
-                }
-            }
-            Op::EndLoop { start } => {
-                if let Some(top) = loops.last_mut() {
-                    if top.1 == u32::MAX {
-                        pc = start as usize + 1;
-                    } else {
-                        top.1 -= 1;
-                        if top.1 > 0 {
-                            pc = start as usize + 1;
-                        } else {
-                            loops.pop();
-                        }
-                    }
-                }
-            }
+            // `pc` already points past the current op.
+            Op::Loop { count, end } => pc = loops.enter(pc as u32 - 1, count, end) as usize,
+            Op::EndLoop { start } => pc = loops.end(pc as u32 - 1, start) as usize,
         }
     }
 }

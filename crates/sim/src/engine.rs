@@ -14,7 +14,8 @@ use colab_core::{
     Action, BlockKind, CoreId, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
     ThreadId, ThreadInfo, Topology, WakeKind,
 };
-use colab_workload::{IndexSel, LoopCount, Op, Workload};
+use colab_workload::control::Loops;
+use colab_workload::{IndexSel, Op, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -176,8 +177,7 @@ struct ThreadRt {
     group: u32,
     index: u32,
     pc: u32,
-    /// (loop op index, iterations left) — u32::MAX for until-closed loops.
-    loops: Vec<(u32, u32)>,
+    loops: Loops,
     in_compute: bool,
     remaining: f64,
     /// Current phase (index into the phase table).
@@ -526,7 +526,7 @@ impl<'a> Sim<'a> {
             group,
             index,
             pc: 0,
-            loops: Vec::new(),
+            loops: Loops::default(),
             in_compute: false,
             remaining: 0.0,
             phase: first,
@@ -788,15 +788,7 @@ impl<'a> Sim<'a> {
                     } else if qs.is_closed() {
                         // Leave the innermost until-closed loop.
                         let r = &mut self.rt[ti];
-                        while let Some((start, left)) = r.loops.pop() {
-                            if left == u32::MAX {
-                                let Op::Loop { end, .. } = ops[start as usize] else {
-                                    unreachable!()
-                                };
-                                r.pc = end + 1;
-                                break;
-                            }
-                        }
+                        r.pc = r.loops.break_until_closed(ops).unwrap_or(r.pc + 1);
                     } else {
                         qs.pop_waiters.push_back(t);
                         self.rt[ti].waiting = WaitObj::QueueEmpty(g as u32);
@@ -866,34 +858,12 @@ impl<'a> Sim<'a> {
                     }
                 }
                 Op::Loop { count, end } => {
-                    let left = match count {
-                        LoopCount::Times(k) => k,
-                        LoopCount::UntilClosed => u32::MAX,
-                    };
-                    if left == 0 {
-                        self.rt[ti].pc = end + 1;
-                    } else {
-                        self.rt[ti].loops.push((pc as u32, left));
-                        self.rt[ti].pc += 1;
-                    }
+                    let r = &mut self.rt[ti];
+                    r.pc = r.loops.enter(pc as u32, count, end);
                 }
                 Op::EndLoop { start } => {
                     let r = &mut self.rt[ti];
-                    let top = r
-                        .loops
-                        .last_mut()
-                        .expect("loop stack matches compiled program");
-                    if top.1 == u32::MAX {
-                        r.pc = start + 1;
-                    } else {
-                        top.1 -= 1;
-                        if top.1 > 0 {
-                            r.pc = start + 1;
-                        } else {
-                            r.loops.pop();
-                            r.pc += 1;
-                        }
-                    }
+                    r.pc = r.loops.end(pc as u32, start);
                 }
             }
         }

@@ -1,6 +1,7 @@
 //! Workloads: the TOML spec format, compilation to flat programs, and the
 //! built-in library of the papers' benchmark models and mixes.
 
+pub mod control;
 pub mod expr;
 pub mod program;
 pub mod spec;
