@@ -51,6 +51,9 @@ enum Cmd {
         /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
         #[arg(long, default_value_t = 2.0, requires = "trace")]
         speedup: f64,
+        /// Speedup of the replayed threads with this name (`COMM=S`, repeatable).
+        #[arg(long = "thread-speedup", value_name = "COMM=S", value_parser = parse_comm_speedup, requires = "trace")]
+        thread_speedup: Vec<(String, f64)>,
         /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
         #[arg(short, long, default_value = "2B2S")]
         topology: String,
@@ -224,6 +227,7 @@ fn run(cli: Cli) -> Result<()> {
             workload,
             trace,
             speedup,
+            thread_speedup,
             topology,
             order,
             policy,
@@ -233,7 +237,7 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let w = match (workload, trace) {
-                (_, Some(path)) => load_trace(&path, speedup)?,
+                (_, Some(path)) => load_trace(&path, speedup, &thread_speedup)?,
                 (Some(name), None) => Library::builtin().resolve(&name)?,
                 (None, None) => bail!("give a WORKLOAD or --trace FILE"),
             };
@@ -424,8 +428,17 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// `pigz=2.5` -> ("pigz", 2.5).
+fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
+    let (c, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': expected COMM=SPEEDUP"))?;
+    let v: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
+    Ok((c.to_string(), v))
+}
+
 /// A recorded trace as a one-program workload.
-fn load_trace(path: &Path, speedup: f64) -> Result<Workload> {
+fn load_trace(path: &Path, speedup: f64, thread_speedup: &[(String, f64)]) -> Result<Workload> {
     let name = path.display().to_string();
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read trace"))?;
@@ -436,6 +449,7 @@ fn load_trace(path: &Path, speedup: f64) -> Result<Workload> {
     let opts = colab_trace::ReplayOptions {
         name: prog_name,
         speedup,
+        thread_speedup: thread_speedup.iter().cloned().collect(),
     };
     let p =
         colab_trace::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;

@@ -26,6 +26,8 @@ pub struct ReplayOptions {
     /// Big/little speedup of every compute segment (the trace was recorded
     /// on one core type, so it cannot tell; the user says).
     pub speedup: f64,
+    /// Per-thread speedups by thread name (comm), overriding `speedup`.
+    pub thread_speedup: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +55,13 @@ fn cpu_before(runs: &[(u64, u64)], t: u64) -> u64 {
 }
 
 pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, ReplayError> {
-    let mem_frac = mem_frac_for_speedup(opts.speedup).map_err(ReplayError::Speedup)?;
+    let default_mem = mem_frac_for_speedup(opts.speedup).map_err(ReplayError::Speedup)?;
+    let mut mem_by_comm: BTreeMap<&str, f64> = BTreeMap::new();
+    for (c, sp) in &opts.thread_speedup {
+        let m = mem_frac_for_speedup(*sp)
+            .map_err(|e| ReplayError::Speedup(format!("thread '{c}': {e}")))?;
+        mem_by_comm.insert(c.as_str(), m);
+    }
     // Threads in order of appearance; the first is the root.
     let mut order: Vec<u32> = Vec::new();
     let mut parent: BTreeMap<u32, Option<u32>> = BTreeMap::new();
@@ -144,6 +152,11 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
         .collect();
     let mut groups = Vec::new();
     for &tid in &order {
+        let mem_frac = comm
+            .get(&tid)
+            .and_then(|c| mem_by_comm.get(c.as_str()))
+            .copied()
+            .unwrap_or(default_mem);
         let mut pts = points.remove(&tid).unwrap_or_default();
         pts.sort();
         let total: u64 = runs_of(tid).iter().map(|(s, e)| e - s).sum();

@@ -260,3 +260,36 @@ fn replayed_turnaround_follows_the_machine() {
     // One core: all 24 ms of CPU work in sequence.
     assert_eq!(run(1), 24 * MS);
 }
+
+#[test]
+fn per_thread_speedups_override_the_default() {
+    let mut per = std::collections::BTreeMap::new();
+    per.insert("worker".to_string(), 3.0);
+    let opts = ReplayOptions {
+        name: "demo".into(),
+        speedup: 1.5,
+        thread_speedup: per,
+    };
+    let p = to_program(&demo(), &opts).unwrap();
+    let mem = |g: usize| {
+        p.groups[g].ops.iter().find_map(|o| match o {
+            colab_workload::Op::Compute { mem_frac, .. } => Some(*mem_frac),
+            _ => None,
+        })
+    };
+    let sp = |m: Option<f64>| colab_workload::reference_speedup(m.unwrap());
+    assert!((sp(mem(0)) - 1.5).abs() < 1e-9, "main keeps the default");
+    assert!((sp(mem(1)) - 3.0).abs() < 1e-9, "the worker gets its own");
+    let mut bad = std::collections::BTreeMap::new();
+    bad.insert("worker".to_string(), 7.0);
+    let e = to_program(
+        &demo(),
+        &ReplayOptions {
+            name: "d".into(),
+            speedup: 2.0,
+            thread_speedup: bad,
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("thread 'worker'"), "{e}");
+}

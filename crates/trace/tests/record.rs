@@ -263,6 +263,7 @@ fn records_multithreaded_xz_and_replays_it() {
         &ReplayOptions {
             name: "xz".into(),
             speedup: 2.0,
+            thread_speedup: Default::default(),
         },
     )
     .unwrap();

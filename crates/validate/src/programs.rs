@@ -125,6 +125,7 @@ pub fn run_program(
     let opts = colab_trace::ReplayOptions {
         name: case.name.clone(),
         speedup: 2.0,
+        thread_speedup: Default::default(),
     };
     let prog = colab_trace::to_program(&trace, &opts).map_err(|e| fail(e.to_string()))?;
     let threads = prog.total_threads;
