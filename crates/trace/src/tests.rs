@@ -134,6 +134,7 @@ fn replay_keeps_who_waits_for_whom() {
         &ReplayOptions {
             name: "demo".into(),
             speedup: 2.0,
+            thread_speedup: Default::default(),
         },
     )
     .unwrap();
@@ -198,6 +199,7 @@ fn timer_wakes_become_sleeps() {
         &ReplayOptions {
             name: "s".into(),
             speedup: 2.0,
+            thread_speedup: Default::default(),
         },
     )
     .unwrap();
@@ -207,6 +209,7 @@ fn timer_wakes_become_sleeps() {
         &ReplayOptions {
             name: "d".into(),
             speedup: 9.0,
+            thread_speedup: Default::default(),
         },
     )
     .unwrap_err();
@@ -221,6 +224,7 @@ fn replayed_turnaround_follows_the_machine() {
         &ReplayOptions {
             name: "demo".into(),
             speedup: 2.0,
+            thread_speedup: Default::default(),
         },
     )
     .unwrap();
@@ -287,6 +291,7 @@ fn per_thread_speedups_override_the_default() {
         &ReplayOptions {
             name: "d".into(),
             speedup: 2.0,
+            thread_speedup: Default::default(),
             thread_speedup: bad,
         },
     )
