@@ -291,7 +291,6 @@ fn per_thread_speedups_override_the_default() {
         &ReplayOptions {
             name: "d".into(),
             speedup: 2.0,
-            thread_speedup: Default::default(),
             thread_speedup: bad,
         },
     )
