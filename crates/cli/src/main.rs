@@ -100,6 +100,15 @@ enum Cmd {
         /// Skip PNG charts if no font is available instead of failing.
         #[arg(long)]
         allow_no_png: bool,
+        /// Also run these recorded traces (class "trace") through the study.
+        #[arg(long = "trace", value_name = "FILE")]
+        traces: Vec<PathBuf>,
+        /// Run only the traces given with --trace, not the papers' workloads.
+        #[arg(long, requires = "traces")]
+        only_traces: bool,
+        /// Big/little speedup of replayed compute in traces.
+        #[arg(long, default_value_t = 2.0)]
+        speedup: f64,
     },
     /// Measure simulator speed (events/s) and campaign wall time.
     Bench {
@@ -265,6 +274,9 @@ fn run(cli: Cli) -> Result<()> {
             policies,
             jobs,
             allow_no_png,
+            traces,
+            only_traces,
+            speedup,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -274,6 +286,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             let lib = Library::builtin();
             let mut spec = CampaignSpec::paper(&lib, quick)?;
+            if only_traces {
+                spec.workloads.clear();
+            }
+            for t in &traces {
+                let mut w = load_trace(t, speedup, &[])?;
+                w.classes = vec!["trace".into()];
+                spec.workloads.push(w);
+            }
             if let Some(seeds) = seeds {
                 if seeds == 0 {
                     bail!("--seeds must be at least 1");

@@ -1124,3 +1124,55 @@ fn trace_records_and_sim_replays() {
     let sim = ok(&["sim", "--trace", s(&out), "-t", "1B1S", "-p", "cfs"]);
     assert!(sim.stdout.contains("sleep"), "{}", sim.describe());
 }
+
+const DEMO_TRACE: &str = r#"{"colab_trace":1,"command":["demo"],"host":"h","kernel":"k","cpus":2,"tool":"hand","recorded_unix_s":0}
+{"ev":"thread","tid":100,"parent":null,"comm":"demo","t":0}
+{"ev":"thread","tid":101,"parent":100,"comm":"worker","t":5000000}
+{"ev":"run","tid":100,"cpu":0,"start":0,"end":10000000}
+{"ev":"block","tid":100,"t":10000000,"kind":"futex","addr":"0x10"}
+{"ev":"run","tid":101,"cpu":1,"start":6000000,"end":16000000}
+{"ev":"futex_wake","tid":101,"t":16000000,"addr":"0x10"}
+{"ev":"wake","tid":100,"t":16000000,"waker":101}
+{"ev":"exit","tid":101,"t":16000000}
+{"ev":"run","tid":100,"cpu":0,"start":16000000,"end":20000000}
+{"ev":"exit","tid":100,"t":20000000}
+"#;
+
+#[test]
+fn reproduce_runs_trace_workloads() {
+    let dir = tempdir();
+    let t = write(dir.path(), "demo.trace", DEMO_TRACE);
+    let out = dir.path().join("rep");
+    ok(&[
+        "reproduce",
+        "--trace",
+        s(&t),
+        "--only-traces",
+        "--configs",
+        "1B1S",
+        "--seeds",
+        "1",
+        "--out",
+        s(&out),
+    ]);
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    // 1 workload x 1 config x 3 policies x 2 orders.
+    assert_eq!(csv.lines().count(), 1 + 6, "{csv}");
+    assert!(csv.contains("demo") && csv.contains("trace"), "{csv}");
+    let sim = ok(&[
+        "sim",
+        "--trace",
+        s(&t),
+        "-t",
+        "2B",
+        "-p",
+        "cfs",
+        "--thread-speedup",
+        "worker=2.5",
+    ]);
+    assert!(sim.stdout.contains("demo"), "{}", sim.describe());
+    fails(
+        &["sim", "--trace", s(&t), "--thread-speedup", "worker"],
+        &["expected COMM=SPEEDUP"],
+    );
+}
