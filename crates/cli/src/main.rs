@@ -383,6 +383,10 @@ fn run(cli: Cli) -> Result<()> {
             eprintln!("calibrate: measuring (about a second)...");
             let m = colab_native::calibrate::measure();
             let text = m.topology_toml("this-machine");
+            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("{}: cannot create directory", dir.display()))?;
+            }
             write_atomic(&out, text.as_bytes())?;
             println!(
                 "{} CPUs; busy loop {:.1} iterations/us; context switch {} ns; wake-up latency {} ns; migration {} ns; tick {} ns ({})",
@@ -504,15 +508,18 @@ fn parse_cpus(s: &str) -> Result<Vec<usize>> {
 /// Writes `bytes` to `path` through a temporary file, so a failure never
 /// leaves a half-written file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("{}: cannot create directory", dir.display()))?;
-    }
     let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("{}: cannot move into place", path.display()))?;
-    Ok(())
+    let result = std::fs::write(&tmp, bytes)
+        .with_context(|| format!("{}: cannot create", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("{}: cannot move into place", path.display()))
+        });
+    if result.is_err() {
+        // Leave no partial file behind.
+        std::fs::remove_file(&tmp).ok();
+    }
+    result
 }
 
 fn cmd_validate(
@@ -529,29 +536,31 @@ fn cmd_validate(
         Some(p) => colab_validate::programs::load(p)?,
         None => Vec::new(),
     };
-    let (topo_text, how) = match topology {
+    let (topo_text, how, spin) = match topology {
         Some(p) => (
             std::fs::read_to_string(p)
                 .with_context(|| format!("{}: cannot read topology file", p.display()))?,
             format!("topology {}", p.display()),
+            colab_native::calibrate_spin(),
         ),
         None => {
             eprintln!("validate: calibrating this machine...");
+            let m = colab_native::calibrate::measure();
             (
-                colab_native::calibrate::measure().topology_toml("this-machine"),
+                m.topology_toml("this-machine"),
                 "topology measured now by calibrate".into(),
+                m.spin,
             )
         }
     };
     let topo = Topology::from_toml(&topo_text, CoreOrder::BigFirst).context("invalid topology")?;
     let opts = colab_validate::ValidateOptions {
-        suite: suite.to_path_buf(),
         reps,
         seeds,
         topology: topo,
         policy: "cfs".into(),
         cpus: None,
-        calibration: colab_native::calibrate_spin(),
+        calibration: spin,
         timeout: std::time::Duration::from_secs(timeout.max(1)),
     };
     let pb = bar();
@@ -620,7 +629,7 @@ fn cmd_validate(
         cases.len(),
         suite.display()
     );
-    let s = colab_validate::write_report(out, &results, &topo_text, &line)?;
+    colab_validate::write_report(out, &results, &topo_text, &line)?;
     println!(
         "  {:<28} {:<16} {:>10} {:>7} {:>10} {:>8}",
         "case", "program", "real ms", "noise", "sim ms", "error"
@@ -654,7 +663,6 @@ fn cmd_validate(
             s.median_spread * 100.0,
         );
     }
-    let _ = s;
     println!("report in {}", out.display());
     Ok(())
 }
@@ -771,25 +779,10 @@ fn cmd_sim(
     let unfair = colab_metrics::unfairness(&pairs_alone)?;
     if let Some(path) = timeline {
         let tl = r.timeline.as_ref().expect("timeline was requested");
-        let tmp = path.with_extension("json.partial");
-        let write = || -> Result<()> {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&tmp)
-                    .with_context(|| format!("{}: cannot create", tmp.display()))?,
-            );
-            tl.write_json(&mut f)
-                .with_context(|| format!("{}: write failed", tmp.display()))?;
-            f.flush()
-                .with_context(|| format!("{}: write failed", tmp.display()))?;
-            drop(f);
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("{}: cannot move into place", path.display()))
-        };
-        if let Err(e) = write() {
-            // Leave no partial file behind.
-            std::fs::remove_file(&tmp).ok();
-            return Err(e);
-        }
+        let mut buf = Vec::new();
+        tl.write_json(&mut buf)
+            .context("serializing the timeline")?;
+        write_atomic(path, &buf)?;
     }
     if json {
         let v = serde_json::json!({

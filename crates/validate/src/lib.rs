@@ -46,7 +46,6 @@ pub enum ValidateError {
 }
 
 pub struct ValidateOptions {
-    pub suite: PathBuf,
     pub reps: u32,
     pub seeds: u64,
     pub topology: Topology,
@@ -245,7 +244,7 @@ pub fn write_report(
         )
         .map_err(|e| werr(&tmp, e.to_string()))?;
         let md_path = tmp.join("summary.md");
-        std::fs::write(&md_path, summary_md(results, &s, opts_line))
+        std::fs::write(&md_path, summary_md(results, opts_line))
             .map_err(|e| werr(&md_path, e.to_string()))?;
         Ok(s)
     })();
@@ -262,7 +261,7 @@ pub fn write_report(
     }
 }
 
-fn summary_md(results: &[CaseResult], s: &Summary, opts_line: &str) -> String {
+fn summary_md(results: &[CaseResult], opts_line: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# colab validate: simulator against this machine\n");
     let _ = writeln!(o, "{opts_line}\n");
@@ -297,7 +296,6 @@ fn summary_md(results: &[CaseResult], s: &Summary, opts_line: &str) -> String {
             s.median_spread * 100.0
         );
     }
-    let _ = s;
     let _ = writeln!(o, "| case | program | threads | real ms (median) | real min-max ms | noise | simulated ms | error |");
     let _ = writeln!(o, "|---|---|---|---|---|---|---|---|");
     for r in results {
