@@ -54,6 +54,10 @@ enum Cmd {
         /// Speedup of the replayed threads with this name (`COMM=S`, repeatable).
         #[arg(long = "thread-speedup", value_name = "COMM=S", value_parser = parse_comm_speedup, requires = "trace")]
         thread_speedup: Vec<(String, f64)>,
+        /// Replay the recorded CPU time as it is, without subtracting the
+        /// tracing overhead measured when it was recorded.
+        #[arg(long, requires = "trace")]
+        keep_tracing_overhead: bool,
         /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
         #[arg(short, long, default_value = "2B2S")]
         topology: String,
@@ -141,11 +145,18 @@ enum Cmd {
         /// Where to write the trace.
         #[arg(short, long, default_value = "run.trace")]
         out: PathBuf,
+        /// Skip measuring perf's overhead before recording (saves ~3 s; replay
+        /// then keeps the overhead in the recorded CPU time).
+        #[arg(long)]
+        no_overhead_probe: bool,
         /// The command and its arguments (after `--`).
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
     /// Measure this machine's scheduling costs and write a topology file for it.
+    /// Runs one tracing-overhead probe loop (used by `colab trace`).
+    #[command(hide = true)]
+    TraceProbe { kind: String, iterations: u64 },
     Calibrate {
         /// Where to write the topology (TOML).
         #[arg(short, long, default_value = "reports/this-machine.toml")]
@@ -237,6 +248,7 @@ fn run(cli: Cli) -> Result<()> {
             trace,
             speedup,
             thread_speedup,
+            keep_tracing_overhead,
             topology,
             order,
             policy,
@@ -246,7 +258,9 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let w = match (workload, trace) {
-                (_, Some(path)) => load_trace(&path, speedup, &thread_speedup)?,
+                (_, Some(path)) => {
+                    load_trace(&path, speedup, &thread_speedup, keep_tracing_overhead)?
+                }
                 (Some(name), None) => Library::builtin().resolve(&name)?,
                 (None, None) => bail!("give a WORKLOAD or --trace FILE"),
             };
@@ -290,7 +304,7 @@ fn run(cli: Cli) -> Result<()> {
                 spec.workloads.clear();
             }
             for t in &traces {
-                let mut w = load_trace(t, speedup, &[])?;
+                let mut w = load_trace(t, speedup, &[], false)?;
                 w.classes = vec!["trace".into()];
                 spec.workloads.push(w);
             }
@@ -357,12 +371,25 @@ fn run(cli: Cli) -> Result<()> {
                 programs.as_deref(),
             )
         }
-        Cmd::Trace { out, command } => {
-            let s = colab_trace::record::record(
-                &command,
-                &out,
-                &colab_trace::record::RecordOptions::default(),
-            )?;
+        Cmd::Trace {
+            out,
+            no_overhead_probe,
+            command,
+        } => {
+            let opts = colab_trace::record::RecordOptions {
+                overhead_probe: (!no_overhead_probe).then(probe_command).transpose()?,
+                ..Default::default()
+            };
+            if opts.overhead_probe.is_some() {
+                eprintln!("trace: measuring perf's overhead on this machine (a few seconds)...");
+            }
+            let s = colab_trace::record::record(&command, &out, &opts)?;
+            if let Some(o) = s.overhead {
+                eprintln!(
+                    "trace: tracing overhead {:.0} ns per context switch, {:.0} ns per system call (replay subtracts it)",
+                    o.switch, o.syscall
+                );
+            }
             eprintln!(
                 "trace: `{}` {}; {} threads, {} events, {:.3} s recorded ({} lost events) -> {}",
                 command.join(" "),
@@ -377,6 +404,13 @@ fn run(cli: Cli) -> Result<()> {
                 "replay it: colab sim --trace {} -t 2B2S --speedup 2.0",
                 out.display()
             );
+            Ok(())
+        }
+        Cmd::TraceProbe { kind, iterations } => {
+            use colab_trace::overhead::{run_probe, ProbeKind};
+            let k = ProbeKind::parse(&kind)
+                .with_context(|| format!("unknown probe '{kind}' (yield or syscall)"))?;
+            println!("{}", run_probe(k, iterations).to_line());
             Ok(())
         }
         Cmd::Calibrate { out } => {
@@ -461,8 +495,19 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
     Ok((c.to_string(), v))
 }
 
+/// The hidden subcommand that runs the tracing-overhead probe loops.
+fn probe_command() -> Result<Vec<String>> {
+    let exe = std::env::current_exe().context("cannot find the colab executable")?;
+    Ok(vec![exe.display().to_string(), "trace-probe".into()])
+}
+
 /// A recorded trace as a one-program workload.
-fn load_trace(path: &Path, speedup: f64, thread_speedup: &[(String, f64)]) -> Result<Workload> {
+fn load_trace(
+    path: &Path,
+    speedup: f64,
+    thread_speedup: &[(String, f64)],
+    keep_tracing_overhead: bool,
+) -> Result<Workload> {
     let name = path.display().to_string();
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read trace"))?;
@@ -474,6 +519,7 @@ fn load_trace(path: &Path, speedup: f64, thread_speedup: &[(String, f64)]) -> Re
         name: prog_name,
         speedup,
         thread_speedup: thread_speedup.iter().cloned().collect(),
+        keep_tracing_overhead,
     };
     let p =
         colab_trace::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;
@@ -600,6 +646,11 @@ fn cmd_validate(
             std::fs::create_dir_all(&work)
                 .with_context(|| format!("{}: cannot create", work.display()))?;
             let input = colab_validate::programs::make_input(&work)?;
+            let record_opts = colab_trace::record::RecordOptions {
+                overhead_probe: Some(probe_command()?),
+                quiet: true,
+                ..Default::default()
+            };
             for p in &real_programs {
                 if !colab_validate::programs::available(p) {
                     eprintln!(
@@ -619,6 +670,7 @@ fn cmd_validate(
                     reps,
                     seeds,
                     &opts.topology,
+                    &record_opts,
                 )?);
             }
             let _ = std::fs::remove_dir_all(&work);

@@ -1176,3 +1176,72 @@ fn reproduce_runs_trace_workloads() {
         &["expected COMM=SPEEDUP"],
     );
 }
+
+#[test]
+fn trace_probe_reports_cpu_and_events_and_rejects_unknown_kinds() {
+    let r = ok(&["trace-probe", "syscall", "2000"]);
+    assert!(
+        r.stdout.starts_with("colab-probe cpu_ns=") && r.stdout.contains("events=2000"),
+        "{}",
+        r.describe()
+    );
+    fails(&["trace-probe", "spin", "10"], &["unknown probe 'spin'"]);
+}
+
+/// Records a short multi-threaded program with the overhead probe. Needs
+/// root and perf; skipped (with the reason) without them.
+#[test]
+fn trace_measures_and_stores_the_tracing_overhead() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: not root");
+        return;
+    }
+    if !Command::new("perf")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: perf is not installed (linux-perf)");
+        return;
+    }
+    let dir = tempdir();
+    let out = dir.path().join("p.trace");
+    let r = ok(&[
+        "trace",
+        "-o",
+        s(&out),
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.01 & wait",
+    ]);
+    assert!(r.stderr.contains("per context switch"), "{}", r.describe());
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let o = &header["overhead_ns"];
+    assert!(o["switch"].as_f64().unwrap() >= 0.0, "{header}");
+    // A traced system call costs something on any machine.
+    assert!(o["syscall"].as_f64().unwrap() > 0.0, "{header}");
+    // Without the probe, no measurement is stored.
+    let r = ok(&[
+        "trace",
+        "--no-overhead-probe",
+        "-o",
+        s(&out),
+        "--",
+        "sh",
+        "-c",
+        "true",
+    ]);
+    assert!(!r.stderr.contains("per context switch"), "{}", r.describe());
+    assert!(!std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("overhead_ns"));
+}

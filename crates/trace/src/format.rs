@@ -11,6 +11,9 @@
 //! ```
 //!
 //! The first line is the header (`colab_trace` is the format version).
+//! An optional header field `"overhead_ns":{"switch":4100.0,"syscall":900.0}`
+//! is perf's measured cost per context switch and per traced system call in
+//! the recorded program's CPU time (see `overhead`).
 //! Every later line is one event; times `t`, `start`, `end` are nanoseconds
 //! since the start of the recording, and events appear in time order.
 //! - `thread`: a thread of the traced tree appeared (`parent` created it;
@@ -43,6 +46,10 @@ pub struct Header {
     pub tool: String,
     #[serde(default)]
     pub recorded_unix_s: u64,
+    /// Tracing overhead per event measured before recording (absent when
+    /// not probed); replay subtracts it from the recorded CPU segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_ns: Option<crate::overhead::Overhead>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 //! simulator can run on any machine while preserving who waited for whom.
 
 pub mod format;
+pub mod overhead;
 pub mod record;
 pub mod replay;
 

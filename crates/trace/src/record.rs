@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::overhead::{self, Overhead, ProbeKind, ProbeResult};
+
 /// The tracepoints perf records.
 pub const TRACEPOINTS: [&str; 10] = [
     "sched:sched_switch",
@@ -48,6 +50,10 @@ pub struct RecordOptions {
     pub temp_dir: Option<PathBuf>,
     /// Discard the program's standard output (validation runs).
     pub quiet: bool,
+    /// The command that runs a probe loop (`colab trace-probe`): given, the
+    /// tracing overhead is measured before recording and stored in the
+    /// trace (see `overhead`). `None` records without it.
+    pub overhead_probe: Option<Vec<String>>,
 }
 
 impl Default for RecordOptions {
@@ -58,6 +64,7 @@ impl Default for RecordOptions {
             keep_perf_data: None,
             temp_dir: None,
             quiet: false,
+            overhead_probe: None,
         }
     }
 }
@@ -118,6 +125,8 @@ pub struct RecordSummary {
     pub wall: Duration,
     /// Events perf could not record (buffer overruns); 0 in a complete trace.
     pub lost_events: u64,
+    /// The measured tracing overhead, when probed.
+    pub overhead: Option<Overhead>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -142,6 +151,8 @@ pub enum RecordError {
         status: String,
         stderr: String,
     },
+    #[error("the tracing-overhead probe `{command}` failed: {detail}")]
+    Probe { command: String, detail: String },
     #[error("recording interrupted by signal {signal}; perf was stopped and nothing was written")]
     Interrupted { signal: i32 },
     #[error("{path}: {source}")]
@@ -183,18 +194,16 @@ pub fn record(
         .map_err(io_err(&tmp_parent))?;
     let data = tmp.path().join("perf.data");
     let _signals = SignalGuard::install();
+    let overhead = match &opts.overhead_probe {
+        Some(probe) => Some(measure_overhead(
+            probe,
+            opts,
+            &tmp.path().join("probe.data"),
+        )?),
+        None => None,
+    };
 
-    let mut args: Vec<String> = vec![
-        "record".into(),
-        "-q".into(),
-        "--switch-events".into(),
-        "-e".into(),
-        TRACEPOINTS.join(","),
-        "-o".into(),
-        data.display().to_string(),
-    ];
-    args.extend(opts.extra_perf_args.iter().cloned());
-    args.push("--".into());
+    let mut args = perf_record_args(opts, &data);
     args.extend(command.iter().cloned());
     let started = Instant::now();
     let mut cmd = Command::new(&opts.perf);
@@ -254,6 +263,7 @@ pub fn record(
             recorded_unix_s: SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            overhead_ns: overhead,
         },
         events: parsed.events,
     };
@@ -270,6 +280,105 @@ pub fn record(
         duration: Duration::from_nanos(parsed.end),
         wall,
         lost_events: parsed.lost,
+        overhead,
+    })
+}
+
+/// `perf record` with our events into `data`, up to the `--` before the
+/// command.
+fn perf_record_args(opts: &RecordOptions, data: &Path) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "record".into(),
+        "-q".into(),
+        "--switch-events".into(),
+        "-e".into(),
+        TRACEPOINTS.join(","),
+        "-o".into(),
+        data.display().to_string(),
+    ];
+    args.extend(opts.extra_perf_args.iter().cloned());
+    args.push("--".into());
+    args
+}
+
+/// Pairs of plain and traced probe runs per kind (median taken).
+const PROBE_PAIRS: usize = 3;
+
+/// Measures the tracing overhead per event with the probe loops, each run
+/// plain and under the same `perf record` as the program will be. The
+/// overhead is what replay must take out: the CPU time in the traced run's
+/// recorded segments beyond the plain run's CPU time (getrusage), per event
+/// (recorded runs for the yield loop, calls for the syscall loop). Part of
+/// each context switch falls between two recorded runs; this counts that.
+fn measure_overhead(
+    probe: &[String],
+    opts: &RecordOptions,
+    data: &Path,
+) -> Result<Overhead, RecordError> {
+    let probe_err = |detail: String| RecordError::Probe {
+        command: probe.join(" "),
+        detail,
+    };
+    let (exe, probe_args) = probe
+        .split_first()
+        .ok_or_else(|| probe_err("empty command".into()))?;
+    let run = |kind: ProbeKind, traced: bool| -> Result<ProbeResult, RecordError> {
+        let mut cmd = if traced {
+            let mut c = Command::new(&opts.perf);
+            c.args(perf_record_args(opts, data)).arg(exe);
+            c
+        } else {
+            Command::new(exe)
+        };
+        cmd.args(probe_args)
+            .arg(kind.name())
+            .arg(kind.iterations().to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut guard = PerfGuard(Some(cmd.spawn().map_err(|e| probe_err(e.to_string()))?));
+        let mut stdout = guard.child().stdout.take().expect("stdout is piped");
+        let mut stderr = guard.child().stderr.take().expect("stderr is piped");
+        // A few lines each: both pipes are read after the exit.
+        let status = guard.wait_interruptible()?;
+        let mut out = String::new();
+        let mut err = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        let _ = stderr.read_to_string(&mut err);
+        let plain = match ProbeResult::from_line(&out) {
+            Some(r) if status.success() => r,
+            _ => return Err(probe_err(format!("{status}: {}{}", out.trim(), err.trim()))),
+        };
+        if !traced {
+            return Ok(plain);
+        }
+        // Traced: what replay would see, the CPU in recorded runs.
+        let parsed = perf_script(&opts.perf, data)?;
+        let (mut cpu_ns, mut runs) = (0, 0);
+        for e in &parsed.events {
+            if let Event::Run { start, end, .. } = e {
+                cpu_ns += end - start;
+                runs += 1;
+            }
+        }
+        Ok(ProbeResult {
+            cpu_ns,
+            events: match kind {
+                ProbeKind::Yield => runs,
+                ProbeKind::Syscall => plain.events,
+            },
+        })
+    };
+    let measure = |kind: ProbeKind| -> Result<f64, RecordError> {
+        let mut pairs = Vec::new();
+        for _ in 0..PROBE_PAIRS {
+            pairs.push((run(kind, false)?, run(kind, true)?));
+        }
+        Ok(overhead::per_event(&pairs))
+    };
+    Ok(Overhead {
+        switch: measure(ProbeKind::Yield)?,
+        syscall: measure(ProbeKind::Syscall)?,
     })
 }
 
@@ -811,6 +920,9 @@ struct ScriptParser {
     threads: HashMap<u32, ThreadState>,
     events: Vec<Event>,
     lost: u64,
+    /// Exits of threads whose process lives on, not yet matched to the
+    /// wake-up they cause: (tid, time). See `exit_waker`.
+    unclaimed_exits: Vec<(u32, u64)>,
 }
 
 #[derive(Debug)]
@@ -876,16 +988,32 @@ impl ScriptParser {
         if th.run.is_none() {
             th.run = Some((cpu, t));
         }
-        if th.blocked.take().is_some() {
-            self.events.push(Event::Wake {
-                tid,
-                t,
-                waker: None,
-            });
+        if let Some((block_ev, kind)) = th.blocked.take() {
+            let waker = if kind == BlockKind::Futex {
+                let since = self.events[block_ev].time();
+                self.exit_waker(since, t)
+            } else {
+                None
+            };
+            let th = self.threads.get_mut(&tid).expect("known thread");
+            self.events.push(Event::Wake { tid, t, waker });
             if let Some(f) = th.futex.as_mut() {
                 f.wake = Some(self.events.len() - 1);
             }
         }
+    }
+
+    /// A thread's exit wakes the thread joining it (the kernel's
+    /// CLONE_CHILD_CLEARTID futex wake, which pthread_join waits for), but
+    /// perf records no sched_wakeup for it. So a futex sleeper woken with no
+    /// recorded wake-up is taken to be woken by the earliest exit, not yet
+    /// matched, that happened while it slept (a join wakes one waiter).
+    fn exit_waker(&mut self, blocked_since: u64, woken: u64) -> Option<u32> {
+        let i = self
+            .unclaimed_exits
+            .iter()
+            .position(|&(_, t)| t >= blocked_since && t <= woken)?;
+        Some(self.unclaimed_exits.remove(i).0)
     }
 
     /// A process's end wakes its parent (wait4, pipe EOF) after perf has
@@ -1003,6 +1131,8 @@ impl ScriptParser {
                 self.events.push(Event::Exit { tid, t });
                 if group_dead {
                     self.wake_waiting_parent(tid, t);
+                } else {
+                    self.unclaimed_exits.push((tid, t));
                 }
             }
             What::FutexEnter { uaddr, op } if traced => {
@@ -1351,5 +1481,49 @@ mod tests {
             t: 1000,
             waker: None
         }));
+    }
+
+    #[test]
+    fn a_thread_exit_wakes_its_joiner() {
+        // Main (1) creates 2 and 3, joins 2 (futex wait on 2's tid word);
+        // 2 exits and main runs again with no sched_wakeup recorded; then
+        // main joins 3 after 3 has already exited, and a later, unrelated
+        // futex sleep ends by an untraced wake: it must not be charged to 3.
+        let text = "\
+ a 1 [0] 1.000000000: sched:sched_process_fork: comm=a pid=1 child_comm=a child_pid=2
+ a 1 [0] 1.000000100: sched:sched_process_fork: comm=a pid=1 child_comm=a child_pid=3
+ a 1 [0] 1.000001000: syscalls:sys_enter_futex: uaddr: 0x7f10, op: 0x00000080, val: 0x00000002, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000
+ a 1 [0] 1.000002000: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=a next_pid=2 next_prio=120
+ a 2 [0] 1.000002000: PERF_RECORD_SWITCH IN
+ a 2 [0] 1.000010000: sched:sched_process_exit: comm=a pid=2 prio=120 group_dead=false
+ a 1 [0] 1.000011000: PERF_RECORD_SWITCH IN
+ a 1 [0] 1.000011500: syscalls:sys_exit_futex: 0x0
+ a 3 [1] 1.000012000: PERF_RECORD_SWITCH IN
+ a 3 [1] 1.000013000: sched:sched_process_exit: comm=a pid=3 prio=120 group_dead=false
+ a 1 [0] 1.000020000: syscalls:sys_enter_futex: uaddr: 0x7f20, op: 0x00000080, val: 0x00000002, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000
+ a 1 [0] 1.000021000: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+ a 1 [0] 1.000030000: PERF_RECORD_SWITCH IN
+";
+        let ev = parse(text);
+        let wakes: Vec<&Event> = ev
+            .iter()
+            .filter(|e| matches!(e, Event::Wake { .. }))
+            .collect();
+        assert_eq!(
+            wakes,
+            [
+                &Event::Wake {
+                    tid: 1,
+                    t: 11_000,
+                    waker: Some(2)
+                },
+                // 3 exited before this sleep began: not its waker.
+                &Event::Wake {
+                    tid: 1,
+                    t: 30_000,
+                    waker: None
+                },
+            ]
+        );
     }
 }

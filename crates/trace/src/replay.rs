@@ -6,7 +6,10 @@
 //!
 //! - Compute: a thread's CPU time between two of its own blocking points,
 //!   as work in nanoseconds of the recording machine (a topology describing
-//!   that machine has rates 1.0; `colab calibrate` writes one).
+//!   that machine has rates 1.0; `colab calibrate` writes one), less the
+//!   tracing overhead the header reports: per context switch (each recorded
+//!   run ends in one), per traced system call (futex waits and wakes,
+//!   sleeps) and per wake-up the thread performed.
 //! - A futex/IO wait woken by a traced thread W becomes a one-shot event:
 //!   the sleeper waits for it; W posts it once it has done as much CPU work
 //!   as it had done when it woke the sleeper.
@@ -15,7 +18,8 @@
 //! - Thread creation becomes a spawn in the creator at the same point of its
 //!   program order. Every traced thread is its own thread group.
 
-use crate::format::{Event, Trace};
+use crate::format::{BlockKind, Event, Trace};
+use crate::overhead::Overhead;
 use colab_workload::{mem_frac_for_speedup, BenchInfo, Group, Op, Program};
 use std::collections::BTreeMap;
 
@@ -28,6 +32,9 @@ pub struct ReplayOptions {
     pub speedup: f64,
     /// Per-thread speedups by thread name (comm), overriding `speedup`.
     pub thread_speedup: BTreeMap<String, f64>,
+    /// Replay the recorded CPU segments as they are, without subtracting
+    /// the tracing overhead measured at recording.
+    pub keep_tracing_overhead: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -46,12 +53,82 @@ enum Action {
     Sleep(u64),
 }
 
-/// CPU time `tid` had received before time `t`.
-fn cpu_before(runs: &[(u64, u64)], t: u64) -> u64 {
-    runs.iter()
-        .take_while(|(s, _)| *s < t)
-        .map(|&(s, e)| e.min(t) - s)
-        .sum()
+/// A thread's CPU clock: the CPU work it had done by a time, with the
+/// tracing overhead of its events up to then taken out.
+struct CpuClock {
+    /// Runs (start, end), in time order.
+    runs: Vec<(u64, u64)>,
+    /// Work done by the end of each run.
+    done: Vec<f64>,
+    /// Overhead charges (time, ns), in time order, and their prefix sums.
+    marks: Vec<(u64, f64)>,
+    marks_sum: Vec<f64>,
+    /// Overhead of the context switch that ends each run.
+    switch: f64,
+}
+
+impl CpuClock {
+    fn new(mut runs: Vec<(u64, u64)>, mut marks: Vec<(u64, f64)>, switch: f64) -> CpuClock {
+        runs.sort_unstable();
+        marks.sort_by_key(|m| m.0);
+        let mut marks_sum = Vec::with_capacity(marks.len() + 1);
+        let mut acc = 0.0;
+        marks_sum.push(acc);
+        for m in &marks {
+            acc += m.1;
+            marks_sum.push(acc);
+        }
+        let mut clock = CpuClock {
+            runs,
+            done: Vec::new(),
+            marks,
+            marks_sum,
+            switch,
+        };
+        let mut acc = 0.0;
+        clock.done = (0..clock.runs.len())
+            .map(|i| {
+                acc += clock.run_work(i);
+                acc
+            })
+            .collect();
+        clock
+    }
+
+    /// Overhead charged in [a, b].
+    fn charged(&self, a: u64, b: u64) -> f64 {
+        let lo = self.marks.partition_point(|m| m.0 < a);
+        let hi = self.marks.partition_point(|m| m.0 <= b);
+        self.marks_sum[hi.max(lo)] - self.marks_sum[lo]
+    }
+
+    /// Work of the whole run `i`.
+    fn run_work(&self, i: usize) -> f64 {
+        let (s, e) = self.runs[i];
+        ((e - s) as f64 - self.switch - self.charged(s, e)).max(0.0)
+    }
+
+    /// Work done before time `t`.
+    fn at(&self, t: u64) -> u64 {
+        let k = self.runs.partition_point(|r| r.0 < t);
+        if k == 0 {
+            return 0;
+        }
+        let before = if k >= 2 { self.done[k - 2] } else { 0.0 };
+        let (s, e) = self.runs[k - 1];
+        let part = if t >= e {
+            self.run_work(k - 1)
+        } else {
+            ((t - s) as f64 - self.charged(s, t))
+                .max(0.0)
+                .min(self.run_work(k - 1))
+        };
+        (before + part).round() as u64
+    }
+
+    fn total(&self) -> u64 {
+        self.done.last().map_or(0, |d| d.round() as u64)
+    }
 }
 
 pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, ReplayError> {
@@ -92,11 +169,41 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
     }
     let root = *order.first().ok_or(ReplayError::NoThreads)?;
     let traced = |t: u32| parent.contains_key(&t);
-    for r in runs.values_mut() {
-        r.sort_unstable();
+    let overhead = match trace.header.overhead_ns {
+        Some(o) if !opts.keep_tracing_overhead => o,
+        _ => Overhead {
+            switch: 0.0,
+            syscall: 0.0,
+        },
+    };
+    // Where each thread paid tracing overhead besides its switches.
+    let mut marks: BTreeMap<u32, Vec<(u64, f64)>> = BTreeMap::new();
+    for e in &trace.events {
+        match *e {
+            Event::Block { tid, t, kind, .. } if kind != BlockKind::Io => {
+                marks.entry(tid).or_default().push((t, overhead.syscall));
+            }
+            Event::FutexWake { tid, t, .. } => {
+                marks.entry(tid).or_default().push((t, overhead.syscall));
+            }
+            Event::Wake {
+                t, waker: Some(w), ..
+            } => marks.entry(w).or_default().push((t, overhead.wakeup())),
+            _ => {}
+        }
     }
-    let none: Vec<(u64, u64)> = Vec::new();
-    let runs_of = |t: u32| runs.get(&t).unwrap_or(&none);
+    let clocks: BTreeMap<u32, CpuClock> = order
+        .iter()
+        .map(|&t| {
+            let clock = CpuClock::new(
+                runs.remove(&t).unwrap_or_default(),
+                marks.remove(&t).unwrap_or_default(),
+                overhead.switch,
+            );
+            (t, clock)
+        })
+        .collect();
+    let cpu_before = |tid: u32, t: u64| clocks[&tid].at(t);
     // Points per thread: (CPU position, time, action).
     let mut points: BTreeMap<u32, Vec<(u64, u64, Action)>> = BTreeMap::new();
     let mut events = 0u32;
@@ -110,7 +217,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                 let Some(tb) = blocked_at.remove(&tid) else {
                     continue;
                 };
-                let pos = cpu_before(runs_of(tid), tb);
+                let pos = cpu_before(tid, tb);
                 match waker.filter(|&w| w != tid && traced(w)) {
                     Some(w) => {
                         let id = events;
@@ -119,11 +226,10 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                             .entry(tid)
                             .or_default()
                             .push((pos, tb, Action::Wait(id)));
-                        points.entry(w).or_default().push((
-                            cpu_before(runs_of(w), t),
-                            t,
-                            Action::Post(id),
-                        ));
+                        points
+                            .entry(w)
+                            .or_default()
+                            .push((cpu_before(w, t), t, Action::Post(id)));
                     }
                     None => points
                         .entry(tid)
@@ -143,7 +249,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
         points
             .entry(p)
             .or_default()
-            .push((cpu_before(runs_of(p), tc), tc, Action::Spawn(tid)));
+            .push((cpu_before(p, tc), tc, Action::Spawn(tid)));
     }
     let group_of: BTreeMap<u32, u32> = order
         .iter()
@@ -159,7 +265,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
             .unwrap_or(default_mem);
         let mut pts = points.remove(&tid).unwrap_or_default();
         pts.sort();
-        let total: u64 = runs_of(tid).iter().map(|(s, e)| e - s).sum();
+        let total = clocks[&tid].total();
         let mut ops = Vec::new();
         let mut cur = 0u64;
         let compute = |ops: &mut Vec<Op>, ns: u64| {

@@ -12,6 +12,7 @@ fn header() -> Header {
         cpus: 2,
         tool: "test".into(),
         recorded_unix_s: 0,
+        overhead_ns: None,
     }
 }
 
@@ -135,6 +136,7 @@ fn replay_keeps_who_waits_for_whom() {
             name: "demo".into(),
             speedup: 2.0,
             thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
         },
     )
     .unwrap();
@@ -200,6 +202,7 @@ fn timer_wakes_become_sleeps() {
             name: "s".into(),
             speedup: 2.0,
             thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
         },
     )
     .unwrap();
@@ -210,6 +213,7 @@ fn timer_wakes_become_sleeps() {
             name: "d".into(),
             speedup: 9.0,
             thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
         },
     )
     .unwrap_err();
@@ -225,6 +229,7 @@ fn replayed_turnaround_follows_the_machine() {
             name: "demo".into(),
             speedup: 2.0,
             thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
         },
     )
     .unwrap();
@@ -273,6 +278,7 @@ fn per_thread_speedups_override_the_default() {
         name: "demo".into(),
         speedup: 1.5,
         thread_speedup: per,
+        keep_tracing_overhead: false,
     };
     let p = to_program(&demo(), &opts).unwrap();
     let mem = |g: usize| {
@@ -292,8 +298,83 @@ fn per_thread_speedups_override_the_default() {
             name: "d".into(),
             speedup: 2.0,
             thread_speedup: bad,
+            keep_tracing_overhead: false,
         },
     )
     .unwrap_err();
     assert!(e.to_string().contains("thread 'worker'"), "{e}");
+}
+
+/// Total compute work of each group of a replayed program.
+fn compute_per_group(p: &colab_workload::Program) -> Vec<f64> {
+    p.groups
+        .iter()
+        .map(|g| {
+            g.ops
+                .iter()
+                .map(|o| match o {
+                    colab_workload::Op::Compute { work, .. } => *work,
+                    _ => 0.0,
+                })
+                .sum()
+        })
+        .collect()
+}
+
+#[test]
+fn replay_subtracts_the_recorded_tracing_overhead() {
+    let mut t = demo();
+    t.header.overhead_ns = Some(crate::overhead::Overhead {
+        switch: 1000.0,
+        syscall: 400.0,
+    });
+    let opts = |keep| ReplayOptions {
+        name: "demo".into(),
+        speedup: 2.0,
+        thread_speedup: Default::default(),
+        keep_tracing_overhead: keep,
+    };
+    let kept = compute_per_group(&to_program(&t, &opts(true)).unwrap());
+    assert_eq!(kept, [(10 + 4) as f64 * MS as f64, 10.0 * MS as f64]);
+    let p = to_program(&t, &opts(false)).unwrap();
+    let net = compute_per_group(&p);
+    // main: two runs (two switches) and one futex wait (a system call).
+    assert_eq!(net[0], 14.0 * MS as f64 - 2.0 * 1000.0 - 400.0);
+    // worker: one run, one futex wake (a call) and the wake-up it caused.
+    assert_eq!(net[1], 10.0 * MS as f64 - 1000.0 - 400.0 - 200.0);
+    // main's first 5 ms before the spawn carry no event: untouched.
+    assert!(
+        matches!(p.groups[0].ops[0], colab_workload::Op::Compute { work, .. } if work == 5.0 * MS as f64),
+        "{:?}",
+        p.groups[0].ops[0]
+    );
+    // A header without a measurement replays the recorded time.
+    t.header.overhead_ns = None;
+    assert_eq!(
+        compute_per_group(&to_program(&t, &opts(false)).unwrap()),
+        kept
+    );
+}
+
+#[test]
+fn overhead_larger_than_a_run_leaves_it_empty_not_negative() {
+    let mut t = demo();
+    t.header.overhead_ns = Some(crate::overhead::Overhead {
+        switch: 20.0 * MS as f64,
+        syscall: 0.0,
+    });
+    let p = to_program(
+        &t,
+        &ReplayOptions {
+            name: "demo".into(),
+            speedup: 2.0,
+            thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(compute_per_group(&p), [0.0, 0.0]);
+    // The dependencies survive: main still waits for the worker's post.
+    assert!(p.groups[0].ops.contains(&colab_workload::Op::WaitEvent(0)));
+    assert!(p.groups[1].ops.contains(&colab_workload::Op::Post(0)));
 }

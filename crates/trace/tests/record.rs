@@ -264,6 +264,7 @@ fn records_multithreaded_xz_and_replays_it() {
             name: "xz".into(),
             speedup: 2.0,
             thread_speedup: Default::default(),
+            keep_tracing_overhead: false,
         },
     )
     .unwrap();

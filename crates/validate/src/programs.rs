@@ -101,6 +101,7 @@ pub fn run_program(
     reps: u32,
     seeds: u64,
     topo: &Topology,
+    record: &colab_trace::record::RecordOptions,
 ) -> Result<CaseResult, ValidateError> {
     let fail = |m: String| ValidateError::Program {
         case: case.name.clone(),
@@ -112,12 +113,7 @@ pub fn run_program(
     let med = samples[samples.len() / 2];
     let (min, max) = (samples[0], samples[samples.len() - 1]);
     let trace_path = workdir.join(format!("{}.trace", case.name));
-    colab_trace::record::record(
-        &cmd,
-        &trace_path,
-        &colab_trace::record::RecordOptions::default(),
-    )
-    .map_err(|e| fail(e.to_string()))?;
+    colab_trace::record::record(&cmd, &trace_path, record).map_err(|e| fail(e.to_string()))?;
     let text = std::fs::read_to_string(&trace_path).map_err(|e| fail(e.to_string()))?;
     let trace = colab_trace::Trace::parse(&trace_path.to_string_lossy(), &text)
         .map_err(|e| fail(e.to_string()))?;
@@ -126,6 +122,7 @@ pub fn run_program(
         name: case.name.clone(),
         speedup: 2.0,
         thread_speedup: Default::default(),
+        keep_tracing_overhead: false,
     };
     let prog = colab_trace::to_program(&trace, &opts).map_err(|e| fail(e.to_string()))?;
     let threads = prog.total_threads;
