@@ -163,32 +163,7 @@ enum Cmd {
         out: PathBuf,
     },
     /// Measure the simulator's error against this machine: run a suite natively and simulated.
-    Validate {
-        /// Directory of workload specs (one case per .toml).
-        #[arg(long, default_value = "validation")]
-        suite: PathBuf,
-        /// Native repetitions per case (their spread is the noise floor).
-        #[arg(short, long, default_value_t = 5)]
-        reps: u32,
-        /// Simulation seeds averaged per case.
-        #[arg(long, default_value_t = 3)]
-        seeds: u64,
-        /// Topology of this machine (default: measure it now with `calibrate`).
-        #[arg(short, long)]
-        topology: Option<PathBuf>,
-        /// Report directory.
-        #[arg(short, long, default_value = "reports/validate")]
-        out: PathBuf,
-        /// Abort a case whose native repetition takes longer (seconds).
-        #[arg(long, default_value_t = 120)]
-        timeout: u64,
-        /// Real programs to run, record and replay (needs root for recording).
-        #[arg(long, default_value = "validation/programs/real-programs.toml")]
-        programs: PathBuf,
-        /// Skip the real programs.
-        #[arg(long)]
-        no_programs: bool,
-    },
+    Validate(ValidateArgs),
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
     /// Describe a machine.
@@ -239,6 +214,42 @@ fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
         Err(e @ TopologyError::UnknownName(_)) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e).context(arg.to_string())),
     }
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    /// Directory of workload specs (one case per .toml).
+    #[arg(long, default_value = "validation")]
+    suite: PathBuf,
+    /// Native repetitions per case (their spread is the noise floor).
+    #[arg(short, long, default_value_t = 5)]
+    reps: u32,
+    /// Simulation seeds averaged per case.
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Topology of this machine (default: measure it now with `calibrate`).
+    #[arg(short, long)]
+    topology: Option<PathBuf>,
+    /// Report directory.
+    #[arg(short, long, default_value = "reports/validate")]
+    out: PathBuf,
+    /// Abort a case whose native repetition takes longer (seconds).
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Real programs to run, record and replay (needs root for recording).
+    #[arg(long, default_value = "validation/programs/real-programs.toml")]
+    programs: PathBuf,
+    /// Skip the real programs.
+    #[arg(long, conflicts_with = "no_specs")]
+    no_programs: bool,
+    /// Skip the workload specs (run only the real programs).
+    #[arg(long)]
+    no_specs: bool,
+    /// Recordings per real program, interleaved with its native runs; the
+    /// replays' median is compared (one recording carries the drift of its
+    /// moment on a VM).
+    #[arg(long, default_value_t = 3)]
+    recordings: u32,
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -347,29 +358,11 @@ fn run(cli: Cli) -> Result<()> {
             }
             cmd_native(&w, cpus, reps, seed, timeout, json)
         }
-        Cmd::Validate {
-            suite,
-            reps,
-            seeds,
-            topology,
-            out,
-            timeout,
-            programs,
-            no_programs,
-        } => {
-            if reps == 0 || seeds == 0 {
-                bail!("--reps and --seeds must be at least 1");
+        Cmd::Validate(args) => {
+            if args.reps == 0 || args.seeds == 0 || args.recordings == 0 {
+                bail!("--reps, --seeds and --recordings must be at least 1");
             }
-            let programs = (!no_programs).then_some(programs);
-            cmd_validate(
-                &suite,
-                reps,
-                seeds,
-                topology.as_deref(),
-                &out,
-                timeout,
-                programs.as_deref(),
-            )
+            cmd_validate(&args)
         }
         Cmd::Trace {
             out,
@@ -568,21 +561,28 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     result
 }
 
-fn cmd_validate(
-    suite: &Path,
-    reps: u32,
-    seeds: u64,
-    topology: Option<&Path>,
-    out: &Path,
-    timeout: u64,
-    programs: Option<&Path>,
-) -> Result<()> {
-    let cases = colab_validate::cases(suite)?;
-    let real_programs = match programs {
-        Some(p) => colab_validate::programs::load(p)?,
-        None => Vec::new(),
+fn cmd_validate(args: &ValidateArgs) -> Result<()> {
+    let ValidateArgs {
+        suite,
+        reps,
+        seeds,
+        out,
+        timeout,
+        recordings,
+        ..
+    } = args;
+    let (reps, seeds, timeout, recordings) = (*reps, *seeds, *timeout, *recordings);
+    let cases = if args.no_specs {
+        Vec::new()
+    } else {
+        colab_validate::cases(suite)?
     };
-    let (topo_text, how, spin) = match topology {
+    let real_programs = if args.no_programs {
+        Vec::new()
+    } else {
+        colab_validate::programs::load(&args.programs)?
+    };
+    let (topo_text, how, spin) = match args.topology.as_deref() {
         Some(p) => (
             std::fs::read_to_string(p)
                 .with_context(|| format!("{}: cannot read topology file", p.display()))?,
@@ -660,7 +660,7 @@ fn cmd_validate(
                     continue;
                 }
                 eprintln!(
-                    "validate: real program {} (run {reps} times, record, replay)",
+                    "validate: real program {} (run {reps} times, record and replay {recordings} times)",
                     p.name
                 );
                 results.push(colab_validate::programs::run_program(
@@ -668,6 +668,7 @@ fn cmd_validate(
                     &input,
                     &work,
                     reps,
+                    recordings,
                     seeds,
                     &opts.topology,
                     &record_opts,
@@ -676,8 +677,17 @@ fn cmd_validate(
             let _ = std::fs::remove_dir_all(&work);
         }
     }
+    let programs_part = if real_programs.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} real programs from {}, each recorded and replayed {recordings} times between its native runs (median replay compared)",
+            real_programs.len(),
+            args.programs.display()
+        )
+    };
     let line = format!(
-        "{} cases from {}, {reps} native repetitions each on all CPUs, {seeds} simulation seeds, Linux CFS model; {how}.",
+        "{} cases from {}{programs_part}; {reps} native repetitions each on all CPUs, {seeds} simulation seeds, Linux CFS model; {how}.",
         cases.len(),
         suite.display()
     );

@@ -93,12 +93,18 @@ fn time_native(cmd: &[String], reps: u32) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
-/// Runs one real program natively, records and replays it.
+/// Runs one real program natively `reps` times and records it `recordings`
+/// times, interleaved (this VM's speed drifts by up to 20% within seconds,
+/// and a single recording would carry the drift of its moment), and
+/// replays every recording. The simulated turnaround is the median over
+/// recordings of the mean over seeds.
+#[allow(clippy::too_many_arguments)]
 pub fn run_program(
     case: &ProgramCase,
     input: &Path,
     workdir: &Path,
     reps: u32,
+    recordings: u32,
     seeds: u64,
     topo: &Topology,
     record: &colab_trace::record::RecordOptions,
@@ -108,13 +114,62 @@ pub fn run_program(
         message: m,
     };
     let cmd = expand(&case.command, input);
-    let mut samples = time_native(&cmd, reps).map_err(fail)?;
+    let mut samples = Vec::new();
+    let mut sims = Vec::new();
+    let mut threads = 0;
+    for i in 0..reps.max(recordings).max(1) {
+        if i < reps.max(1) {
+            samples.extend(time_native(&cmd, 1).map_err(fail)?);
+        }
+        if i < recordings.max(1) {
+            let trace_path = workdir.join(format!("{}-{i}.trace", case.name));
+            colab_trace::record::record(&cmd, &trace_path, record)
+                .map_err(|e| fail(e.to_string()))?;
+            let (sim, n) = replay(case, &trace_path, seeds, topo)?;
+            let _ = std::fs::remove_file(&trace_path);
+            sims.push(sim);
+            threads = n;
+        }
+    }
     samples.sort_unstable();
+    sims.sort_unstable();
     let med = samples[samples.len() / 2];
     let (min, max) = (samples[0], samples[samples.len() - 1]);
-    let trace_path = workdir.join(format!("{}.trace", case.name));
-    colab_trace::record::record(&cmd, &trace_path, record).map_err(|e| fail(e.to_string()))?;
-    let text = std::fs::read_to_string(&trace_path).map_err(|e| fail(e.to_string()))?;
+    let sim = sims[sims.len() / 2];
+    Ok(CaseResult {
+        case: format!("real:{}", case.name),
+        program: cmd[0].clone(),
+        threads,
+        real_median_ns: med,
+        real_min_ns: min,
+        real_max_ns: max,
+        real_spread: if med > 0 {
+            (max - min) as f64 / med as f64
+        } else {
+            0.0
+        },
+        sim_ns: sim,
+        error: if med > 0 {
+            sim as f64 / med as f64 - 1.0
+        } else {
+            0.0
+        },
+    })
+}
+
+/// Replays one recording under the CFS model: mean turnaround over seeds,
+/// and the number of threads.
+fn replay(
+    case: &ProgramCase,
+    trace_path: &Path,
+    seeds: u64,
+    topo: &Topology,
+) -> Result<(u64, u32), ValidateError> {
+    let fail = |m: String| ValidateError::Program {
+        case: case.name.clone(),
+        message: m,
+    };
+    let text = std::fs::read_to_string(trace_path).map_err(|e| fail(e.to_string()))?;
     let trace = colab_trace::Trace::parse(&trace_path.to_string_lossy(), &text)
         .map_err(|e| fail(e.to_string()))?;
     // The speedup does not matter on this one-core-type machine.
@@ -145,24 +200,5 @@ pub fn run_program(
         })?;
         sum += r.programs[0].turnaround_ns;
     }
-    let sim = sum / seeds.max(1);
-    Ok(CaseResult {
-        case: format!("real:{}", case.name),
-        program: cmd[0].clone(),
-        threads,
-        real_median_ns: med,
-        real_min_ns: min,
-        real_max_ns: max,
-        real_spread: if med > 0 {
-            (max - min) as f64 / med as f64
-        } else {
-            0.0
-        },
-        sim_ns: sim,
-        error: if med > 0 {
-            sim as f64 / med as f64 - 1.0
-        } else {
-            0.0
-        },
-    })
+    Ok((sum / seeds.max(1), threads))
 }
