@@ -176,14 +176,17 @@ pub fn run(
                                 order,
                                 seed,
                             });
-                            // T_SB: all-big machine, CFS, big-first order, same seed.
-                            jobs.push(Job::Alone {
-                                prog_key: prog_key(p),
-                                config: format!("sb:{config}"),
-                                policy: "cfs".into(),
-                                order: CoreOrder::BigFirst,
-                                seed,
-                            });
+                            // T_SB: all-big machine, CFS, big-first order, same seed;
+                            // T_slow: the slow cores alone, likewise.
+                            for base in ["sb", "ss"] {
+                                jobs.push(Job::Alone {
+                                    prog_key: prog_key(p),
+                                    config: format!("{base}:{config}"),
+                                    policy: "cfs".into(),
+                                    order: CoreOrder::BigFirst,
+                                    seed,
+                                });
+                            }
                         }
                     }
                 }
@@ -242,6 +245,7 @@ pub fn run(
                 turnaround_ns: pr.turnaround_ns,
                 t_sb_ns: alone(p, &format!("sb:{config}"), "cfs", CoreOrder::BigFirst),
                 t_alone_ns: alone(p, config, policy, *order),
+                t_slow_ns: alone(p, &format!("ss:{config}"), "cfs", CoreOrder::BigFirst),
             })
             .collect();
         let topo = Topology::named(config, *order)?;
@@ -300,9 +304,12 @@ fn run_job(
             (w, config, policy, *order, *seed)
         }
     };
-    let topo = match config.strip_prefix("sb:") {
-        Some(c) => Topology::named(c, CoreOrder::BigFirst)?.all_fastest(),
-        None => Topology::named(config, order)?,
+    let topo = if let Some(c) = config.strip_prefix("sb:") {
+        Topology::named(c, CoreOrder::BigFirst)?.all_fastest()
+    } else if let Some(c) = config.strip_prefix("ss:") {
+        Topology::named(c, CoreOrder::BigFirst)?.slowest_only()
+    } else {
+        Topology::named(config, order)?
     };
     let mut pol = colab_policies::by_name(policy)?;
     let cfg = SimConfig {

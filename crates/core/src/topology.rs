@@ -110,8 +110,11 @@ impl CoreType {
             name: "big".into(),
             compute_rate: 1.0,
             memory_rate: 1.0,
-            // assumption: ~1.5 W per A57 core at ~2 GHz, in line with published
-            // Exynos 5433 per-core measurements (AnandTech, 2015).
+            // published characterization: ~1.5 W per A57 core at ~1.9-2 GHz,
+            // Exynos 5433 per-core measurements (AnandTech, 2015), leakage
+            // included. Cross-check: the kernel energy model's C*f*V^2 with
+            // the Juno device tree's A57 coefficient (530 uW/MHz/V^2) at
+            // 2000 MHz and an assumed 1.1 V gives 1.28 W of dynamic power.
             active_power_w: 1.5,
             // assumption: clock-gated idle core, small leakage.
             idle_power_w: 0.05,
@@ -132,7 +135,9 @@ impl CoreType {
             // in ns on both cores; the A57's out-of-order window overlaps more
             // misses, worth ~1.2x. Gives a minimum big/little speedup of 1.2.
             memory_rate: 1.0 / 1.2,
-            // assumption: ~0.25 W per A53 core at 1.2-1.3 GHz (same source as above).
+            // published characterization: ~0.25 W per A53 core at 1.2-1.3 GHz
+            // (same source). Cross-check: Juno's A53 coefficient (140) at
+            // 1200 MHz and an assumed 0.9 V gives 0.14 W dynamic.
             active_power_w: 0.25,
             idle_power_w: 0.02,
         }
@@ -468,6 +473,25 @@ impl Topology {
         t
     }
 
+    /// The machine's slowest cores alone: as many cores of the slowest type
+    /// as this machine has, in one cluster. The baseline of the aggregate
+    /// speedup (propsp eq. 1: a program "alone ... using slow cores only").
+    pub fn slowest_only(&self) -> Topology {
+        let n = self
+            .core_type_of
+            .iter()
+            .filter(|&&t| t == self.slowest_type)
+            .count();
+        let ty = self.core_types[self.slowest_type].clone();
+        Topology::build(
+            format!("{n}S"),
+            vec![ty],
+            &[("little".to_string(), 0, n)],
+            self.costs.clone(),
+        )
+        .expect("a machine has at least one core of its slowest type")
+    }
+
     pub fn num_cores(&self) -> usize {
         self.core_cluster.len()
     }
@@ -545,6 +569,11 @@ mod tests {
         assert!(!four_big.is_asymmetric());
         assert_eq!(t.all_fastest().num_cores(), 6);
         assert!(!t.all_fastest().is_asymmetric());
+        let slow = t.slowest_only();
+        assert_eq!(slow.num_cores(), 4);
+        assert!(!slow.is_asymmetric());
+        assert_eq!(slow.core_type(CoreId(0)), t.core_type(CoreId(0)));
+        assert_eq!(slow.costs, t.costs);
     }
 
     #[test]

@@ -120,6 +120,30 @@ pub fn h_stp(pairs: &[(f64, f64)]) -> Result<f64> {
     finite("h_stp", sum)
 }
 
+/// Aggregate speedup (propsp eq. 1): `ASP = sum_i (CT_slow_i / CT_sched_i - 1)`
+/// over `(T_M, T_slow)` pairs, where `T_slow` is the program's turnaround
+/// alone on the machine's slow cores only. Higher is better; 0 means every
+/// program ran as slowly as on the slow cores alone.
+pub fn aggregate_speedup(pairs: &[(f64, f64)]) -> Result<f64> {
+    non_empty("aggregate_speedup", pairs)?;
+    let mut sum = 0.0;
+    for (i, &p) in pairs.iter().enumerate() {
+        let (t_m, t_slow) = check_pair("aggregate_speedup", i, p)?;
+        sum += t_slow / t_m - 1.0;
+    }
+    finite("aggregate_speedup", sum)
+}
+
+/// Prop-SP's unfairness (propsp eq. 2): `max_i S_i / min_i S_i` with the
+/// slowdown `S_i = CT_sched_i / CT_fast_i` against the program alone "with
+/// all the fast cores available", over `(T_M, T_fast)` pairs. We read
+/// CT_fast as the program alone on an all-fast machine of the same core
+/// count (T_SB): a baseline no policy's choices affect, unlike the
+/// same-configuration `T_alone` of [`unfairness`] (colab-tpds).
+pub fn propsp_unfairness(pairs: &[(f64, f64)]) -> Result<f64> {
+    unfairness(pairs)
+}
+
 /// Slowdown of one program caused by co-scheduling: `T_M / T_alone`, where
 /// `T_alone` is its time alone on the same hardware configuration.
 ///
@@ -285,6 +309,24 @@ mod tests {
         let inverted: Vec<_> = pairs.iter().map(|&(a, b)| (b, a)).collect();
         assert!(close(unfairness(&inverted).unwrap(), 2.0));
         assert!(close(slowdown(4.0, 2.0).unwrap(), 2.0));
+    }
+
+    #[test]
+    fn aggregate_speedup_by_hand() {
+        // Two programs 3x and 1.5x faster than on slow cores alone:
+        // (3 - 1) + (1.5 - 1) = 2.5.
+        let pairs = [(2.0, 6.0), (4.0, 6.0)];
+        assert!(close(aggregate_speedup(&pairs).unwrap(), 2.5));
+        // As slow as the slow cores alone: 0; slower: negative.
+        assert!(close(aggregate_speedup(&[(5.0, 5.0)]).unwrap(), 0.0));
+        assert!(close(aggregate_speedup(&[(10.0, 5.0)]).unwrap(), -0.5));
+        assert!(aggregate_speedup(&[]).is_err());
+        assert!(aggregate_speedup(&[(1.0, 0.0)]).is_err());
+        // Prop-SP's unfairness: slowdowns 2 and 1.25 against T_fast -> 1.6.
+        assert!(close(
+            propsp_unfairness(&[(4.0, 2.0), (5.0, 4.0)]).unwrap(),
+            1.6
+        ));
     }
 
     #[test]

@@ -68,6 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                     turnaround_ns: (sb as f64 * slow) as u64,
                                     t_sb_ns: sb,
                                     t_alone_ns: (sb as f64 * (1.1 + rng.next() * 0.3)) as u64,
+                                    t_slow_ns: sb * 3,
                                 }
                             })
                             .collect();

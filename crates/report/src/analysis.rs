@@ -27,6 +27,9 @@ pub(crate) enum Metric {
     Unfairness,
     Energy,
     HNtt,
+    Asp,
+    PropspUnfairness,
+    Edp,
 }
 
 impl Metric {
@@ -37,6 +40,9 @@ impl Metric {
             Metric::Unfairness => Some(c.unfairness),
             Metric::Energy => Some(c.energy_j),
             Metric::HNtt => c.h_ntt,
+            Metric::Asp => Some(c.asp),
+            Metric::PropspUnfairness => Some(c.propsp_unfairness),
+            Metric::Edp => Some(c.edp),
         }
     }
 
@@ -47,12 +53,21 @@ impl Metric {
             Metric::Unfairness => "Unfairness",
             Metric::Energy => "Energy",
             Metric::HNtt => "H_NTT",
+            Metric::Asp => "ASP",
+            Metric::PropspUnfairness => "Unfairness (Prop-SP)",
+            Metric::Edp => "EDP",
         }
+    }
+
+    /// A ratio to the baseline means something: not for ASP, a sum of
+    /// speedups minus one that is often near or below zero in mixes.
+    pub(crate) fn normalisable(self) -> bool {
+        self != Metric::Asp
     }
 
     pub(crate) fn better(self) -> &'static str {
         match self {
-            Metric::HStp => "higher is better",
+            Metric::HStp | Metric::Asp => "higher is better",
             _ => "lower is better",
         }
     }
@@ -148,6 +163,9 @@ impl<'a> Analysis<'a> {
     /// `metric(cell) / metric(baseline cell)`, or `None` when there is no
     /// baseline, the metric is undefined, or the baseline value is not > 0.
     pub(crate) fn normalised(&self, cell: &Cell, metric: Metric) -> Option<f64> {
+        if !metric.normalisable() {
+            return None;
+        }
         let base = self.baseline_cell(&cell.workload, &cell.config)?;
         colab_metrics::normalise(metric.value(cell)?, metric.value(base)?).ok()
     }
@@ -179,6 +197,29 @@ impl<'a> Analysis<'a> {
                     .is_some_and(|c| cell_classes(c).iter().any(|k| k == class))
             })
             .collect()
+    }
+
+    /// Arithmetic mean over the workloads of `class` on `config` of the raw
+    /// metric of `policy` (for metrics that cannot be normalised); returns
+    /// (value, workloads used, workloads in class).
+    pub(crate) fn class_mean_raw(
+        &self,
+        class: &str,
+        config: &str,
+        policy: &str,
+        metric: Metric,
+    ) -> (Option<f64>, usize, usize) {
+        let members = self.members(class, config);
+        let values: Vec<f64> = members
+            .iter()
+            .filter_map(|w| self.cell(w, config, policy))
+            .filter_map(|c| metric.value(c))
+            .collect();
+        (
+            colab_metrics::mean(&values).ok(),
+            values.len(),
+            members.len(),
+        )
     }
 
     /// Geometric mean over the workloads of `class` on `config` of the

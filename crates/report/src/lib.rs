@@ -36,6 +36,9 @@ pub struct ProgramRecord {
     pub t_sb_ns: u64,
     /// Turnaround time alone on the same configuration under the same policy.
     pub t_alone_ns: u64,
+    /// Turnaround time alone on the configuration's slow cores only (under
+    /// CFS): the baseline of the aggregate speedup (propsp eq. 1).
+    pub t_slow_ns: u64,
 }
 
 /// One simulation.
@@ -76,6 +79,12 @@ pub struct Cell {
     pub h_stp: f64,
     pub unfairness: f64,
     pub energy_j: f64,
+    /// Aggregate speedup (propsp eq. 1), higher is better.
+    pub asp: f64,
+    /// Prop-SP's unfairness (propsp eq. 2, against T_SB), lower is better.
+    pub propsp_unfairness: f64,
+    /// Energy-delay product, J x s of makespan.
+    pub edp: f64,
     /// Only for single-program workloads.
     pub h_ntt: Option<f64>,
     /// Number of runs averaged into this cell.
@@ -88,6 +97,9 @@ pub struct RunMetrics {
     pub h_antt: f64,
     pub h_stp: f64,
     pub unfairness: f64,
+    pub asp: f64,
+    pub propsp_unfairness: f64,
+    pub edp: f64,
     pub h_ntt: Option<f64>,
 }
 
@@ -196,7 +208,8 @@ fn run_id(r: &RunRecord) -> String {
     )
 }
 
-/// Computes H_ANTT, H_STP, Unfairness (and H_NTT for single-program runs) of one run.
+/// Computes H_ANTT, H_STP, Unfairness, ASP, Prop-SP unfairness, EDP (and
+/// H_NTT for single-program runs) of one run.
 pub fn run_metrics(r: &RunRecord) -> Result<RunMetrics, ReportError> {
     let metric_err = |source| ReportError::Metric {
         run: run_id(r),
@@ -218,6 +231,11 @@ pub fn run_metrics(r: &RunRecord) -> Result<RunMetrics, ReportError> {
         .iter()
         .map(|p| (p.turnaround_ns as f64, p.t_alone_ns as f64))
         .collect();
+    let slow: Vec<(f64, f64)> = r
+        .programs
+        .iter()
+        .map(|p| (p.turnaround_ns as f64, p.t_slow_ns as f64))
+        .collect();
     let h_ntt = match sb.as_slice() {
         [(t_m, t_sb)] => Some(colab_metrics::h_ntt(*t_m, *t_sb).map_err(metric_err)?),
         _ => None,
@@ -226,6 +244,10 @@ pub fn run_metrics(r: &RunRecord) -> Result<RunMetrics, ReportError> {
         h_antt: colab_metrics::h_antt(&sb).map_err(metric_err)?,
         h_stp: colab_metrics::h_stp(&sb).map_err(metric_err)?,
         unfairness: colab_metrics::unfairness(&alone).map_err(metric_err)?,
+        asp: colab_metrics::aggregate_speedup(&slow).map_err(metric_err)?,
+        propsp_unfairness: colab_metrics::propsp_unfairness(&sb).map_err(metric_err)?,
+        edp: colab_metrics::energy_delay_product(r.energy_j, colab_metrics::ns_to_s(r.makespan_ns))
+            .map_err(metric_err)?,
         h_ntt,
     })
 }
@@ -346,6 +368,9 @@ pub fn aggregate(records: &[RunRecord]) -> Result<Vec<Cell>, ReportError> {
             h_stp: mean_of(&|(_, m)| m.h_stp)?,
             unfairness: mean_of(&|(_, m)| m.unfairness)?,
             energy_j: mean_of(&|(r, _)| r.energy_j)?,
+            asp: mean_of(&|(_, m)| m.asp)?,
+            propsp_unfairness: mean_of(&|(_, m)| m.propsp_unfairness)?,
+            edp: mean_of(&|(_, m)| m.edp)?,
             h_ntt,
             runs: u32::try_from(runs.len()).unwrap_or(u32::MAX),
             workload,

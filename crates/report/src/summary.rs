@@ -68,6 +68,16 @@ pub(crate) fn render(input: &SummaryInput) -> String {
 
     md.push_str("## Energy per class\n\n");
     class_table(&mut md, &a, Metric::Energy);
+    md.push_str("## Energy-delay product per class\n\n");
+    class_table(&mut md, &a, Metric::Edp);
+
+    md.push_str("## Throughput and fairness as Prop-SP measures them\n\n");
+    md.push_str(
+        "ASP (propsp eq. 1): sum over programs of T_slow / T_M - 1, against each program \
+         alone on the slow cores only. Unfairness (Prop-SP, eq. 2): max / min of T_M / T_SB.\n\n",
+    );
+    class_table(&mut md, &a, Metric::Asp);
+    class_table(&mut md, &a, Metric::PropspUnfairness);
 
     if !input.charts.is_empty() {
         md.push_str("## Charts\n\n");
@@ -220,10 +230,14 @@ fn workload_table(md: &mut String, a: &Analysis, config: &str, metric: Metric) {
 }
 
 fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
+    let how = if metric.normalisable() {
+        format!("geomean normalised to {}", a.baseline)
+    } else {
+        "mean of the raw values".to_string()
+    };
     md.push_str(&format!(
-        "### {} per class, geomean normalised to {} ({})\n\n",
+        "### {} per class, {how} ({})\n\n",
         metric.label(),
-        a.baseline,
         metric.better()
     ));
     let header = policy_header(a, &["class", "config", "n"]);
@@ -236,7 +250,11 @@ fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
             }
             let mut row = vec![class.clone(), config.clone(), members.len().to_string()];
             for p in &a.policies {
-                let (v, k, n) = a.class_geomean(class, config, p, metric);
+                let (v, k, n) = if metric.normalisable() {
+                    a.class_geomean(class, config, p, metric)
+                } else {
+                    a.class_mean_raw(class, config, p, metric)
+                };
                 let mut s = fmt3(v);
                 if k != n && v.is_some() {
                     s.push_str(&format!(" ({k}/{n})"));

@@ -36,6 +36,8 @@ fn rec(
                 turnaround_ns: t_m,
                 t_sb_ns: t_sb,
                 t_alone_ns: t_alone,
+                // Slow cores alone: 3x the all-big time (test data).
+                t_slow_ns: 3 * t_sb,
             })
             .collect(),
         energy_j,
@@ -712,4 +714,33 @@ fn missing_fonts_are_a_clear_error() {
         out.status.success() && stdout.contains("CHILD-OK"),
         "child failed:\n{stdout}\n{stderr}"
     );
+}
+
+#[test]
+fn propsp_metrics_and_edp_by_hand() {
+    // Programs: T_M = 2 s and 4 s, T_SB = 1 s and 2 s (slowdowns 2 and 2),
+    // T_slow = 3 x T_SB = 3 s and 6 s. ASP = (3/2 - 1) + (6/4 - 1) = 1.0.
+    // Prop-SP unfairness = 2 / 2 = 1. Makespan 4 s, energy 5 J: EDP 20 J s.
+    let s = 1_000_000_000;
+    let r = rec(
+        "w",
+        &["Sync"],
+        "2B2S",
+        4,
+        2,
+        "cfs",
+        "big-first",
+        1,
+        &[(2 * s, s, s), (4 * s, 2 * s, 3 * s)],
+        5.0,
+    );
+    let m = run_metrics(&r).unwrap();
+    assert!(close(m.asp, 1.0), "{m:?}");
+    assert!(close(m.propsp_unfairness, 1.0), "{m:?}");
+    assert!(close(m.edp, 20.0), "{m:?}");
+    // tpds's unfairness uses T_alone instead: slowdowns 2 and 4/3.
+    assert!(close(m.unfairness, 1.5), "{m:?}");
+    let mut bad = r.clone();
+    bad.programs[0].t_slow_ns = 0;
+    assert!(run_metrics(&bad).is_err());
 }
