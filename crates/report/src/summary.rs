@@ -63,6 +63,9 @@ pub(crate) fn render(input: &SummaryInput) -> String {
         class_table(&mut md, &a, metric);
     }
 
+    ranking(&mut md, &a);
+    head_to_head(&mut md, &a);
+
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);
 
@@ -227,6 +230,107 @@ fn workload_table(md: &mut String, a: &Analysis, config: &str, metric: Metric) {
     );
     rows.push(geo);
     md.push_str(&table(&header, &rows));
+}
+
+/// Every policy over all workloads of each configuration, best H_ANTT first.
+fn ranking(md: &mut String, a: &Analysis) {
+    md.push_str("## Ranking\n\n");
+    md.push_str(&format!(
+        "Over all workloads of each configuration: geometric means of the values normalised \
+         to {} (ASP: mean of the raw values), policies sorted by H_ANTT (lower is better; \
+         higher is better for H_STP and ASP).\n\n",
+        a.baseline
+    ));
+    let metrics = [
+        Metric::HAntt,
+        Metric::HStp,
+        Metric::Unfairness,
+        Metric::PropspUnfairness,
+        Metric::Asp,
+        Metric::Energy,
+        Metric::Edp,
+    ];
+    let mut header = vec!["config".to_string(), "policy".to_string(), "n".to_string()];
+    header.extend(metrics.iter().map(|m| m.label().to_string()));
+    let mut rows = Vec::new();
+    for config in &a.configs {
+        let workloads = a.workloads_in(config);
+        let mut per_policy: Vec<(Option<f64>, Vec<String>)> = Vec::new();
+        for p in &a.policies {
+            let cells: Vec<_> = workloads
+                .iter()
+                .filter_map(|w| a.cell(w, config, p))
+                .collect();
+            if cells.is_empty() {
+                continue;
+            }
+            let summary = |m: Metric| -> Option<f64> {
+                if m.normalisable() {
+                    let v: Vec<f64> = cells.iter().filter_map(|c| a.normalised(c, m)).collect();
+                    colab_metrics::geomean(&v).ok()
+                } else {
+                    let v: Vec<f64> = cells.iter().filter_map(|c| m.value(c)).collect();
+                    colab_metrics::mean(&v).ok()
+                }
+            };
+            let mut row = vec![config.clone(), p.clone(), cells.len().to_string()];
+            row.extend(metrics.iter().map(|&m| fmt3(summary(m))));
+            per_policy.push((summary(Metric::HAntt), row));
+        }
+        per_policy.sort_by(|x, y| {
+            x.0.unwrap_or(f64::INFINITY)
+                .total_cmp(&y.0.unwrap_or(f64::INFINITY))
+        });
+        rows.extend(per_policy.into_iter().map(|(_, r)| r));
+    }
+    if rows.is_empty() {
+        md.push_str("No data.\n\n");
+    } else {
+        md.push_str(&table(&header, &rows));
+    }
+}
+
+/// For each configuration, on how many workloads the row policy has a lower
+/// H_ANTT than the column policy (of the workloads both ran).
+fn head_to_head(md: &mut String, a: &Analysis) {
+    if a.policies.len() < 2 {
+        return;
+    }
+    md.push_str("## Head to head\n\n");
+    md.push_str(
+        "Cell (row, column): workloads on which the row policy's H_ANTT is lower than the \
+         column policy's, out of the workloads both ran.\n\n",
+    );
+    for config in &a.configs {
+        let workloads = a.workloads_in(config);
+        md.push_str(&format!("### {config}\n\n"));
+        let header = policy_header(a, &["policy"]);
+        let rows: Vec<Vec<String>> = a
+            .policies
+            .iter()
+            .map(|p| {
+                let mut row = vec![p.clone()];
+                for q in &a.policies {
+                    if p == q {
+                        row.push("-".into());
+                        continue;
+                    }
+                    let (mut wins, mut both) = (0, 0);
+                    for w in &workloads {
+                        if let (Some(x), Some(y)) = (a.cell(w, config, p), a.cell(w, config, q)) {
+                            both += 1;
+                            if x.h_antt < y.h_antt {
+                                wins += 1;
+                            }
+                        }
+                    }
+                    row.push(format!("{wins}/{both}"));
+                }
+                row
+            })
+            .collect();
+        md.push_str(&table(&header, &rows));
+    }
 }
 
 fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
