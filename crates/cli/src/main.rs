@@ -76,6 +76,10 @@ enum Cmd {
         /// Write the schedule as Chrome trace-event JSON (open in ui.perfetto.dev).
         #[arg(long, value_name = "FILE")]
         timeline: Option<PathBuf>,
+        /// Restart each program when it ends until every one has completed K
+        /// times (the CAMP / Prop-SP method); turnaround is the mean run.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+        restart_until: Option<u32>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -266,6 +270,7 @@ fn run(cli: Cli) -> Result<()> {
             seed,
             oracle,
             timeline,
+            restart_until,
             json,
         } => {
             let w = match (workload, trace) {
@@ -281,15 +286,14 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 PredictorKind::default()
             };
-            cmd_sim(
-                &w,
-                &topo,
-                &policy,
+            let cfg = SimConfig {
                 seed,
                 predictor,
-                timeline.as_deref(),
-                json,
-            )
+                timeline: timeline.is_some(),
+                restart_until,
+                ..SimConfig::default()
+            };
+            cmd_sim(&w, &topo, &policy, &cfg, timeline.as_deref(), json)
         }
         Cmd::Reproduce {
             quick,
@@ -801,20 +805,14 @@ fn cmd_sim(
     w: &Workload,
     topo: &Topology,
     policy: &str,
-    seed: u64,
-    predictor: PredictorKind,
+    cfg: &SimConfig,
     timeline: Option<&Path>,
     json: bool,
 ) -> Result<()> {
-    let cfg = SimConfig {
-        seed,
-        predictor,
-        timeline: timeline.is_some(),
-        ..SimConfig::default()
-    };
+    let (seed, predictor) = (cfg.seed, cfg.predictor);
     let mut pol = colab_policies::by_name(policy)?;
     let t0 = Instant::now();
-    let r = simulate(w, topo, pol.as_mut(), &cfg)
+    let r = simulate(w, topo, pol.as_mut(), cfg)
         .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
     let wall = t0.elapsed().as_secs_f64();
     // Baselines for the metrics: alone on all-big (T_SB, CFS) and alone here (same policy).

@@ -52,6 +52,14 @@ pub struct SimConfig {
     pub max_time_ns: Nanos,
     /// Record a timeline (Chrome trace events).
     pub timeline: bool,
+    /// Restart every program when it finishes until each has completed this
+    /// many times, then stop (runs still in progress are abandoned); a
+    /// program's turnaround is then the mean of its completed runs. This is
+    /// how camp-tocs12 (section 5) and propsp (section 4) run workloads, so
+    /// the load stays constant ("restarted repeatedly until the longest
+    /// application in the set completes three times"). `None`: each program
+    /// runs once.
+    pub restart_until: Option<u32>,
 }
 
 impl Default for SimConfig {
@@ -61,6 +69,7 @@ impl Default for SimConfig {
             predictor: PredictorKind::default(),
             max_time_ns: 3_600 * 1_000_000_000,
             timeline: false,
+            restart_until: None,
         }
     }
 }
@@ -73,6 +82,8 @@ pub struct ProgramResult {
     pub start_ns: Nanos,
     pub end_ns: Nanos,
     pub turnaround_ns: Nanos,
+    /// Completed runs (more than 1 only with `SimConfig::restart_until`).
+    pub completions: u32,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -223,6 +234,10 @@ struct ProgRt {
     live_total: u32,
     start: Nanos,
     end: Option<Nanos>,
+    /// When the program first started (its runs restart with `restart_until`).
+    first_start: Nanos,
+    /// Turnarounds of its completed runs.
+    completed: Vec<Nanos>,
 }
 
 enum Step {
@@ -262,6 +277,8 @@ struct Sim<'a> {
     actions: Vec<Action>,
     stats: SimStats,
     live_programs: u32,
+    /// With `restart_until`: every program has completed enough runs.
+    restart_done: bool,
     /// Threads runnable or running (for deadlock detection).
     active: u32,
     /// Threads in timed sleeps.
@@ -301,6 +318,8 @@ impl<'a> Sim<'a> {
                 live_total: 0,
                 start: 0,
                 end: None,
+                first_start: 0,
+                completed: Vec::new(),
             });
             mb += p.num_mutexes;
             bb += p.barriers.len() as u32;
@@ -396,6 +415,7 @@ impl<'a> Sim<'a> {
             actions: Vec::new(),
             stats: SimStats::default(),
             live_programs: w.programs.len() as u32,
+            restart_done: false,
             active: 0,
             sleepers: 0,
             queued_total: 0,
@@ -480,6 +500,9 @@ impl<'a> Sim<'a> {
                 Some(EvKind::ProgramStart { prog }) => self.start_program(prog as usize),
             }
             self.settle()?;
+            if self.restart_done {
+                break;
+            }
             if let Some(problem) = self.violation.take() {
                 return Err(SimError::Invariant {
                     at_ns: self.st.now,
@@ -505,6 +528,50 @@ impl<'a> Sim<'a> {
     fn start_program(&mut self, p: usize) {
         self.unstarted -= 1;
         self.progs[p].start = self.st.now;
+        self.progs[p].first_start = self.st.now;
+        self.spawned[p][0] = 1;
+        self.create_thread(p, 0, 0, None);
+    }
+
+    /// Starts program `p` afresh after a completed run (`restart_until`):
+    /// its synchronization objects go back to their initial state.
+    fn restart_program(&mut self, p: usize) {
+        let prog = &self.w.programs[p];
+        let r = &mut self.progs[p];
+        r.start = self.st.now;
+        r.end = None;
+        r.live.iter_mut().for_each(|l| *l = 0);
+        r.joiners.iter_mut().for_each(Vec::clear);
+        let range = |base: u32, n: usize| base as usize..base as usize + n;
+        for m in &mut self.mutexes[range(r.mutex_base, prog.num_mutexes as usize)] {
+            *m = MutexState::default();
+        }
+        for (b, (_, need)) in self.barriers[range(r.barrier_base, prog.barriers.len())]
+            .iter_mut()
+            .zip(&prog.barriers)
+        {
+            *b = BarrierState {
+                needed: *need,
+                ..Default::default()
+            };
+        }
+        for c in &mut self.conds[range(r.cond_base, prog.conds.len())] {
+            *c = CondState::default();
+        }
+        for (q, spec) in self.queues[range(r.queue_base, prog.queues.len())]
+            .iter_mut()
+            .zip(&prog.queues)
+        {
+            *q = QueueState {
+                capacity: spec.capacity,
+                producers: spec.producers,
+                ..Default::default()
+            };
+        }
+        for e in &mut self.events_state[range(r.event_base, prog.num_events as usize)] {
+            *e = EventState::default();
+        }
+        self.spawned[p].iter_mut().for_each(|s| *s = 0);
         self.spawned[p][0] = 1;
         self.create_thread(p, 0, 0, None);
     }
@@ -955,10 +1022,24 @@ impl<'a> Sim<'a> {
                 self.wake(j, Some(t));
             }
         }
+        let now = self.st.now;
         let p = &mut self.progs[prog];
         if p.live_total == 0 {
-            p.end = Some(self.st.now);
-            self.live_programs -= 1;
+            p.end = Some(now);
+            let Some(k) = self.cfg.restart_until else {
+                self.live_programs -= 1;
+                return;
+            };
+            p.completed.push(now - p.start);
+            if self
+                .progs
+                .iter()
+                .all(|q| q.completed.len() >= k.max(1) as usize)
+            {
+                self.restart_done = true;
+            } else {
+                self.restart_program(prog);
+            }
         }
     }
 
@@ -1398,8 +1479,15 @@ impl<'a> Sim<'a> {
 
     fn finish(self) -> Result<SimResult, SimError> {
         let now = self.st.now;
-        // Invariants at the end: every thread exited, every queue empty, every core idle.
-        if let Some(t) = self.st.threads.iter().find(|t| t.state != RunState::Exited) {
+        let restarted = self.cfg.restart_until.is_some();
+        // Invariants at the end: every thread exited, every queue empty, every
+        // core idle (with restarts, runs in progress at the end are abandoned).
+        if let Some(t) = self
+            .st
+            .threads
+            .iter()
+            .find(|t| !restarted && t.state != RunState::Exited)
+        {
             return Err(SimError::Invariant {
                 at_ns: now,
                 problem: format!("thread {} did not finish ({:?})", t.id, t.state),
@@ -1410,14 +1498,18 @@ impl<'a> Sim<'a> {
             .cores
             .iter()
             .enumerate()
-            .find(|(_, c)| c.current.is_some() || !c.rq.is_empty())
+            .find(|(_, c)| !restarted && (c.current.is_some() || !c.rq.is_empty()))
         {
             return Err(SimError::Invariant {
                 at_ns: now,
                 problem: format!("core {i} still has threads after the workload finished"),
             });
         }
-        let makespan = self.progs.iter().filter_map(|p| p.end).max().unwrap_or(0);
+        let makespan = if restarted {
+            now
+        } else {
+            self.progs.iter().filter_map(|p| p.end).max().unwrap_or(0)
+        };
         let topo = &self.st.topo;
         let mut energy = 0.0;
         for (i, c) in self.cores.iter().enumerate() {
@@ -1433,6 +1525,18 @@ impl<'a> Sim<'a> {
             .iter()
             .zip(&self.progs)
             .map(|(p, r)| {
+                if restarted {
+                    let runs = r.completed.len().max(1) as u64;
+                    return ProgramResult {
+                        name: p.name.clone(),
+                        n: p.n,
+                        threads: p.total_threads,
+                        start_ns: r.first_start,
+                        end_ns: r.first_start + r.completed.iter().sum::<u64>(),
+                        turnaround_ns: r.completed.iter().sum::<u64>() / runs,
+                        completions: r.completed.len() as u32,
+                    };
+                }
                 let end = r.end.unwrap_or(makespan);
                 ProgramResult {
                     name: p.name.clone(),
@@ -1441,6 +1545,7 @@ impl<'a> Sim<'a> {
                     start_ns: r.start,
                     end_ns: end,
                     turnaround_ns: end - r.start,
+                    completions: 1,
                 }
             })
             .collect();

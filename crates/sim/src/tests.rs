@@ -260,3 +260,69 @@ fn idle_cores_pay_the_wakeup_latency() {
     let r = simulate(&w, &t, p.as_mut(), &SimConfig::default()).unwrap();
     assert_eq!(r.programs[0].turnaround_ns, 17 * MS);
 }
+
+fn run_restarting(w: &Workload, topo: &str, k: u32) -> SimResult {
+    let t = zero_cost(Topology::named(topo, CoreOrder::BigFirst).unwrap());
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let cfg = SimConfig {
+        predictor: PredictorKind::Oracle,
+        restart_until: Some(k),
+        ..SimConfig::default()
+    };
+    simulate(w, &t, p.as_mut(), &cfg).unwrap()
+}
+
+#[test]
+fn restarts_until_every_program_completed_k_times() {
+    // A: 10 ms, B: 35 ms, one core each. B's third run ends at 105 ms; A has
+    // completed 10 runs by then (its 11th is abandoned).
+    let a = workload("name = \"a\"\n[thread.main]\nops = [ { compute = 10000, mem_frac = 0.0 } ]");
+    let b = workload("name = \"b\"\n[thread.main]\nops = [ { compute = 35000, mem_frac = 0.0 } ]");
+    let w = Workload {
+        name: "ab".into(),
+        classes: vec![],
+        source: String::new(),
+        programs: vec![a.programs[0].clone(), b.programs[0].clone()],
+    };
+    let r = run_restarting(&w, "2B", 3);
+    assert_eq!(r.makespan_ns, 105 * MS);
+    let by_name = |n: &str| r.programs.iter().find(|p| p.name == n).unwrap();
+    assert_eq!(
+        (by_name("a").turnaround_ns, by_name("a").completions),
+        (10 * MS, 10)
+    );
+    assert_eq!(
+        (by_name("b").turnaround_ns, by_name("b").completions),
+        (35 * MS, 3)
+    );
+    assert_eq!(by_name("b").end_ns, 105 * MS);
+    // Without restarts each runs once.
+    let once = run(&w, "2B", "cfs").unwrap();
+    assert!(once.programs.iter().all(|p| p.completions == 1));
+    assert_eq!(once.makespan_ns, 35 * MS);
+}
+
+#[test]
+fn a_restarted_program_gets_fresh_sync_objects() {
+    // A pipeline (queue closed at the end) and a barrier: a second run that
+    // saw the closed queue or a half-counted barrier would finish early or
+    // deadlock. Alone on the machine every run takes the single-run time.
+    let w = workload(
+        r#"
+name = "x"
+[queue]
+q = { capacity = 2 }
+[barrier]
+b = 2
+[thread.main]
+ops = [ { spawn = "c" }, { barrier = "b" }, { loop = 10, body = [ { compute = 1000, mem_frac = 0.0 }, { push = "q" } ] }, { close = "q" }, { join = "c" } ]
+[thread.c]
+ops = [ { barrier = "b" }, { loop = "until-closed", body = [ { pop = "q" }, { compute = 2000, mem_frac = 0.0 } ] } ]
+"#,
+    );
+    let once = run(&w, "2B", "cfs").unwrap().programs[0].turnaround_ns;
+    let r = run_restarting(&w, "2B", 3);
+    assert_eq!(r.programs[0].completions, 3);
+    assert_eq!(r.programs[0].turnaround_ns, once);
+    assert_eq!(r.makespan_ns, 3 * once);
+}
