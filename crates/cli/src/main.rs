@@ -37,6 +37,17 @@ impl From<Order> for CoreOrder {
     }
 }
 
+/// The studies of `colab analytic`.
+#[derive(Clone, Copy, ValueEnum)]
+enum Study {
+    /// CAMP's utility factor (Saez et al., TOCS 2012): analytical form (eq. 1/10)
+    /// against the approximation (eq. 2, k = 2) over the SF and thread ranges of Fig. 8.
+    CampUf,
+    /// Prop-SP's Section 2: Table 1 workloads on 2 fast + 2 slow cores under HSP, RR,
+    /// Prop-SP, Opt-Unfairness and Opt-ASP-Ref; normalised ASP and unfairness (Fig. 1).
+    Propsp,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Simulate one workload on one machine under one policy.
@@ -170,6 +181,15 @@ enum Cmd {
     Validate(ValidateArgs),
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
+    /// Analytic studies computed from the papers' formulas (no simulation):
+    /// CSV + Markdown tables and SVG/PNG charts.
+    Analytic {
+        #[arg(value_enum)]
+        study: Study,
+        /// Output directory [default: reports/analytic/<STUDY>/].
+        #[arg(short, long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Describe a machine.
     Topology {
         /// Name (2B2S, ...) or topology TOML file.
@@ -461,6 +481,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
             Ok(())
         }
+        Cmd::Analytic { study, out } => cmd_analytic(study, out),
         Cmd::Topology { name, order } => {
             let t = load_topology(&name, order.into())?;
             println!("{}", t.describe());
@@ -481,6 +502,26 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Runs one analytic study into `out` (default `reports/analytic/<study>`).
+fn cmd_analytic(study: Study, out: Option<PathBuf>) -> Result<()> {
+    let name = match study {
+        Study::CampUf => "camp-uf",
+        Study::Propsp => "propsp",
+    };
+    let dir = out.unwrap_or_else(|| Path::new("reports/analytic").join(name));
+    let written = match study {
+        Study::CampUf => colab_analytic::camp::write_camp_uf(&dir),
+        Study::Propsp => colab_analytic::propsp::write_propsp(&dir),
+    }
+    .with_context(|| format!("analytic {name}"))?;
+    print!("{}", written.summary);
+    println!("\nwritten to {}:", dir.display());
+    for f in &written.files {
+        println!("  {}", f.display());
+    }
+    Ok(())
 }
 
 /// `pigz=2.5` -> ("pigz", 2.5).
