@@ -37,7 +37,9 @@
 //! on every tick of every busy core (the LSK runs it from the rebalance
 //! softirq, whose interval we do not model); no frequency invariance (no
 //! DVFS in the simulator, so the scale factor is 1); no priority filter
-//! (every thread is nice 0); no little-packing (off by default).
+//! (every thread is nice 0); no little-packing (off by default); fork boost
+//! goes to the fastest core type (the patch set picks the next faster domain
+//! of the parent's core, the same thing on two-cluster machines).
 
 use crate::cfs::CfsCore;
 use colab_core::{

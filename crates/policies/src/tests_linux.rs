@@ -331,3 +331,39 @@ fn gts_idle_big_core_pulls_heavy_thread() {
     // A little core never pulls from the other cluster.
     assert_eq!(p.pick_next(&st, CoreId(3)), Pick::Idle);
 }
+
+#[test]
+fn gts_overloaded_big_core_offloads_a_starving_thread_to_an_idle_little() {
+    let mut st = state("2B2S", 3);
+    let mut p = Gts::default();
+    created(&mut p, &st);
+    // Thread 1 is light (woke after a long sleep); thread 0 runs on big core 0
+    // with thread 1 waiting behind it.
+    wake_to(&mut p, &mut st, 0, 1);
+    dispatch(&mut p, &mut st, 0, 1);
+    block(&mut p, &mut st, 0);
+    st.now = 200 * MS;
+    wake_to(&mut p, &mut st, 0, 0);
+    dispatch(&mut p, &mut st, 0, 0);
+    wake_to(&mut p, &mut st, 0, 1);
+    st.now = 210 * MS;
+    let mut out = Vec::new();
+    // Big core 1 is idle: it takes the work (cluster balancing), no offload.
+    p.tick(&st, CoreId(0), &mut out);
+    assert!(
+        out.iter()
+            .all(|a| !matches!(a, Action::Migrate { to, .. } if st.topo.is_little(*to))),
+        "{out:?}"
+    );
+    out.clear();
+    // With core 1 busy, the waiting thread goes to idle little core 2.
+    run_on(&mut st, 1, 2);
+    p.tick(&st, CoreId(0), &mut out);
+    assert_eq!(
+        out,
+        vec![Action::Migrate {
+            thread: ThreadId(1),
+            to: CoreId(2)
+        }]
+    );
+}
