@@ -163,7 +163,7 @@ impl CfsCore {
             .min_by_key(|&t| self.vr[t.idx()])
     }
 
-    fn is_allowed(&self, t: ThreadId, c: CoreId) -> bool {
+    pub fn is_allowed(&self, t: ThreadId, c: CoreId) -> bool {
         self.allowed[t.idx()].contains(c)
     }
 
@@ -180,13 +180,7 @@ impl CfsCore {
         let th = st.thread(t);
         match (kind, th.last_core) {
             (WakeKind::Wakeup { waker }, Some(prev)) if allowed.contains(prev) => {
-                // wake_affine: pull towards the waker's core if it is less loaded.
-                let mut target = prev;
-                if let Some(w) = waker.and_then(|w| st.thread(w).core) {
-                    if w != prev && allowed.contains(w) && st.nr_running(w) < st.nr_running(prev) {
-                        target = w;
-                    }
-                }
+                let target = self.wake_affine(st, t, prev, waker);
                 self.select_idle_sibling(st, t, prev, target)
             }
             (WakeKind::Wakeup { .. }, Some(_))
@@ -199,6 +193,23 @@ impl CfsCore {
                 self.find_idlest(st, t, parent_core)
             }
         }
+    }
+
+    /// wake_affine: pull towards the waker's core if it is less loaded.
+    pub fn wake_affine(
+        &self,
+        st: &SchedState,
+        t: ThreadId,
+        prev: CoreId,
+        waker: Option<ThreadId>,
+    ) -> CoreId {
+        let allowed = self.allowed[t.idx()];
+        if let Some(w) = waker.and_then(|w| st.thread(w).core) {
+            if w != prev && allowed.contains(w) && st.nr_running(w) < st.nr_running(prev) {
+                return w;
+            }
+        }
+        prev
     }
 
     fn select_idle_sibling(
@@ -285,8 +296,19 @@ impl CfsCore {
     /// Idle balance: pull the longest-waiting allowed queued thread from the
     /// busiest core, own cluster first, then the whole machine.
     pub fn idle_pull(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        self.idle_pull_in(st, c, true)
+    }
+
+    /// Idle balance over the own cluster, then (if `system`) the whole machine.
+    pub fn idle_pull_in(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        system: bool,
+    ) -> Option<(CoreId, ThreadId)> {
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
-        for domain in [own, self.all] {
+        let domains = [Some(own), system.then_some(self.all)];
+        for domain in domains.into_iter().flatten() {
             let busiest = domain
                 .iter()
                 .filter(|&o| o != c && st.core(o).rq.iter().any(|&t| self.is_allowed(t, c)))
@@ -325,11 +347,23 @@ impl CfsCore {
     /// domain: move one queued thread from the busiest to the least loaded
     /// core when their run-queue lengths differ by two or more.
     pub fn periodic_balance(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        self.periodic_balance_in(st, c, out, true)
+    }
+
+    /// Periodic balancing of the cluster domain and, if `system`, the
+    /// system domain.
+    pub fn periodic_balance_in(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        out: &mut Vec<Action>,
+        system: bool,
+    ) {
         let cl = st.topo.cluster_of(c);
         let own = st.topo.cluster_mask(cl);
         let domains = [
             (own.iter().next() == Some(c)).then_some(own),
-            (c == CoreId(0) && st.topo.clusters.len() > 1).then_some(self.all),
+            (system && c == CoreId(0) && st.topo.clusters.len() > 1).then_some(self.all),
         ];
         for d in domains.into_iter().flatten() {
             let Some(busiest) = d

@@ -4,10 +4,14 @@
 
 pub mod cfs;
 pub mod colab;
+pub mod eevdf;
+pub mod gts;
 pub mod wash;
 
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
+pub use eevdf::Eevdf;
+pub use gts::{Gts, GtsParams};
 pub use wash::{Wash, WashParams};
 
 use colab_core::Policy;
@@ -26,10 +30,18 @@ pub const POLICIES: &[(&str, &str)] = &[
         "colab",
         "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
     ),
+    (
+        "eevdf",
+        "Linux 6.6+ EEVDF with capacity-aware wake-up placement and misfit migration",
+    ),
+    (
+        "gts",
+        "ARM big.LITTLE MP (GTS): per-cluster CFS, load-threshold up/down migration",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{0}': expected one of cfs, wash, colab")]
+#[error("unknown policy '{0}': expected one of cfs, wash, colab, eevdf, gts")]
 pub struct UnknownPolicy(pub String);
 
 /// A fresh policy instance by name, with its documented default parameters.
@@ -38,9 +50,13 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
+        "eevdf" => Ok(Box::new(Eevdf::new())),
+        "gts" => Ok(Box::new(Gts::new(GtsParams::default()))),
         _ => Err(UnknownPolicy(name.to_string())),
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux;

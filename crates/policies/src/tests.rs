@@ -423,8 +423,8 @@ fn wash_exec_rank_is_sized_by_big_core_capacity() {
 
 #[test]
 fn unknown_policy_is_a_clear_error() {
-    let e = by_name("eevdf").err().unwrap();
-    assert!(e.to_string().contains("unknown policy 'eevdf'"));
+    let e = by_name("fifo").err().unwrap();
+    assert!(e.to_string().contains("unknown policy 'fifo'"));
     for (n, _) in POLICIES {
         assert_eq!(by_name(n).unwrap().name(), *n);
     }
