@@ -4,10 +4,12 @@
 
 pub mod cfs;
 pub mod colab;
+pub mod propsp;
 pub mod wash;
 
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
+pub use propsp::{Distribution, Hsp, HspParams, PropSp, PropSpParams, SfSource};
 pub use wash::{Wash, WashParams};
 
 use colab_core::Policy;
@@ -26,10 +28,22 @@ pub const POLICIES: &[(&str, &str)] = &[
         "colab",
         "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
     ),
+    (
+        "hsp",
+        "HSP: fast cores to the applications with the highest application-wide speedup, over CFS",
+    ),
+    (
+        "propsp",
+        "Prop-SP: fast-core credits in proportion to (speedup - 1) x weight, inter-core swaps, online SFs",
+    ),
+    (
+        "propsp-static",
+        "Prop-SP with each thread's SF fixed at its first estimate",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{0}': expected one of cfs, wash, colab")]
+#[error("unknown policy '{0}': expected one of cfs, wash, colab, hsp, propsp, propsp-static")]
 pub struct UnknownPolicy(pub String);
 
 /// A fresh policy instance by name, with its documented default parameters.
@@ -38,9 +52,17 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
+        "hsp" => Ok(Box::new(Hsp::new(HspParams::default()))),
+        "propsp" => Ok(Box::new(PropSp::new(PropSpParams::default()))),
+        "propsp-static" => Ok(Box::new(PropSp::new(PropSpParams {
+            sf: SfSource::Static,
+            ..PropSpParams::default()
+        }))),
         _ => Err(UnknownPolicy(name.to_string())),
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_propsp;
