@@ -43,6 +43,12 @@
 //!   so that the threads awarded credits get, on average, one reference period
 //!   on a fast core each: period = REF x max(1, ceil(credited threads / NFC)).
 //!   Each fast core then changes hands at most about once per REF on average.
+//! - "Runnable threads" are those runnable or running at the assignment
+//!   instant; a thread blocked then gets no credits until the next one. The
+//!   first assignment happens one reference period after start (nothing
+//!   holds credits before it).
+//! - The period length is returned by `period_ns`, which the simulator asks
+//!   again after every `periodic` call, so each period can differ.
 //! - BusyFCs "goes sequentially through runnable threads": in thread-creation
 //!   order.
 //! - The distribution scheme is a parameter (the paper chooses it per
