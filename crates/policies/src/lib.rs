@@ -6,12 +6,14 @@ pub mod cfs;
 pub mod colab;
 pub mod eevdf;
 pub mod gts;
+pub mod propsp;
 pub mod wash;
 
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use eevdf::Eevdf;
 pub use gts::{Gts, GtsParams};
+pub use propsp::{Distribution, Hsp, HspParams, PropSp, PropSpParams, SfSource};
 pub use wash::{Wash, WashParams};
 
 use colab_core::Policy;
@@ -38,11 +40,32 @@ pub const POLICIES: &[(&str, &str)] = &[
         "gts",
         "ARM big.LITTLE MP (GTS): per-cluster CFS, load-threshold up/down migration",
     ),
+    (
+        "hsp",
+        "HSP: fast cores to the applications with the highest application-wide speedup, over CFS",
+    ),
+    (
+        "propsp",
+        "Prop-SP: fast-core credits in proportion to (speedup - 1) x weight, inter-core swaps, online SFs",
+    ),
+    (
+        "propsp-static",
+        "Prop-SP with each thread's SF fixed at its first estimate",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{0}': expected one of cfs, wash, colab, eevdf, gts")]
+#[error("unknown policy '{0}': expected one of {list}", list = policy_names())]
 pub struct UnknownPolicy(pub String);
+
+/// The accepted policy names, comma-separated (for messages).
+pub fn policy_names() -> String {
+    POLICIES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// A fresh policy instance by name, with its documented default parameters.
 pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
@@ -52,6 +75,12 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
         "eevdf" => Ok(Box::new(Eevdf::new())),
         "gts" => Ok(Box::new(Gts::new(GtsParams::default()))),
+        "hsp" => Ok(Box::new(Hsp::new(HspParams::default()))),
+        "propsp" => Ok(Box::new(PropSp::new(PropSpParams::default()))),
+        "propsp-static" => Ok(Box::new(PropSp::new(PropSpParams {
+            sf: SfSource::Static,
+            ..PropSpParams::default()
+        }))),
         _ => Err(UnknownPolicy(name.to_string())),
     }
 }
@@ -60,3 +89,5 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
 mod tests;
 #[cfg(test)]
 mod tests_linux;
+#[cfg(test)]
+mod tests_propsp;
