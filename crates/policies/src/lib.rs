@@ -2,10 +2,12 @@
 //! [`colab_core::Policy`] hook table: no I/O, no clocks, so the same code
 //! drives the simulator and (later) the live sched_ext scheduler.
 
+pub mod camp;
 pub mod cfs;
 pub mod colab;
 pub mod wash;
 
+pub use camp::{uf_analytical, uf_approx, Camp, CampParams, UtilityClass, Variant};
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use wash::{Wash, WashParams};
@@ -26,10 +28,26 @@ pub const POLICIES: &[(&str, &str)] = &[
         "colab",
         "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
     ),
+    (
+        "camp",
+        "CAMP: utility classes from speedup factor and TLP, boosted serial phases, over CFS",
+    ),
+    (
+        "pa",
+        "PA: CAMP's code with a constant speedup factor (TLP only)",
+    ),
+    (
+        "sfd",
+        "SFD: CAMP's code with one thread per application (speedup factor only)",
+    ),
+    (
+        "rr",
+        "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{0}': expected one of cfs, wash, colab")]
+#[error("unknown policy '{0}': expected one of cfs, wash, colab, camp, pa, sfd, rr")]
 pub struct UnknownPolicy(pub String);
 
 /// A fresh policy instance by name, with its documented default parameters.
@@ -38,9 +56,15 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
+        "camp" => Ok(Box::new(Camp::new(Variant::Camp, CampParams::default()))),
+        "pa" => Ok(Box::new(Camp::new(Variant::Pa, CampParams::default()))),
+        "sfd" => Ok(Box::new(Camp::new(Variant::Sfd, CampParams::default()))),
+        "rr" => Ok(Box::new(Camp::new(Variant::Rr, CampParams::default()))),
         _ => Err(UnknownPolicy(name.to_string())),
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_camp;
