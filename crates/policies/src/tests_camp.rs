@@ -347,6 +347,55 @@ fn high_threads_share_fast_cores_round_robin() {
 }
 
 #[test]
+fn rotation_serves_the_high_thread_with_least_fast_time() {
+    // Three HIGH single-threaded programs, two fast cores: 0 and 1 start on
+    // them, 2 waits on slow core 2.
+    let mut st = state("2B2S", &[(0, 3.0), (1, 3.0), (2, 3.0)]);
+    let mut p = new_policy(Variant::Camp, &st);
+    for t in 0..3 {
+        p.seed_sf(ThreadId(t), 3.0);
+        run_on(&mut st, t as u16, t);
+    }
+    // At 2 s both fast threads had 2 s there; thread 2 takes core 0's place.
+    let (_, out) = tick_at(&mut p, &mut st, 2_000 * MS, 0);
+    assert_eq!(out, vec![migrate(0, 2), migrate(2, 0)]);
+    st.now = 2_000 * MS;
+    p.stopped(
+        &st,
+        CoreId(0),
+        ThreadId(0),
+        2_000 * MS,
+        StopReason::Preempted,
+    );
+    run_on(&mut st, 2, 0);
+    run_on(&mut st, 0, 2);
+    // At 4 s thread 1 has had 4 s, thread 2 2 s and thread 0 2 s: thread 0
+    // takes thread 1's core, not thread 2's.
+    let (_, out) = tick_at(&mut p, &mut st, 4_000 * MS, 0);
+    assert_eq!(out, vec![migrate(1, 2), migrate(0, 1)]);
+    // A waiting thread with more fast time than every fast one stays put.
+    let mut st = state("2B2S", &[(0, 3.0), (1, 3.0), (2, 3.0)]);
+    let mut p = new_policy(Variant::Camp, &st);
+    for t in 0..3 {
+        p.seed_sf(ThreadId(t), 3.0);
+    }
+    run_on(&mut st, 0, 2);
+    st.now = 1_000 * MS;
+    p.stopped(
+        &st,
+        CoreId(0),
+        ThreadId(2),
+        1_000 * MS,
+        StopReason::Preempted,
+    );
+    run_on(&mut st, 2, 2);
+    run_on(&mut st, 0, 0);
+    run_on(&mut st, 1, 1);
+    let (_, out) = tick_at(&mut p, &mut st, 2_000 * MS, 0);
+    assert!(out.is_empty(), "{out:?}");
+}
+
+#[test]
 fn medium_threads_keep_their_fast_cores() {
     // SF 2.0: MEDIUM. BusyFCs, no fair sharing.
     let (mut p, mut st) = four_singles(Variant::Camp, 2.0);
