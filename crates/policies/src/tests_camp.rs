@@ -727,6 +727,25 @@ fn family_runs_builtin_workloads_in_the_simulator() {
 }
 
 #[test]
+fn vruntimes_stay_bounded_between_unequal_queues() {
+    // Regression: with long slow-core queues and nearly idle fast cores,
+    // threads moving back and forth (steals, wake-ups elsewhere) used to
+    // carry growing vruntime lags until they overflowed.
+    use colab_sim::{simulate, SimConfig};
+    let lib = colab_workload::Library::builtin();
+    let w = lib.mix("4B-4").unwrap();
+    let t = Topology::named("4B2S", CoreOrder::LittleFirst).unwrap();
+    let cfg = SimConfig {
+        seed: 3,
+        ..SimConfig::default()
+    };
+    for name in ["camp", "pa", "sfd", "rr"] {
+        let mut p = crate::by_name(name).unwrap();
+        simulate(&w, &t, p.as_mut(), &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
 fn symmetric_machine_behaves_as_cfs() {
     use colab_sim::{simulate, SimConfig};
     let lib = colab_workload::Library::builtin();
