@@ -73,6 +73,12 @@
 //!   (it has no notion of TLP).
 //! - RR (4.2): every thread is in one class that fast cores are shared in
 //!   round-robin, with CAMP's mechanism; no SF, no boost.
+//! - Per-core fairness is the shared CFS engine; on every cross-core move
+//!   (migrations and wake-ups on another core) a thread's vruntime is
+//!   renormalised to the destination queue with its lag bounded by one
+//!   sched_latency (see `renormalise`): CAMP's queue lengths differ far more
+//!   between fast and slow cores than CFS's own, and without the bound the
+//!   lags grow without limit.
 //! - A machine with a single core type has no fast/slow distinction: all
 //!   four behave as CFS there.
 
