@@ -2,6 +2,7 @@
 //! [`colab_core::Policy`] hook table: no I/O, no clocks, so the same code
 //! drives the simulator and (later) the live sched_ext scheduler.
 
+pub mod camp;
 pub mod cfs;
 pub mod colab;
 pub mod eevdf;
@@ -9,6 +10,7 @@ pub mod gts;
 pub mod propsp;
 pub mod wash;
 
+pub use camp::{uf_analytical, uf_approx, Camp, CampParams, UtilityClass, Variant};
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use eevdf::Eevdf;
@@ -52,6 +54,22 @@ pub const POLICIES: &[(&str, &str)] = &[
         "propsp-static",
         "Prop-SP with each thread's SF fixed at its first estimate",
     ),
+    (
+        "camp",
+        "CAMP: utility classes from speedup factor and TLP, boosted serial phases, over CFS",
+    ),
+    (
+        "pa",
+        "PA: CAMP's code with a constant speedup factor (TLP only)",
+    ),
+    (
+        "sfd",
+        "SFD: CAMP's code with one thread per application (speedup factor only)",
+    ),
+    (
+        "rr",
+        "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +99,10 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
             sf: SfSource::Static,
             ..PropSpParams::default()
         }))),
+        "camp" => Ok(Box::new(Camp::new(Variant::Camp, CampParams::default()))),
+        "pa" => Ok(Box::new(Camp::new(Variant::Pa, CampParams::default()))),
+        "sfd" => Ok(Box::new(Camp::new(Variant::Sfd, CampParams::default()))),
+        "rr" => Ok(Box::new(Camp::new(Variant::Rr, CampParams::default()))),
         _ => Err(UnknownPolicy(name.to_string())),
     }
 }
@@ -91,3 +113,5 @@ mod tests;
 mod tests_linux;
 #[cfg(test)]
 mod tests_propsp;
+#[cfg(test)]
+mod tests_camp;

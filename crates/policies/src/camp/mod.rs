@@ -1,0 +1,669 @@
+//! The CAMP family of asymmetry-aware schedulers (Saez, Fedorova, Koufaty,
+//! Prieto: "Leveraging core specialization via OS scheduling to improve
+//! performance on asymmetric multicore systems", ACM TOCS 30(2), 2012; cited
+//! as camp-tocs12): CAMP (section 4.1) and the three schedulers it is
+//! compared with, PA, SFD and RR (section 4.2), on one code base as in the
+//! paper.
+//!
+//! CAMP puts threads in utility classes by their utility factor (UF, section
+//! 3: the speedup an application gets from all fast cores, from its threads'
+//! speedup factors and its runnable thread count), runs the highest classes
+//! on the fast cores, round-robins fast cores among HIGH threads, keeps fast
+//! cores busy with lower classes otherwise (BusyFCs), and boosts sequential
+//! phases of parallel applications. Per-core fair scheduling underneath is
+//! the project's CFS engine (the paper implements CAMP as a Solaris
+//! scheduling class on top of the OS's per-core dispatching).
+//!
+//! | paper                                   | here                                |
+//! |-----------------------------------------|-------------------------------------|
+//! | UF, eq. (1)/(10) and eq. (2)            | [`uf_analytical`], [`uf_approx`]    |
+//! | utility classes, Table II               | [`UtilityClass`], [`Thresholds`]    |
+//! | monitoring module, 4.1.2                | [`SfMonitor`]                       |
+//! | class-driven assignment, 4.1.1          | `select_core`, `pick_next`, `balance` |
+//! | fair sharing among HIGH (every 2 s)     | `balance`, round-robin step         |
+//! | topology awareness, 4.1.3               | locality keys in every core choice  |
+//!
+//! Our reading of what the paper leaves open (chosen once, for every
+//! workload):
+//! - SF of a thread: the OS's estimate, `predicted_speedup` from the noisy
+//!   counter model, filtered by the monitor; never the ground truth. Per-thread
+//!   UFs use the thread's own SF in place of SF_avg (section 3.2, last
+//!   paragraph). N_threads is the application's runnable (or running) thread
+//!   count (section 3.2), N_FC the number of cores of the fastest type.
+//! - A thread without an SF yet (warm-up, section 4.1.2) ranks below every
+//!   class: it never displaces a classified thread from a fast core, but an
+//!   otherwise idle fast core still runs it. Section 5.1.2 says such threads
+//!   are "not eligible to be scheduled on fast cores" while the example it
+//!   gives has a classified thread competing for the fast core; section
+//!   4.1.1 says the scheduler "tries to keep fast cores as busy as possible".
+//!   Ranking them last satisfies both.
+//! - Sequential phase: an application that has had more than one thread
+//!   (an OS knows its process spawned threads) with exactly one runnable
+//!   thread. Its boost budget of amp_boost_ticks covers one sequential phase:
+//!   it is renewed when the application goes back to two or more runnable
+//!   threads in between, or when another thread becomes the serial one, not
+//!   when the serial thread merely blocks and wakes (the paper's PA keeps a
+//!   serial thread on the fast core "until amp_boost_ticks expire or the
+//!   thread blocks"; renewing on every wake-up would let a thread that
+//!   blocks briefly monopolise a fast core, which the limit exists to
+//!   prevent). Boost ticks are the scheduler ticks during which the boosted
+//!   thread runs.
+//! - All threads have the same static priority (our workloads use no nice
+//!   values), so where the paper's Solaris class orders by priority we order
+//!   by utility class, then CFS vruntime.
+//! - Round-robin sharing among HIGH threads (section 4.1.1, "presented in our
+//!   earlier work [Saez et al. 2011]"): every rr_period, each HIGH thread
+//!   waiting on a slow core swaps with the HIGH thread on a fast core that
+//!   has had the most fast-core time, if the waiting one has had less: over
+//!   time every HIGH thread gets an equal share of fast-core time. Threads of
+//!   other classes keep the fast core they got (BusyFCs) until a higher class
+//!   needs it or they block.
+//! - Class changes are acted on at the next scheduler tick (the balancer runs
+//!   once per tick): a thread that outranks a fast core's thread swaps places
+//!   with it, the displaced thread taking the slow core it leaves.
+//! - Topology awareness (4.1.3): every choice among cores of one type
+//!   prefers the cluster (last-level cache) the thread last ran in; slow-core
+//!   load balancing works inside a cluster before going across.
+//! - PA (4.2): the SF in the UF is the machine's largest speedup factor (the
+//!   ratio of the fastest to the slowest core type's throughput, the larger
+//!   of the compute- and memory-bound ratios), so single-threaded
+//!   applications are HIGH and serial phases are always boosted; no SF
+//!   monitoring, hence no warm-up.
+//! - SFD (4.2): N_threads is always 1 (UF = SF), same monitor, no boosting
+//!   (it has no notion of TLP).
+//! - RR (4.2): every thread is in one class that fast cores are shared in
+//!   round-robin, with CAMP's mechanism; no SF, no boost.
+//! - Per-core fairness is the shared CFS engine; on every cross-core move
+//!   (migrations and wake-ups on another core) a thread's vruntime is
+//!   renormalised to the destination queue with its lag bounded by one
+//!   sched_latency (see `renormalise`): CAMP's queue lengths differ far more
+//!   between fast and slow cores than CFS's own, and without the bound the
+//!   lags grow without limit.
+//! - A machine with a single core type has no fast/slow distinction: all
+//!   four behave as CFS there.
+
+mod balance;
+mod monitor;
+mod uf;
+
+pub use monitor::{MonitorParams, SfMonitor};
+pub use uf::{uf_analytical, uf_approx, Thresholds, UfCuts, UfForm, UtilityClass, UF_K};
+
+use crate::cfs::CfsCore;
+use colab_core::{
+    Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
+    WakeKind, NS_PER_MS,
+};
+use std::cmp::Reverse;
+
+/// Which scheduler of the family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// camp-tocs12 4.1: efficiency and TLP.
+    Camp,
+    /// Parallelism-Aware (4.2): TLP only.
+    Pa,
+    /// SF-Driven (4.2): efficiency only.
+    Sfd,
+    /// Round-robin sharing of fast cores among all threads (4.2).
+    Rr,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Camp => "camp",
+            Variant::Pa => "pa",
+            Variant::Sfd => "sfd",
+            Variant::Rr => "rr",
+        }
+    }
+    /// SEQUENTIAL_BOOSTED is TLP specialisation: CAMP and PA only.
+    fn boosts(self) -> bool {
+        matches!(self, Variant::Camp | Variant::Pa)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CampParams {
+    /// The UF the scheduler evaluates (camp-tocs12 3.2: eq. (2) with k = 2
+    /// is what the paper's scheduler uses).
+    pub uf_form: UfForm,
+    /// Utility thresholds (Table II; values are our assumption, see [`Thresholds`]).
+    pub thresholds: Thresholds,
+    /// amp_boost_ticks as time: camp-tocs12 4.1.1, "fifty time slices (0.5
+    /// seconds)". Our tick is 4 ms, so the limit is 125 of our ticks; we keep
+    /// the 0.5 s, the quantity the authors tuned.
+    pub amp_boost_ns: Nanos,
+    /// Period of the round-robin fast-core sharing among HIGH threads
+    /// (camp-tocs12 4.1.1: migrations "take place every 2 seconds on average").
+    pub rr_period_ns: Nanos,
+    /// SF monitoring (4.1.2).
+    pub monitor: MonitorParams,
+}
+
+impl Default for CampParams {
+    fn default() -> Self {
+        CampParams {
+            uf_form: UfForm::Approx { k: UF_K },
+            thresholds: Thresholds::default(),
+            amp_boost_ns: 500 * NS_PER_MS,
+            rr_period_ns: 2_000 * NS_PER_MS,
+            monitor: MonitorParams::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ThreadSt {
+    mon: SfMonitor,
+    /// Time run on fast cores (round-robin fairness).
+    fast_ns: Nanos,
+    /// When the counters were last read for the monitor.
+    last_read: Nanos,
+    /// The core the thread last ran on, to see migrations.
+    prev_core: Option<CoreId>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ProgSt {
+    /// Threads the application has created so far.
+    created: u32,
+    /// The serial thread of the current sequential phase.
+    seq: Option<ThreadId>,
+    /// Boost ticks it has used in this phase.
+    boost_used: u32,
+}
+
+/// Facts about the machine, fixed at the first hook.
+#[derive(Clone, Debug)]
+struct Machine {
+    fast: CoreMask,
+    slow: CoreMask,
+    n_fast: usize,
+    sf_max: f64,
+    cuts: UfCuts,
+    boost_ticks: u32,
+}
+
+/// Per-application runnable counts at one instant.
+struct View {
+    runnable: Vec<u32>,
+    /// The only runnable thread, where there is exactly one.
+    sole: Vec<Option<ThreadId>>,
+}
+
+/// Ordering key for a fast core's candidates: class, locality (2 local,
+/// 1 same cluster, 0 other), queued before running, then CFS / waiting order.
+type CandKey = (Option<UtilityClass>, u8, u8, i64, Reverse<ThreadId>);
+
+pub struct Camp {
+    pub params: CampParams,
+    variant: Variant,
+    cfs: Option<CfsCore>,
+    mach: Option<Machine>,
+    th: Vec<ThreadSt>,
+    progs: Vec<ProgSt>,
+    last_balance: Option<Nanos>,
+    next_rr: Nanos,
+}
+
+impl Camp {
+    pub fn new(variant: Variant, params: CampParams) -> Camp {
+        let next_rr = params.rr_period_ns;
+        Camp {
+            params,
+            variant,
+            cfs: None,
+            mach: None,
+            th: Vec::new(),
+            progs: Vec::new(),
+            last_balance: None,
+            next_rr,
+        }
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    fn init(&mut self, st: &SchedState) {
+        if self.mach.is_some() {
+            return;
+        }
+        self.cfs = Some(CfsCore::new(st));
+        let topo = &st.topo;
+        let fast = topo.big_mask();
+        let slow = CoreMask(topo.all_mask().0 & !fast.0);
+        let f = &topo.core_types[topo.fastest_type];
+        let s = &topo.core_types[topo.slowest_type];
+        // Largest SF the machine allows: core- or memory-bound extreme (the
+        // speedup of a phase is monotonic in its memory fraction).
+        let sf_max = (f.rate(0.0) / s.rate(0.0))
+            .max(f.rate(1.0) / s.rate(1.0))
+            .max(1.0);
+        let tick = topo.costs.tick_ns.max(1);
+        self.mach = Some(Machine {
+            fast,
+            slow,
+            n_fast: fast.count(),
+            sf_max,
+            cuts: self.params.thresholds.cuts(sf_max),
+            boost_ticks: self.params.amp_boost_ns.div_ceil(tick) as u32,
+        });
+    }
+
+    fn m(&self) -> &Machine {
+        self.mach
+            .as_ref()
+            .expect("initialised at the first thread_created")
+    }
+
+    fn cfs(&self) -> &CfsCore {
+        self.cfs
+            .as_ref()
+            .expect("initialised at the first thread_created")
+    }
+
+    fn cfs_mut(&mut self) -> &mut CfsCore {
+        self.cfs
+            .as_mut()
+            .expect("initialised at the first thread_created")
+    }
+
+    /// amp_boost_ticks on this machine.
+    pub fn boost_ticks(&self) -> u32 {
+        self.mach.as_ref().map_or(0, |m| m.boost_ticks)
+    }
+
+    /// The machine's largest speedup factor (PA's constant SF).
+    pub fn sf_max(&self) -> f64 {
+        self.mach.as_ref().map_or(1.0, |m| m.sf_max)
+    }
+
+    /// The monitor's published SF of `t`, if past its warm-up.
+    pub fn sf_estimate(&self, t: ThreadId) -> Option<f64> {
+        self.th.get(t.idx()).and_then(|s| s.mon.estimate())
+    }
+
+    /// The SF monitor of `t` (CAMP and SFD feed it).
+    pub fn sf_monitor(&self, t: ThreadId) -> Option<&SfMonitor> {
+        self.th.get(t.idx()).map(|s| &s.mon)
+    }
+
+    /// The class `t` has now (counting it as runnable); None while its SF is
+    /// unknown.
+    pub fn utility_class(&self, st: &SchedState, t: ThreadId) -> Option<UtilityClass> {
+        let v = self.view(st, Some(t), None);
+        self.rank(st, &v, t)
+    }
+
+    /// Tests: give `t` a published SF as if its first sample had closed.
+    #[cfg(test)]
+    pub(crate) fn seed_sf(&mut self, t: ThreadId, sf: f64) {
+        let s = &mut self.th[t.idx()];
+        s.mon = SfMonitor::default();
+        s.mon.sample(sf, &self.params.monitor);
+    }
+
+    /// Moves `t`'s vruntime from `from`'s run queue to `to`'s and bounds
+    /// its lag there to one sched_latency either way.
+    ///
+    /// The shared CFS engine keeps one absolute vruntime per thread and
+    /// renormalises it only on migrations of queued threads, against a
+    /// min_vruntime that misses the running thread's progress. Fair queues
+    /// of very different lengths (CAMP's loaded slow cores, lightly loaded
+    /// fast cores) then advance their min_vruntime at very different rates,
+    /// and threads moving back and forth between them carry ever larger lags
+    /// (they grow without bound, up to overflow). The kernel renormalises
+    /// on every cross-CPU move, wake-ups included, against an up-to-date
+    /// min_vruntime; the bound stands in for the latter (assumption: one
+    /// sched_latency, the span place_entity gives sleepers at most).
+    fn renormalise(&mut self, t: ThreadId, from: Option<CoreId>, to: CoreId) {
+        let k = self.cfs_mut();
+        if let Some(f) = from {
+            k.vr[t.idx()] += k.min_vr[to.idx()] - k.min_vr[f.idx()];
+        }
+        let lat = k.tun.latency_ns as i64;
+        let base = k.min_vr[to.idx()];
+        k.vr[t.idx()] = k.vr[t.idx()].clamp(base - lat, base + lat);
+    }
+
+    fn is_fast(&self, c: CoreId) -> bool {
+        self.m().fast.contains(c)
+    }
+
+    fn view(&self, st: &SchedState, extra: Option<ThreadId>, exclude: Option<ThreadId>) -> View {
+        let n = self.progs.len();
+        let mut v = View {
+            runnable: vec![0; n],
+            sole: vec![None; n],
+        };
+        for th in &st.threads {
+            if Some(th.id) == exclude {
+                continue;
+            }
+            let active = matches!(th.state, RunState::Runnable | RunState::Running);
+            if (active || Some(th.id) == extra) && th.program.idx() < n {
+                v.runnable[th.program.idx()] += 1;
+                v.sole[th.program.idx()] = Some(th.id);
+            }
+        }
+        for (s, &r) in v.sole.iter_mut().zip(&v.runnable) {
+            if r != 1 {
+                *s = None;
+            }
+        }
+        v
+    }
+
+    fn sf_of(&self, t: ThreadId) -> Option<f64> {
+        match self.variant {
+            Variant::Pa | Variant::Rr => Some(self.m().sf_max),
+            // A fast core is never slower: noise below 1 is clamped.
+            Variant::Camp | Variant::Sfd => self.sf_estimate(t).map(|s| s.max(1.0)),
+        }
+    }
+
+    /// Utility class of `t` under `v`; None while its SF is unknown.
+    fn rank(&self, st: &SchedState, v: &View, t: ThreadId) -> Option<UtilityClass> {
+        if self.variant == Variant::Rr {
+            return Some(UtilityClass::High);
+        }
+        let sf = self.sf_of(t)?;
+        let p = st.thread(t).program.idx();
+        let n = match self.variant {
+            Variant::Sfd => 1,
+            _ => v.runnable.get(p).copied().unwrap_or(1).max(1) as usize,
+        };
+        let m = self.m();
+        let class = m.cuts.classify(self.params.uf_form.eval(sf, n, m.n_fast));
+        // Only serial threads with UF >= upper_threshold are boosted (4.1.1);
+        // a serial thread is alone, so its UF is its SF.
+        if class == UtilityClass::High && self.boosted(v, p, t) {
+            Some(UtilityClass::SequentialBoosted)
+        } else {
+            Some(class)
+        }
+    }
+
+    /// Is `t` the serial thread of a parallel application with boost left?
+    fn boosted(&self, v: &View, p: usize, t: ThreadId) -> bool {
+        let Some(ps) = self.progs.get(p) else {
+            return false;
+        };
+        let used = if ps.seq == Some(t) { ps.boost_used } else { 0 };
+        self.variant.boosts()
+            && ps.created > 1
+            && v.sole.get(p).copied().flatten() == Some(t)
+            && used < self.m().boost_ticks
+    }
+
+    /// Tracks the sequential phase of program `p` (see the module notes).
+    fn refresh(&mut self, p: usize, v: &View) {
+        let Some(ps) = self.progs.get_mut(p) else {
+            return;
+        };
+        match v.runnable[p] {
+            0 => {}
+            1 => {
+                if ps.seq != v.sole[p] {
+                    ps.seq = v.sole[p];
+                    ps.boost_used = 0;
+                }
+            }
+            _ => {
+                ps.seq = None;
+                ps.boost_used = 0;
+            }
+        }
+    }
+
+    /// Feeds the counter reading just taken for `t` to its monitor.
+    fn read(&mut self, st: &SchedState, t: ThreadId) {
+        let monitors = matches!(self.variant, Variant::Camp | Variant::Sfd);
+        let p = &self.params.monitor;
+        let s = &mut self.th[t.idx()];
+        let covered = st.now.saturating_sub(s.last_read);
+        s.last_read = st.now;
+        if monitors {
+            s.mon.reading(st.thread(t).predicted_speedup, covered, p);
+        }
+    }
+
+    /// Slow core for a thread becoming runnable: its previous core if idle,
+    /// else idle before busy, own cluster before others, shortest queue.
+    fn slow_place(&self, st: &SchedState, home: Option<CoreId>) -> CoreId {
+        let m = self.m();
+        if let Some(h) = home {
+            if m.slow.contains(h) && idle(st, h) {
+                return h;
+            }
+        }
+        m.slow
+            .iter()
+            .min_by_key(|&c| {
+                (
+                    !idle(st, c),
+                    !same_cluster(st, home, c),
+                    st.nr_running(c),
+                    c,
+                )
+            })
+            .unwrap_or(CoreId(0))
+    }
+}
+
+/// A core with nothing running and nothing queued.
+fn idle(st: &SchedState, c: CoreId) -> bool {
+    st.is_idle(c) && st.core(c).rq.is_empty()
+}
+
+fn same_cluster(st: &SchedState, a: Option<CoreId>, b: CoreId) -> bool {
+    a.is_some_and(|a| st.topo.same_cluster(a, b))
+}
+
+impl Policy for Camp {
+    fn name(&self) -> &'static str {
+        self.variant.name()
+    }
+
+    fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
+        self.init(st);
+        self.cfs_mut().thread_created(t);
+        if self.th.len() <= t.idx() {
+            let fresh = ThreadSt {
+                mon: SfMonitor::new(&self.params.monitor),
+                fast_ns: 0,
+                last_read: st.now,
+                prev_core: None,
+            };
+            self.th.resize(t.idx() + 1, fresh);
+        }
+        let p = st.thread(t).program.idx();
+        if self.progs.len() <= p {
+            self.progs.resize(p + 1, ProgSt::default());
+        }
+        self.progs[p].created += 1;
+    }
+
+    fn select_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
+        if !st.topo.is_asymmetric() {
+            return self.cfs().select(st, t, kind);
+        }
+        let home = match kind {
+            WakeKind::New { parent } => parent.and_then(|p| st.thread(p).core),
+            WakeKind::Wakeup { .. } => st.thread(t).last_core,
+        };
+        let m = self.m();
+        // BusyFCs: an idle fast core takes anything, nearest first.
+        if let Some(f) = m
+            .fast
+            .iter()
+            .filter(|&c| idle(st, c))
+            .min_by_key(|&c| (!same_cluster(st, home, c), c))
+        {
+            return f;
+        }
+        // A fast core whose thread is of a lower class than t's.
+        let v = self.view(st, Some(t), None);
+        let r = self.rank(st, &v, t);
+        if r.is_some() {
+            let target = m
+                .fast
+                .iter()
+                .filter_map(|c| {
+                    let rc = self.rank(st, &v, st.core(c).current?);
+                    let claimed = st.core(c).rq.iter().any(|&q| self.rank(st, &v, q) >= r);
+                    (rc < r && !claimed).then_some((rc, c))
+                })
+                .min_by_key(|&(rc, c)| (rc, !same_cluster(st, home, c), c));
+            if let Some((_, f)) = target {
+                return f;
+            }
+        }
+        self.slow_place(st, home)
+    }
+
+    fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
+        let new = st.thread(t).last_core.is_none() && wakeup;
+        if wakeup && !new && st.topo.is_asymmetric() {
+            // A wake-up on another core than the one it slept on is a
+            // migration too (the kernel's migrate_task_rq_fair).
+            let prev = self.th[t.idx()].prev_core;
+            if prev.is_some_and(|p| p != c) {
+                self.renormalise(t, prev, c);
+            }
+        }
+        self.cfs_mut().enqueued(st, c, t, wakeup, new);
+        let v = self.view(st, None, None);
+        self.refresh(st.thread(t).program.idx(), &v);
+    }
+
+    fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+        if !st.topo.is_asymmetric() || !self.is_fast(c) {
+            return self.cfs().wakeup_preempt(st, c, t, 1.0);
+        }
+        let Some(cur) = st.core(c).current else {
+            return false;
+        };
+        let v = self.view(st, None, None);
+        match self.rank(st, &v, t).cmp(&self.rank(st, &v, cur)) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => self.cfs().wakeup_preempt(st, c, t, 1.0),
+            std::cmp::Ordering::Less => false,
+        }
+    }
+
+    fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
+        if !st.topo.is_asymmetric() {
+            return self.cfs().pick(st, c);
+        }
+        if !self.is_fast(c) {
+            // Slow cores: plain CFS, pulling from any queue when idle.
+            if let Some(t) = self.cfs().leftmost(st, c) {
+                return Pick::Local(t);
+            }
+            return match self.cfs().idle_pull(st, c) {
+                Some((from, thread)) => Pick::Steal { from, thread },
+                None => Pick::Idle,
+            };
+        }
+        // Fast cores: the highest class anywhere, local and nearby first.
+        let v = self.view(st, None, None);
+        let cfs = self.cfs();
+        let mut best: Option<(CandKey, Pick)> = None;
+        let mut offer = |key: CandKey, pick: Pick| {
+            if best.as_ref().is_none_or(|(k, _)| key > *k) {
+                best = Some((key, pick));
+            }
+        };
+        for &t in &st.core(c).rq {
+            let key = (self.rank(st, &v, t), 2, 1, -cfs.vr[t.idx()], Reverse(t));
+            offer(key, Pick::Local(t));
+        }
+        for o in st.topo.cores().filter(|&o| o != c) {
+            let near = u8::from(st.topo.same_cluster(o, c));
+            let waited = |t: ThreadId| -(st.thread(t).runnable_since as i64);
+            for &t in &st.core(o).rq {
+                let key = (self.rank(st, &v, t), near, 1, waited(t), Reverse(t));
+                offer(key, Pick::Steal { from: o, thread: t });
+            }
+            // BusyFCs: a fast core takes a thread running on a slow core.
+            if !self.is_fast(o) {
+                if let Some(t) = st.core(o).current {
+                    let key = (self.rank(st, &v, t), near, 0, waited(t), Reverse(t));
+                    offer(key, Pick::PreemptRemote { from: o, thread: t });
+                }
+            }
+        }
+        best.map_or(Pick::Idle, |(_, p)| p)
+    }
+
+    fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        let mp = &self.params.monitor;
+        let s = &mut self.th[t.idx()];
+        if s.prev_core.is_some_and(|p| p != c) {
+            s.mon.migrated(mp);
+        }
+        s.prev_core = Some(c);
+        s.last_read = st.now;
+    }
+
+    fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
+        self.cfs_mut().stopped(st, c, t, ran, 1.0);
+        if st.topo.is_asymmetric() && self.is_fast(c) {
+            self.th[t.idx()].fast_ns += ran;
+        }
+        self.read(st, t);
+        let gone = (why == StopReason::Exited).then_some(t);
+        let v = self.view(st, None, gone);
+        self.refresh(st.thread(t).program.idx(), &v);
+    }
+
+    fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
+        self.cfs_mut().migrated(st, t, from, to);
+        if st.topo.is_asymmetric() {
+            self.renormalise(t, None, to);
+        }
+    }
+
+    fn slice_ns(&self, st: &SchedState, c: CoreId, _t: ThreadId) -> Nanos {
+        self.cfs.as_ref().map_or(NS_PER_MS, |k| k.slice(st, c))
+    }
+
+    fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
+        let Some(cur) = st.core(c).current else {
+            return false;
+        };
+        if !st.topo.is_asymmetric() {
+            let k = self.cfs();
+            k.periodic_balance(st, c, out);
+            return k.tick_preempt(st, c, 1.0);
+        }
+        self.read(st, cur);
+        let v = self.view(st, None, None);
+        let p = st.thread(cur).program.idx();
+        self.refresh(p, &v);
+        // Boost ticks are charged while the thread runs boosted.
+        if self.rank(st, &v, cur) == Some(UtilityClass::SequentialBoosted) {
+            self.progs[p].boost_used += 1;
+        }
+        if self.last_balance != Some(st.now) {
+            self.last_balance = Some(st.now);
+            self.balance(st, out);
+        }
+        if !self.is_fast(c) {
+            return self.cfs().tick_preempt(st, c, 1.0);
+        }
+        // A fast core time-shares only among its best class.
+        let v = self.view(st, None, None);
+        let rc = self.rank(st, &v, cur);
+        let best_queued = st.core(c).rq.iter().map(|&t| self.rank(st, &v, t)).max();
+        match best_queued {
+            Some(b) if b > rc => true,
+            Some(b) if b == rc => self.cfs().tick_preempt(st, c, 1.0),
+            _ => false,
+        }
+    }
+}
