@@ -446,10 +446,80 @@ fn builtin_mixes_cover_the_papers_tables() {
             want.push(format!("{c}-{i}"));
         }
     }
+    // camp-tocs12 Table III, Table IV (each row at 1FC-12SC and 4FC-12SC)
+    // and Table V.
+    for c in [
+        "4CI",
+        "3CI-1MI",
+        "2CI-2MI-A",
+        "2CI-2MI-B",
+        "1CI-3MI-A",
+        "1CI-3MI-B",
+        "4MI",
+        "Phased1",
+        "Phased2",
+        "Phased3",
+        "4STCI-1PSMI-1HPCI",
+        "4STCI-4MI-1HPMI",
+        "4STCI-4STMI-1PSMI",
+        "3STCI-1STMI-1PSCI",
+    ] {
+        want.push(format!("CAMP-{c}"));
+    }
+    for c in [
+        "STCI-PSMI",
+        "STCI-PSCI",
+        "STCI-HP",
+        "STMI-PSMI",
+        "STMI-PSCI",
+        "STMI-HP",
+        "PSMI-PSCI",
+        "PSMI-HP",
+        "PSCI-HP",
+    ] {
+        for cfg in ["1FC", "4FC"] {
+            want.push(format!("CAMP-{c}-{cfg}"));
+        }
+    }
+    // propsp Table 3, both columns.
+    for c in [
+        "3STH-1HPH",
+        "3STH-1HPL",
+        "2STH-1PSH-1HPM",
+        "1STH-1STM-1STL-1PSH",
+        "1PSH-1PSL",
+        "2PSH-1HPM",
+        "1PSH-1HPL",
+        "1HPH-1HPL",
+        "1PSH-1HPH",
+        "4STH",
+        "3STH-1STM",
+        "3STH-1STL-A",
+        "3STH-1STL-B",
+        "2STH-2STM-A",
+        "2STH-2STM-B",
+        "2STH-2STL-A",
+        "2STH-2STL-B",
+        "1STH-1STM-2STL",
+    ] {
+        want.push(format!("PropSP-{c}"));
+    }
     for w in &want {
         assert!(lib.mixes.iter().any(|m| &m.name == w), "missing mix {w}");
     }
-    let allowed = ["Sync", "NSync", "Comm", "Comp", "Large", "2B", "4B"];
+    let allowed = [
+        "Sync",
+        "NSync",
+        "Comm",
+        "Comp",
+        "Large",
+        "2B",
+        "4B",
+        "CAMP-ST",
+        "CAMP-MT",
+        "PropSP-ST",
+        "PropSP-MT",
+    ];
     for m in &lib.mixes {
         assert!(!m.source.is_empty(), "mix {} has no source", m.name);
         assert!(!m.classes.is_empty(), "mix {} has no class", m.name);
