@@ -30,11 +30,57 @@ pub struct CampaignSpec {
 
 /// Configurations of the papers' gem5 study (colab-tpds 6.1).
 pub const PAPER_CONFIGS: [&str; 4] = ["2B2S", "2B4S", "4B2S", "4B4S"];
+/// The policies the COLAB papers compare.
 pub const PAPER_POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
 
+/// Every policy, in report column order: the Linux baselines first (CFS as
+/// the papers ran it, EEVDF as Linux runs today), then the papers' rivals.
+pub const ALL_POLICIES: [&str; 12] = [
+    "cfs",
+    "eevdf",
+    "gts",
+    "wash",
+    "colab",
+    "camp",
+    "pa",
+    "sfd",
+    "rr",
+    "hsp",
+    "propsp",
+    "propsp-static",
+];
+
+/// The 17 benchmark models of the COLAB papers (colab-tpds Table 2 and
+/// colab-cgo20 Table BC); the library also holds the CAMP / Prop-SP ones.
+pub const COLAB_BENCHMARKS: [&str; 17] = [
+    "blackscholes",
+    "bodytrack",
+    "bzip2",
+    "dedup",
+    "ferret",
+    "fft",
+    "fluidanimate",
+    "fmm",
+    "freqmine",
+    "lu_cb",
+    "lu_ncb",
+    "mcf",
+    "ocean_cp",
+    "radix",
+    "swaptions",
+    "water_nsquared",
+    "water_spatial",
+];
+
+/// Is this mix from the COLAB papers (not the CAMP / Prop-SP studies)?
+pub fn is_colab_mix(source: &str) -> bool {
+    source.starts_with("colab")
+}
+
 impl CampaignSpec {
-    /// The papers' simulation study: every mix and every benchmark alone, on
-    /// 2B2S/2B4S/4B2S/4B4S, under CFS, WASH and COLAB, both core orders.
+    /// The COLAB papers' simulation study: every mix of theirs and each of
+    /// their benchmarks alone, on 2B2S/2B4S/4B2S/4B4S, under every policy,
+    /// both core orders.
     /// `quick` keeps a representative subset that runs in seconds.
     pub fn paper(
         lib: &Library,
@@ -55,11 +101,13 @@ impl CampaignSpec {
                 }
             }
         } else {
-            for m in &lib.mixes {
+            for m in lib.mixes.iter().filter(|m| is_colab_mix(&m.source)) {
                 workloads.push(lib.mix(&m.name)?);
             }
-            for b in lib.benchmarks.keys() {
-                workloads.push(lib.single(b, None)?);
+            for b in COLAB_BENCHMARKS {
+                if lib.benchmarks.contains_key(b) {
+                    workloads.push(lib.single(b, None)?);
+                }
             }
         }
         Ok(CampaignSpec {
@@ -69,7 +117,7 @@ impl CampaignSpec {
             } else {
                 PAPER_CONFIGS.iter().map(|s| s.to_string()).collect()
             },
-            policies: PAPER_POLICIES.iter().map(|s| s.to_string()).collect(),
+            policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
             orders: CoreOrder::BOTH.to_vec(),
             seeds: if quick { vec![1] } else { vec![1, 2, 3] },
             predictor: PredictorKind::default(),

@@ -75,7 +75,7 @@ enum Cmd {
         /// Which cluster gets the low core numbers.
         #[arg(long, value_enum, default_value = "big-first")]
         order: Order,
-        /// Scheduling policy (cfs, wash, colab).
+        /// Scheduling policy (`colab list` shows all: cfs, eevdf, gts, wash, colab, camp, pa, sfd, rr, hsp, propsp, propsp-static).
         #[arg(short, long, default_value = "colab")]
         policy: String,
         /// Seed for start order and random choices.
@@ -110,7 +110,7 @@ enum Cmd {
         /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S.
         #[arg(long, value_delimiter = ',')]
         configs: Vec<String>,
-        /// Policies (comma-separated); default: cfs,wash,colab.
+        /// Policies (comma-separated); default: all of them (`colab list`).
         #[arg(long, value_delimiter = ',')]
         policies: Vec<String>,
         /// Worker threads (default: all cores).
@@ -975,6 +975,10 @@ fn cmd_reproduce(spec: &CampaignSpec, out: &Path, allow_no_png: bool) -> Result<
     let (records, stats) = colab_campaign::run(spec, &bar())?;
     let mut opts = colab_report::ReportOptions {
         title: "colab reproduce: the papers' simulation study".into(),
+        policy_order: colab_campaign::ALL_POLICIES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         ..Default::default()
     };
     if allow_no_png {

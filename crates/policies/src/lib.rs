@@ -110,8 +110,8 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_camp;
+#[cfg(test)]
 mod tests_linux;
 #[cfg(test)]
 mod tests_propsp;
-#[cfg(test)]
-mod tests_camp;

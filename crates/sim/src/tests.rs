@@ -204,7 +204,7 @@ fn every_policy_finishes_every_builtin_benchmark() {
     let lib = Library::builtin();
     for name in lib.benchmarks.keys() {
         let w = lib.single(name, Some(2)).unwrap();
-        for pol in ["cfs", "wash", "colab"] {
+        for &(pol, _) in colab_policies::POLICIES {
             for order in CoreOrder::BOTH {
                 let t = Topology::named("2B2S", order).unwrap();
                 let mut p = colab_policies::by_name(pol).unwrap();

@@ -9,7 +9,10 @@ use proptest::prelude::*;
 use std::fmt::Write as _;
 
 const TOPOLOGIES: [&str; 6] = ["1B1S", "2B2S", "2B4S", "4B2S", "1B3S", "4B"];
-const POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
+/// Every policy the library offers.
+fn policies() -> Vec<&'static str> {
+    colab_policies::POLICIES.iter().map(|(n, _)| *n).collect()
+}
 
 /// Big/little speedup in tenths (12..=31 is 1.2..3.1), printed exactly in TOML.
 fn speedup_text(tenths: u32) -> String {
@@ -327,7 +330,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop::collection::vec(program(), 1..=3),
         prop::sample::select(TOPOLOGIES.to_vec()),
         prop::sample::select(CoreOrder::BOTH.to_vec()),
-        prop::sample::select(POLICIES.to_vec()),
+        prop::sample::select(policies()),
         any::<u64>(),
     )
         .prop_map(|(programs, topo, order, policy, seed)| Case {
@@ -466,7 +469,7 @@ ops = [ { critical = "m", compute = 20000, speedup = 2.0 } ]
     let w = lib.single(&name, None).unwrap();
     for topo in TOPOLOGIES {
         for order in CoreOrder::BOTH {
-            for policy in POLICIES {
+            for policy in policies() {
                 let t = Topology::named(topo, order).unwrap();
                 let mut p = colab_policies::by_name(policy).unwrap();
                 let r = simulate(&w, &t, p.as_mut(), &SimConfig::default())
