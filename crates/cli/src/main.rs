@@ -476,7 +476,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("\nPolicies:");
             for (n, d) in colab_policies::POLICIES {
-                println!("  {n:<8} {d}");
+                println!("  {n:<14} {d}");
             }
             println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
             Ok(())

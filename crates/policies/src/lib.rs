@@ -108,6 +108,8 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
 }
 
 #[cfg(test)]
+mod test_util;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_camp;

@@ -1,44 +1,10 @@
 //! Policy decisions on hand-built situations.
 
 use super::*;
-use colab_core::{
-    Action, CoreId, CoreOrder, Pick, Policy, ProgramId, RunState, SchedState, ThreadId, ThreadInfo,
-    Topology, WakeKind, NS_PER_MS,
-};
+use crate::test_util::*;
+use colab_core::{Action, CoreId, Pick, Policy, SchedState, ThreadId, WakeKind, NS_PER_MS};
 
 const MS: u64 = NS_PER_MS;
-
-/// A state with `n` threads, all created and blocked, on `topo`.
-fn state(topo: &str, n: usize) -> SchedState {
-    let mut st = SchedState::new(Topology::named(topo, CoreOrder::BigFirst).unwrap());
-    for i in 0..n {
-        st.threads
-            .push(ThreadInfo::new(ThreadId(i as u32), ProgramId(0), 0, 2.0));
-    }
-    st
-}
-
-fn queue(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].rq.push(ThreadId(t));
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Runnable;
-    th.core = Some(CoreId(c));
-}
-
-fn run_on(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].current = Some(ThreadId(t));
-    st.cores[c as usize].run_start = st.now;
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Running;
-    th.core = Some(CoreId(c));
-    th.last_core = Some(CoreId(c));
-}
-
-fn created(p: &mut dyn Policy, st: &SchedState) {
-    for t in 0..st.threads.len() {
-        p.thread_created(st, ThreadId(t as u32));
-    }
-}
 
 // ----- CFS ------------------------------------------------------------------
 

@@ -2,44 +2,15 @@
 //! simulator runs on built-in workloads.
 
 use crate::camp::{MonitorParams, SfMonitor, Thresholds, UfForm};
+use crate::test_util::{queue, run_on, state_apps as state, state_on};
 use crate::{uf_analytical, uf_approx, Camp, CampParams, UtilityClass, Variant};
 use colab_core::{
-    Action, CoreId, CoreOrder, CoreType, Costs, Pick, Policy, ProgramId, RunState, SchedState,
-    StopReason, ThreadId, ThreadInfo, Topology, WakeKind, NS_PER_MS,
+    Action, CoreId, CoreOrder, CoreType, Costs, Pick, Policy, RunState, SchedState, StopReason,
+    ThreadId, Topology, WakeKind, NS_PER_MS,
 };
 use UtilityClass::*;
 
 const MS: u64 = NS_PER_MS;
-
-/// Threads `(program, predicted SF)`, all created and blocked, on `topo`.
-fn state_on(topo: Topology, threads: &[(u16, f64)]) -> SchedState {
-    let mut st = SchedState::new(topo);
-    for (i, &(p, sf)) in threads.iter().enumerate() {
-        st.threads
-            .push(ThreadInfo::new(ThreadId(i as u32), ProgramId(p), 0, sf));
-    }
-    st
-}
-
-fn state(topo: &str, threads: &[(u16, f64)]) -> SchedState {
-    state_on(Topology::named(topo, CoreOrder::BigFirst).unwrap(), threads)
-}
-
-fn queue(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].rq.push(ThreadId(t));
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Runnable;
-    th.core = Some(CoreId(c));
-}
-
-fn run_on(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].current = Some(ThreadId(t));
-    st.cores[c as usize].run_start = st.now;
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Running;
-    th.core = Some(CoreId(c));
-    th.last_core = Some(CoreId(c));
-}
 
 fn set_state(st: &mut SchedState, t: u32, s: RunState) {
     st.threads[t as usize].state = s;

@@ -2,46 +2,15 @@
 //! worked out by hand from the paper's formulas in the comments.
 
 use crate::propsp::*;
+use crate::test_util::{created, queue, run_on, state_apps as state};
 use crate::{by_name, Hsp, HspParams, PropSp, PropSpParams};
 use colab_core::{
-    Action, CoreId, CoreOrder, Pick, Policy, ProgramId, RunState, SchedState, StopReason, ThreadId,
-    ThreadInfo, Topology, WakeKind, NS_PER_MS,
+    Action, CoreId, Pick, Policy, ProgramId, RunState, SchedState, StopReason, ThreadId, WakeKind,
+    NS_PER_MS,
 };
 
 const MS: u64 = NS_PER_MS;
 const MSF: f64 = NS_PER_MS as f64;
-
-/// A state on `topo` with one thread per entry: (program, predicted speedup).
-fn state(topo: &str, threads: &[(u16, f64)]) -> SchedState {
-    let mut st = SchedState::new(Topology::named(topo, CoreOrder::BigFirst).unwrap());
-    for (i, &(p, sf)) in threads.iter().enumerate() {
-        st.threads
-            .push(ThreadInfo::new(ThreadId(i as u32), ProgramId(p), 0, sf));
-    }
-    st
-}
-
-fn queue(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].rq.push(ThreadId(t));
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Runnable;
-    th.core = Some(CoreId(c));
-}
-
-fn run_on(st: &mut SchedState, c: u16, t: u32) {
-    st.cores[c as usize].current = Some(ThreadId(t));
-    st.cores[c as usize].run_start = st.now;
-    let th = &mut st.threads[t as usize];
-    th.state = RunState::Running;
-    th.core = Some(CoreId(c));
-    th.last_core = Some(CoreId(c));
-}
-
-fn created(p: &mut dyn Policy, st: &SchedState) {
-    for t in 0..st.threads.len() {
-        p.thread_created(st, ThreadId(t as u32));
-    }
-}
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6 * b.abs().max(1.0)
