@@ -26,6 +26,23 @@ pub struct CampaignSpec {
     pub orders: Vec<CoreOrder>,
     pub seeds: Vec<u64>,
     pub predictor: PredictorKind,
+    /// Per workload (same index), machines that replace `configs` for it
+    /// (a study whose mixes each ran on their own machine); empty: `configs`.
+    pub machines: Vec<Vec<String>>,
+    /// Restart programs until each completed this many times (mix runs only;
+    /// baselines run once). See `SimConfig::restart_until`.
+    pub restart_until: Option<u32>,
+}
+
+/// The studies `reproduce` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Study {
+    /// colab-tpds / cgo20: the COLAB papers' gem5 study.
+    Colab,
+    /// camp-tocs12 Tables III-V on its DVFS machines.
+    Camp,
+    /// propsp Table 3 on its machines.
+    PropSp,
 }
 
 /// Configurations of the papers' gem5 study (colab-tpds 6.1).
@@ -121,7 +138,61 @@ impl CampaignSpec {
             orders: CoreOrder::BOTH.to_vec(),
             seeds: if quick { vec![1] } else { vec![1, 2, 3] },
             predictor: PredictorKind::default(),
+            machines: Vec::new(),
+            restart_until: None,
         })
+    }
+
+    /// The CAMP or Prop-SP study: each mix of the paper's tables on the
+    /// machines the paper ran it on, every program restarted until each has
+    /// completed three times (both papers' method), under every policy.
+    /// `quick` keeps the first mix of each table on its first machine.
+    pub fn study(
+        lib: &Library,
+        study: Study,
+        quick: bool,
+    ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
+        if study == Study::Colab {
+            return CampaignSpec::paper(lib, quick);
+        }
+        let prefix = match study {
+            Study::Camp => "camp-tocs12",
+            _ => "propsp",
+        };
+        let mut workloads = Vec::new();
+        let mut machines = Vec::new();
+        let mut seen_tables = std::collections::BTreeSet::new();
+        for m in lib.mixes.iter().filter(|m| m.source.starts_with(prefix)) {
+            if quick && !seen_tables.insert(m.source.clone()) {
+                continue;
+            }
+            workloads.push(lib.mix(&m.name)?);
+            let mut ms = m.machines.clone();
+            if quick {
+                ms.truncate(1);
+            }
+            machines.push(ms);
+        }
+        Ok(CampaignSpec {
+            workloads,
+            configs: Vec::new(),
+            policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
+            orders: CoreOrder::BOTH.to_vec(),
+            seeds: if quick { vec![1] } else { vec![1, 2, 3] },
+            predictor: PredictorKind::default(),
+            machines,
+            // "restarted repeatedly until the longest application in the set
+            // completes three times" (camp-tocs12 5.1, propsp 4).
+            restart_until: Some(3),
+        })
+    }
+
+    /// The machines workload `wi` runs on.
+    fn configs_of(&self, wi: usize) -> &[String] {
+        match self.machines.get(wi) {
+            Some(m) if !m.is_empty() => m,
+            _ => &self.configs,
+        }
     }
 }
 
@@ -195,8 +266,9 @@ pub fn run(
     for p in &spec.policies {
         colab_policies::by_name(p)?;
     }
-    for c in &spec.configs {
-        // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, ...).
+    for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
+        // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
+        // a built-in machine file such as camp-amd-2fc-2sc).
         Topology::named(c, CoreOrder::BigFirst)?;
     }
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
@@ -205,7 +277,7 @@ pub fn run(
         for p in &w.programs {
             programs.entry(prog_key(p)).or_insert_with(|| p.clone());
         }
-        for config in &spec.configs {
+        for config in spec.configs_of(wi) {
             for policy in &spec.policies {
                 for &order in &spec.orders {
                     for &seed in &spec.seeds {
@@ -363,6 +435,10 @@ fn run_job(
     let cfg = SimConfig {
         seed,
         predictor: spec.predictor,
+        restart_until: match job {
+            Job::Mix { .. } => spec.restart_until,
+            Job::Alone { .. } => None,
+        },
         ..SimConfig::default()
     };
     simulate(&workload, &topo, pol.as_mut(), &cfg).map_err(|e| CampaignError::Sim {

@@ -1,6 +1,6 @@
 //! The campaign runner on a small hand-picked campaign.
 
-use colab_campaign::{run, CampaignSpec, NoProgress};
+use colab_campaign::{run, CampaignSpec, NoProgress, Study};
 use colab_core::CoreOrder;
 use colab_sim::PredictorKind;
 use colab_workload::Library;
@@ -17,6 +17,39 @@ fn small() -> CampaignSpec {
         orders: CoreOrder::BOTH.to_vec(),
         seeds: vec![1, 2],
         predictor: PredictorKind::default(),
+        machines: Vec::new(),
+        restart_until: None,
+    }
+}
+
+#[test]
+fn camp_and_propsp_studies_run_each_mix_on_its_papers_machine() {
+    let lib = Library::builtin();
+    for study in [Study::Camp, Study::PropSp] {
+        let mut spec = CampaignSpec::study(&lib, study, true).unwrap();
+        assert!(!spec.workloads.is_empty());
+        assert_eq!(spec.restart_until, Some(3));
+        spec.policies = vec!["cfs".into(), "rr".into()];
+        spec.orders = vec![CoreOrder::BigFirst];
+        let (records, _) = run(&spec, &NoProgress).unwrap();
+        assert_eq!(records.len(), spec.workloads.len() * 2);
+        for r in &records {
+            let wi = spec
+                .workloads
+                .iter()
+                .position(|w| w.name == r.workload)
+                .unwrap();
+            assert_eq!(spec.machines[wi], vec![r.config.clone()], "{}", r.workload);
+            assert!(
+                r.config.starts_with("camp-") || r.config.starts_with("propsp-"),
+                "{}",
+                r.config
+            );
+            // Restarted until every program completed three times: the run
+            // lasts at least three times its longest program's mean run.
+            let longest = r.programs.iter().map(|p| p.turnaround_ns).max().unwrap();
+            assert!(r.makespan_ns >= 3 * longest - 3, "{r:?}");
+        }
     }
 }
 

@@ -97,6 +97,12 @@ enum Cmd {
     },
     /// Run the papers' simulation study and write a report directory.
     Reproduce {
+        /// Which study: the COLAB papers' (default), CAMP's (camp-tocs12 Tables
+        /// III-V on its DVFS machines) or Prop-SP's (propsp Table 3); the last
+        /// two restart programs until each completed three times, as those
+        /// papers did, and normalise to RR.
+        #[arg(value_enum, default_value = "colab")]
+        study: StudyArg,
         /// Run a representative subset in seconds.
         #[arg(long)]
         quick: bool,
@@ -240,6 +246,13 @@ fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
     }
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StudyArg {
+    Colab,
+    Camp,
+    Propsp,
+}
+
 #[derive(clap::Args)]
 struct ValidateArgs {
     /// Directory of workload specs (one case per .toml).
@@ -316,6 +329,7 @@ fn run(cli: Cli) -> Result<()> {
             cmd_sim(&w, &topo, &policy, &cfg, timeline.as_deref(), json)
         }
         Cmd::Reproduce {
+            study,
             quick,
             out,
             seeds,
@@ -334,7 +348,12 @@ fn run(cli: Cli) -> Result<()> {
                     .ok();
             }
             let lib = Library::builtin();
-            let mut spec = CampaignSpec::paper(&lib, quick)?;
+            let study = match study {
+                StudyArg::Colab => colab_campaign::Study::Colab,
+                StudyArg::Camp => colab_campaign::Study::Camp,
+                StudyArg::Propsp => colab_campaign::Study::PropSp,
+            };
+            let mut spec = CampaignSpec::study(&lib, study, quick)?;
             if only_traces {
                 spec.workloads.clear();
             }
@@ -351,6 +370,8 @@ fn run(cli: Cli) -> Result<()> {
             }
             if !configs.is_empty() {
                 spec.configs = configs;
+                // The given machines replace each mix's own.
+                spec.machines.clear();
             }
             if !policies.is_empty() {
                 spec.policies = policies;
@@ -363,7 +384,17 @@ fn run(cli: Cli) -> Result<()> {
             for p in &spec.policies {
                 colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
-            cmd_reproduce(&spec, &out, allow_no_png)
+            // Each study has its own default report directory.
+            let out = match (study, out.to_str()) {
+                (colab_campaign::Study::Camp, Some("reports/reproduce")) => {
+                    PathBuf::from("reports/reproduce-camp")
+                }
+                (colab_campaign::Study::PropSp, Some("reports/reproduce")) => {
+                    PathBuf::from("reports/reproduce-propsp")
+                }
+                _ => out,
+            };
+            cmd_reproduce(&spec, study, &out, allow_no_png)
         }
         Cmd::Bench { full } => cmd_bench(full),
         Cmd::Native {
@@ -963,18 +994,40 @@ fn bar() -> Bar {
     Bar(pb)
 }
 
-fn cmd_reproduce(spec: &CampaignSpec, out: &Path, allow_no_png: bool) -> Result<()> {
+fn cmd_reproduce(
+    spec: &CampaignSpec,
+    study: colab_campaign::Study,
+    out: &Path,
+    allow_no_png: bool,
+) -> Result<()> {
     eprintln!(
-        "reproduce: {} workloads x {} configs x {} policies x {} orders x {} seeds",
+        "reproduce: {} workloads x {} x {} policies x {} orders x {} seeds{}",
         spec.workloads.len(),
-        spec.configs.len(),
+        if spec.machines.is_empty() {
+            format!("{} configs", spec.configs.len())
+        } else {
+            "their papers' machines".to_string()
+        },
         spec.policies.len(),
         spec.orders.len(),
-        spec.seeds.len()
+        spec.seeds.len(),
+        match spec.restart_until {
+            Some(k) => format!(", programs restarted until each completed {k} times"),
+            None => String::new(),
+        }
     );
     let (records, stats) = colab_campaign::run(spec, &bar())?;
+    let (title, baseline) = match study {
+        colab_campaign::Study::Colab => {
+            ("colab reproduce: the COLAB papers' simulation study", "cfs")
+        }
+        // Both papers report speedups over RR.
+        colab_campaign::Study::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
+        colab_campaign::Study::PropSp => ("colab reproduce propsp: propsp Table 3", "rr"),
+    };
     let mut opts = colab_report::ReportOptions {
-        title: "colab reproduce: the papers' simulation study".into(),
+        title: title.into(),
+        baseline_policy: baseline.into(),
         policy_order: colab_campaign::ALL_POLICIES
             .iter()
             .map(|s| s.to_string())

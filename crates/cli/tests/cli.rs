@@ -1142,7 +1142,17 @@ fn trace_records_and_sim_replays() {
         return;
     }
     let out = dir.path().join("sleep.trace");
-    let r = ok(&["trace", "-o", s(&out), "--", "sh", "-c", "sleep 0.02"]);
+    // The overhead probe has its own test (it takes a while in a debug build).
+    let r = ok(&[
+        "trace",
+        "--no-overhead-probe",
+        "-o",
+        s(&out),
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.02",
+    ]);
     assert!(r.stderr.contains("threads"), "{}", r.describe());
     let sim = ok(&["sim", "--trace", s(&out), "-t", "1B1S", "-p", "cfs"]);
     assert!(sim.stdout.contains("sleep"), "{}", sim.describe());
@@ -1276,4 +1286,22 @@ fn trace_measures_and_stores_the_tracing_overhead() {
     assert!(!std::fs::read_to_string(&out)
         .unwrap()
         .contains("overhead_ns"));
+}
+
+#[test]
+fn reproduce_propsp_quick_runs_on_the_papers_machine_against_rr() {
+    let dir = tempdir();
+    let out = dir.path().join("p");
+    let r = ok(&["reproduce", "propsp", "--quick", "-o", s(&out)]);
+    assert!(
+        r.stderr.contains("restarted until each completed 3 times"),
+        "{}",
+        r.describe()
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("# colab reproduce propsp"), "{md}");
+    assert!(md.contains("normalised to rr"), "{md}");
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(csv.contains(",propsp-2fc-"), "{csv}");
+    fails(&["reproduce", "spec2006"], &["spec2006"]);
 }

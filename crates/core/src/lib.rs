@@ -10,7 +10,9 @@ pub mod topology;
 
 pub use policy::{Action, Pick, Policy, StopReason, WakeKind};
 pub use state::{BlockKind, CoreInfo, RunState, SchedState, ThreadInfo};
-pub use topology::{CoreMask, CoreOrder, CoreType, Costs, Topology, TopologyError};
+pub use topology::{
+    CoreMask, CoreOrder, CoreType, Costs, Topology, TopologyError, BUILTIN_MACHINES,
+};
 
 use serde::{Deserialize, Serialize};
 

@@ -80,6 +80,47 @@ impl fmt::Debug for CoreMask {
     }
 }
 
+/// The machine files of `topologies/`, by file stem, usable as names
+/// (`camp-amd-2fc-2sc`, `hikey970`, ...) wherever an `xBys` name is.
+pub const BUILTIN_MACHINES: &[(&str, &str)] = &[
+    (
+        "camp-amd-1fc-12sc",
+        include_str!("../../../topologies/camp-amd-1fc-12sc.toml"),
+    ),
+    (
+        "camp-amd-2fc-2sc",
+        include_str!("../../../topologies/camp-amd-2fc-2sc.toml"),
+    ),
+    (
+        "camp-amd-4fc-12sc",
+        include_str!("../../../topologies/camp-amd-4fc-12sc.toml"),
+    ),
+    (
+        "camp-intel8-2fc-2sc",
+        include_str!("../../../topologies/camp-intel8-2fc-2sc.toml"),
+    ),
+    (
+        "hikey970",
+        include_str!("../../../topologies/hikey970.toml"),
+    ),
+    (
+        "intel-8p8e",
+        include_str!("../../../topologies/intel-8p8e.toml"),
+    ),
+    (
+        "propsp-2fc-10sc",
+        include_str!("../../../topologies/propsp-2fc-10sc.toml"),
+    ),
+    (
+        "propsp-2fc-2sc",
+        include_str!("../../../topologies/propsp-2fc-2sc.toml"),
+    ),
+    (
+        "tri-cluster",
+        include_str!("../../../topologies/tri-cluster.toml"),
+    ),
+];
+
 /// A kind of core: its performance model and power.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -397,6 +438,12 @@ impl Topology {
 
     /// Parses names like `2B2S`, `4B`, `1B3S`, `0B4S`.
     pub fn named(name: &str, order: CoreOrder) -> Result<Topology, TopologyError> {
+        if let Some((_, text)) = BUILTIN_MACHINES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
+        {
+            return Topology::from_toml(text, order);
+        }
         let up = name.trim().to_ascii_uppercase();
         let bad = || TopologyError::UnknownName(name.to_string());
         let (b, rest) = up.split_once('B').ok_or_else(bad)?;

@@ -139,6 +139,10 @@ pub struct MixSpec {
     pub classes: Vec<String>,
     /// Total thread count given by the paper (checked when present).
     pub threads: Option<i64>,
+    /// Machines the paper ran this mix on (built-in machine names, see
+    /// `colab_core::BUILTIN_MACHINES`); studies run it there.
+    #[serde(default)]
+    pub machines: Vec<String>,
     pub programs: Vec<MixProgram>,
 }
 
