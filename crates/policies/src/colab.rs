@@ -26,9 +26,14 @@
 //! - Scale-slice: on a big core, the slice is the CFS slice divided by the
 //!   thread's predicted speedup and vruntime advances by runtime times the
 //!   speedup, so equal vruntime means equal progress in little-core time.
-//! - Little cores may take queued threads from other clusters' queues when
-//!   they have nothing else, except threads labelled high-speedup (which the
-//!   allocator reserved for big cores); they never preempt big cores.
+//! - A core with an empty queue takes the most blocking queued thread of its
+//!   own cluster, then of the rest of the machine (Fig. 6:
+//!   `max_block_(c.sched_domain.rq)`), whatever its speedup label: "core
+//!   sensitivity is usually unimportant to the thread selector", the one
+//!   exception being an idle *big* core (colab-tpds 4). Little cores never
+//!   preempt big ones. (An earlier reading here kept high-speedup threads
+//!   away from little cores' steals; Fig. 6 has no such filter, and with one
+//!   big core it left little cores idle beside a long big-core queue.)
 
 use crate::cfs::CfsCore;
 use colab_core::{
@@ -188,12 +193,6 @@ impl Colab {
                     .then_with(|| b.cmp(&a))
             })
     }
-
-    fn label_of(&self, t: ThreadId) -> SpeedupLabel {
-        self.labels
-            .get(t.idx())
-            .map_or(SpeedupLabel::Medium, |l| l.speedup)
-    }
 }
 
 impl Policy for Colab {
@@ -279,8 +278,7 @@ impl Policy for Colab {
             let cands = domain
                 .iter()
                 .filter(move |&o| o != c)
-                .flat_map(|o| st.core(o).rq.iter().copied())
-                .filter(|&t| big || domain == own || self.label_of(t) != SpeedupLabel::High);
+                .flat_map(|o| st.core(o).rq.iter().copied());
             if let Some(t) = self.max_block(cands) {
                 let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };

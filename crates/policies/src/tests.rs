@@ -216,6 +216,26 @@ fn colab_big_core_steals_then_preempts_a_little_core() {
 }
 
 #[test]
+fn colab_idle_little_core_takes_any_queued_thread_even_high_speedup() {
+    // 1B3S: the big core runs 0 with high-speedup 1 queued behind it. An idle
+    // little core takes 1 (Fig. 6 filters the domain's queues by blocking
+    // only; "core sensitivity is usually unimportant to the thread selector").
+    let mut st = state("1B3S", 2);
+    st.threads[0].predicted_speedup = 3.0;
+    st.threads[1].predicted_speedup = 3.0;
+    let mut p = colab_with_labels(&mut st);
+    run_on(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    assert_eq!(
+        p.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(0),
+            thread: ThreadId(1)
+        }
+    );
+}
+
+#[test]
 fn colab_little_cores_never_preempt_big_ones() {
     let mut st = state("2B2S", 2);
     let mut p = colab_with_labels(&mut st);
