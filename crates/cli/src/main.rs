@@ -287,6 +287,10 @@ struct ValidateArgs {
     /// moment on a VM).
     #[arg(long, default_value_t = 3)]
     recordings: u32,
+    /// The simulated Linux baseline: `cfs` (the papers') or `eevdf` (what
+    /// this host's kernel runs).
+    #[arg(long, default_value = "cfs")]
+    policy: String,
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -417,6 +421,8 @@ fn run(cli: Cli) -> Result<()> {
             if args.reps == 0 || args.seeds == 0 || args.recordings == 0 {
                 bail!("--reps, --seeds and --recordings must be at least 1");
             }
+            colab_policies::by_name(&args.policy)
+                .with_context(|| format!("--policy {}", args.policy))?;
             cmd_validate(&args)
         }
         Cmd::Trace {
@@ -680,7 +686,7 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
         reps,
         seeds,
         topology: topo,
-        policy: "cfs".into(),
+        policy: args.policy.clone(),
         cpus: None,
         calibration: spin,
         timeout: std::time::Duration::from_secs(timeout.max(1)),
@@ -747,6 +753,7 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
                     recordings,
                     seeds,
                     &opts.topology,
+                    &args.policy,
                     &record_opts,
                 )?);
             }
@@ -763,9 +770,10 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
         )
     };
     let line = format!(
-        "{} cases from {}{programs_part}; {reps} native repetitions each on all CPUs, {seeds} simulation seeds, Linux CFS model; {how}.",
+        "{} cases from {}{programs_part}; {reps} native repetitions each on all CPUs, {seeds} simulation seeds, `{}` policy; {how}.",
         cases.len(),
-        suite.display()
+        suite.display(),
+        args.policy
     );
     colab_validate::write_report(out, &results, &topo_text, &line)?;
     println!(

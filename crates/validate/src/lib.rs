@@ -238,7 +238,7 @@ pub fn write_report(
             .collect();
         write_scatter(
             &tmp.join("sim_vs_real"),
-            "Simulated vs real turnaround (this machine, Linux CFS model)",
+            "Simulated vs real turnaround (this machine)",
             "ms",
             &pts,
         )

@@ -107,6 +107,7 @@ pub fn run_program(
     recordings: u32,
     seeds: u64,
     topo: &Topology,
+    policy: &str,
     record: &colab_trace::record::RecordOptions,
 ) -> Result<CaseResult, ValidateError> {
     let fail = |m: String| ValidateError::Program {
@@ -125,7 +126,7 @@ pub fn run_program(
             let trace_path = workdir.join(format!("{}-{i}.trace", case.name));
             colab_trace::record::record(&cmd, &trace_path, record)
                 .map_err(|e| fail(e.to_string()))?;
-            let (sim, n) = replay(case, &trace_path, seeds, topo)?;
+            let (sim, n) = replay(case, &trace_path, seeds, topo, policy)?;
             let _ = std::fs::remove_file(&trace_path);
             sims.push(sim);
             threads = n;
@@ -157,13 +158,14 @@ pub fn run_program(
     })
 }
 
-/// Replays one recording under the CFS model: mean turnaround over seeds,
+/// Replays one recording under `policy`: mean turnaround over seeds,
 /// and the number of threads.
 fn replay(
     case: &ProgramCase,
     trace_path: &Path,
     seeds: u64,
     topo: &Topology,
+    policy: &str,
 ) -> Result<(u64, u32), ValidateError> {
     let fail = |m: String| ValidateError::Program {
         case: case.name.clone(),
@@ -189,7 +191,7 @@ fn replay(
     };
     let mut sum = 0u64;
     for seed in 1..=seeds.max(1) {
-        let mut pol = colab_policies::by_name("cfs")?;
+        let mut pol = colab_policies::by_name(policy)?;
         let cfg = SimConfig {
             seed,
             ..SimConfig::default()
