@@ -1,6 +1,6 @@
 //! `summary.md`: the papers' tables, normalised to the baseline policy.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::{cell_classes, Analysis, Metric};
 use crate::{natural_cmp, Cell, ReportOptions, RunRecord};
@@ -65,6 +65,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
 
     ranking(&mut md, &a);
     head_to_head(&mut md, &a);
+    per_application(&mut md, &a, input.records);
 
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);
@@ -288,6 +289,69 @@ fn ranking(md: &mut String, a: &Analysis) {
     } else {
         md.push_str(&table(&header, &rows));
     }
+}
+
+/// Per-application speedup over the baseline policy (the figures of
+/// camp-tocs12 and propsp plot it against RR): for every program of every
+/// workload, the baseline's mean turnaround over the policy's, summarised
+/// per configuration as a geometric mean and the count of programs sped up.
+fn per_application(md: &mut String, a: &Analysis, records: &[RunRecord]) {
+    // (config, workload, program, k-th of that name, policy) -> turnarounds.
+    let mut times: BTreeMap<(&str, &str, &str, usize, &str), Vec<f64>> = BTreeMap::new();
+    for r in records {
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for p in &r.programs {
+            let k = seen.entry(p.name.as_str()).or_insert(0);
+            times
+                .entry((&r.config, &r.workload, &p.name, *k, &r.policy))
+                .or_default()
+                .push(p.turnaround_ns as f64);
+            *k += 1;
+        }
+    }
+    let mean = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    let mut rows = Vec::new();
+    for config in &a.configs {
+        for p in a.policies.iter().filter(|p| **p != a.baseline) {
+            let mut ratios = Vec::new();
+            for ((c, w, name, k, pol), t) in &times {
+                if *c != config.as_str() || *pol != p.as_str() {
+                    continue;
+                }
+                if let Some(b) = times.get(&(*c, *w, *name, *k, a.baseline.as_str())) {
+                    ratios.push(mean(b) / mean(t));
+                }
+            }
+            if ratios.is_empty() {
+                continue;
+            }
+            let faster = ratios.iter().filter(|&&x| x > 1.0).count();
+            rows.push(vec![
+                config.clone(),
+                p.clone(),
+                ratios.len().to_string(),
+                fmt3(colab_metrics::geomean(&ratios).ok()),
+                format!("{faster}/{}", ratios.len()),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    md.push_str(&format!(
+        "## Per-application speedup over {}\n\n",
+        a.baseline
+    ));
+    md.push_str(&format!(
+        "For every program of every workload: its turnaround under {} over its turnaround under \
+         the policy (mean over core orders and seeds); higher is better.\n\n",
+        a.baseline
+    ));
+    let header: Vec<String> = ["config", "policy", "programs", "geomean speedup", "sped up"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    md.push_str(&table(&header, &rows));
 }
 
 /// For each configuration, on how many workloads the row policy has a lower

@@ -748,3 +748,52 @@ fn propsp_metrics_and_edp_by_hand() {
     bad.programs[0].t_slow_ns = 0;
     assert!(run_metrics(&bad).is_err());
 }
+
+#[test]
+fn per_application_speedup_over_the_baseline_by_hand() {
+    let s = 1_000_000_000;
+    // One mix of two programs on one config; cfs and colab, one run each.
+    // colab: p0 2 s -> 1 s (2x), p1 4 s -> 5 s (0.8x): geomean sqrt(1.6).
+    let records = vec![
+        rec(
+            "m",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "cfs",
+            "big-first",
+            1,
+            &[(2 * s, s, s), (4 * s, s, s)],
+            1.0,
+        ),
+        rec(
+            "m",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            "colab",
+            "big-first",
+            1,
+            &[(s, s, s), (5 * s, s, s)],
+            1.0,
+        ),
+    ];
+    let cells = aggregate(&records).unwrap();
+    let md = summary::render(&summary::SummaryInput {
+        records: &records,
+        cells: &cells,
+        opts: &ReportOptions::default(),
+        charts: &[],
+        warnings: &[],
+    });
+    assert!(md.contains("## Per-application speedup over cfs"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "| 2B2S | colab | 2 | {:.3} | 1/2 |",
+            1.6f64.sqrt()
+        )),
+        "{md}"
+    );
+}
