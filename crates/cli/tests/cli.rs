@@ -163,25 +163,8 @@ fn number_after(text: &str, label: &str) -> f64 {
         .unwrap_or_else(|_| panic!("{label:?} is followed by {tok:?}, not a number"))
 }
 
-const BENCHMARKS: [&str; 17] = [
-    "blackscholes",
-    "bodytrack",
-    "bzip2",
-    "dedup",
-    "ferret",
-    "fft",
-    "fluidanimate",
-    "fmm",
-    "freqmine",
-    "lu_cb",
-    "lu_ncb",
-    "mcf",
-    "ocean_cp",
-    "radix",
-    "swaptions",
-    "water_nsquared",
-    "water_spatial",
-];
+/// The COLAB papers' 17 benchmark models.
+const BENCHMARKS: [&str; 17] = colab_campaign::COLAB_BENCHMARKS;
 
 /// A three-cluster phone: 1 prime, 3 mid, 4 little cores (file order is not core order).
 const TRI_CLUSTER: &str = r#"

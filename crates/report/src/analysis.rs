@@ -199,10 +199,12 @@ impl<'a> Analysis<'a> {
             .collect()
     }
 
-    /// Arithmetic mean over the workloads of `class` on `config` of the raw
-    /// metric of `policy` (for metrics that cannot be normalised); returns
-    /// (value, workloads used, workloads in class).
-    pub(crate) fn class_mean_raw(
+    /// The class summary of `metric` for `policy` over the workloads of
+    /// `class` on `config`: the geometric mean of the values normalised to
+    /// the baseline, or, for metrics that cannot be normalised (ASP), the
+    /// arithmetic mean of the raw values. Returns (value, workloads used,
+    /// workloads in class).
+    pub(crate) fn class_summary(
         &self,
         class: &str,
         config: &str,
@@ -213,35 +215,20 @@ impl<'a> Analysis<'a> {
         let values: Vec<f64> = members
             .iter()
             .filter_map(|w| self.cell(w, config, policy))
-            .filter_map(|c| metric.value(c))
+            .filter_map(|c| {
+                if metric.normalisable() {
+                    self.normalised(c, metric)
+                } else {
+                    metric.value(c)
+                }
+            })
             .collect();
-        (
-            colab_metrics::mean(&values).ok(),
-            values.len(),
-            members.len(),
-        )
-    }
-
-    /// Geometric mean over the workloads of `class` on `config` of the
-    /// normalised metric of `policy`; returns (value, workloads used, workloads in class).
-    pub(crate) fn class_geomean(
-        &self,
-        class: &str,
-        config: &str,
-        policy: &str,
-        metric: Metric,
-    ) -> (Option<f64>, usize, usize) {
-        let members = self.members(class, config);
-        let values: Vec<f64> = members
-            .iter()
-            .filter_map(|w| self.cell(w, config, policy))
-            .filter_map(|c| self.normalised(c, metric))
-            .collect();
-        (
-            colab_metrics::geomean(&values).ok(),
-            values.len(),
-            members.len(),
-        )
+        let summary = if metric.normalisable() {
+            colab_metrics::geomean(&values)
+        } else {
+            colab_metrics::mean(&values)
+        };
+        (summary.ok(), values.len(), members.len())
     }
 }
 

@@ -439,7 +439,7 @@ fn class_chart(a: &Analysis, metric: Metric) -> BarChart {
                 values: a
                     .policies
                     .iter()
-                    .map(|p| a.class_geomean(class, config, p, metric).0)
+                    .map(|p| a.class_summary(class, config, p, metric).0)
                     .collect(),
             });
         }

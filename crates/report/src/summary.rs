@@ -418,11 +418,7 @@ fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
             }
             let mut row = vec![class.clone(), config.clone(), members.len().to_string()];
             for p in &a.policies {
-                let (v, k, n) = if metric.normalisable() {
-                    a.class_geomean(class, config, p, metric)
-                } else {
-                    a.class_mean_raw(class, config, p, metric)
-                };
+                let (v, k, n) = a.class_summary(class, config, p, metric);
                 let mut s = fmt3(v);
                 if k != n && v.is_some() {
                     s.push_str(&format!(" ({k}/{n})"));

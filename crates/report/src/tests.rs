@@ -364,7 +364,7 @@ fn normalisation_by_hand() {
         ]
     );
     // thread-low on 2B2S = {Sync-1}; its geomean is just Sync-1's value.
-    let (v, k, n) = a.class_geomean("thread-low", "2B2S", "colab", HAntt);
+    let (v, k, n) = a.class_summary("thread-low", "2B2S", "colab", HAntt);
     assert!(close(v.unwrap(), 1.625 / 2.25));
     // NSync-1 has 4 threads on 4 cores: not thread-low.
     assert_eq!((k, n), (1, 1));
