@@ -69,19 +69,17 @@ pub fn n_iter(n_threads: u32, n_fc: u32) -> u32 {
 /// # Panics
 /// If `n_threads` or `n_fc` is 0.
 pub fn uf_analytical(sf: f64, n_threads: u32, n_fc: u32) -> f64 {
-    let exponent = n_iter(n_threads, n_fc) - 1;
-    analytical_with_exponent(sf, exponent)
+    n_iter(n_threads, n_fc); // the same preconditions
+                             // One implementation of the formula: the CAMP scheduler's.
+    colab_policies::uf_analytical(sf, n_threads as usize, n_fc as usize)
 }
 
 /// Eq. 10 exactly as printed (ceiling in the exponent), only to report how
 /// much the apparent typo would change the comparison.
 pub(crate) fn uf_analytical_eq10_as_printed(sf: f64, n_threads: u32, n_fc: u32) -> f64 {
     assert!(n_threads > 0 && n_fc > 0);
-    analytical_with_exponent(sf, (n_threads - 1).div_ceil(n_fc))
-}
-
-fn analytical_with_exponent(sf: f64, exponent: u32) -> f64 {
-    // F_fc(N_iter) = (1 - 1/SF)^(N_iter - 1), eq. 7.
+    let exponent = (n_threads - 1).div_ceil(n_fc);
+    // F_fc(N_iter) = (1 - 1/SF)^(N_iter - 1), eq. 7, with the printed exponent.
     let f_fc = (1.0 - 1.0 / sf).powi(exponent as i32);
     sf / (f_fc * (1.0 - sf) + sf)
 }
@@ -97,8 +95,8 @@ fn analytical_with_exponent(sf: f64, exponent: u32) -> f64 {
 /// # Panics
 /// If `n_threads` or `n_fc` is 0.
 pub fn uf_approx(sf: f64, n_threads: u32, n_fc: u32, k: u32) -> f64 {
-    let iters = f64::from(n_iter(n_threads, n_fc));
-    (sf - 1.0) / iters.powi(k as i32) + 1.0
+    n_iter(n_threads, n_fc); // the same preconditions
+    colab_policies::uf_approx(sf, n_threads as usize, n_fc as usize, k)
 }
 
 /// One (SF, thread count) point of the comparison.
