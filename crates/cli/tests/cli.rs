@@ -255,20 +255,7 @@ fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
         sync1.contains("water_nsquared") && sync1.contains("fmm"),
         "{sync1}"
     );
-    for p in [
-        "cfs",
-        "eevdf",
-        "gts",
-        "wash",
-        "colab",
-        "camp",
-        "pa",
-        "sfd",
-        "rr",
-        "hsp",
-        "propsp",
-        "propsp-static",
-    ] {
+    for p in colab_campaign::ALL_POLICIES {
         assert!(
             out.lines()
                 .skip_while(|l| !l.starts_with("Policies"))

@@ -58,8 +58,8 @@ const BASE_SLICE_NS: Nanos = 750 * NS_PER_US;
 /// SCHED_CAPACITY_SCALE (include/linux/sched.h): the fastest core's capacity.
 pub const CAPACITY_SCALE: f64 = 1024.0;
 /// PELT half-life: LOAD_AVG_PERIOD = 32 periods of 1024 us (kernel/sched/pelt.c,
-/// sched-pelt.h).
-const PELT_HALF_LIFE_NS: f64 = 32.0 * 1024.0 * 1000.0;
+/// sched-pelt.h). GTS's per-entity load (3.10 kernels) uses the same series.
+pub(crate) const PELT_HALF_LIFE_NS: f64 = 32.0 * 1024.0 * 1000.0;
 /// UTIL_EST_WEIGHT_SHIFT = 2: util_est's EWMA weight is 1/4 (fair.c).
 const UTIL_EST_WEIGHT: f64 = 0.25;
 /// UTIL_EST_MARGIN = SCHED_CAPACITY_SCALE / 100 (fair.c).
@@ -84,7 +84,7 @@ pub fn log_factor(ncpus: usize) -> Nanos {
 }
 
 /// Decay factor of a PELT sum over `dt` ns: y^(dt / 1024us) with y^32 = 1/2.
-fn pelt_decay(dt_ns: f64) -> f64 {
+pub(crate) fn pelt_decay(dt_ns: f64) -> f64 {
     (-dt_ns / PELT_HALF_LIFE_NS).exp2()
 }
 

@@ -84,8 +84,9 @@ const HMP_MAX_TASKS: usize = 5;
 /// 768/1024 is not starving and stays ("> 768 ... >=25% ratio
 /// running/runnable = starving", LSK).
 const STARVATION_LIMIT: f64 = 768.0;
-/// Load half-life: LOAD_AVG_PERIOD = 32 periods of 1024 us (fair.c, 3.10).
-const HALF_LIFE_NS: f64 = 32.0 * 1024.0 * 1000.0;
+// Load half-life: LOAD_AVG_PERIOD = 32 periods of 1024 us (fair.c, 3.10),
+// the same series as EEVDF's PELT.
+use crate::eevdf::{pelt_decay, PELT_HALF_LIFE_NS as HALF_LIFE_NS};
 
 /// A thread's runnable/running geometric sums (`struct sched_avg` with the
 /// HMP `usage_avg_sum`), in ns-weighted units.
@@ -104,7 +105,7 @@ impl Track {
     /// 2^(-age / half-life), continuously.
     fn at(&self, now: Nanos) -> (f64, f64, f64) {
         let dt = now.saturating_sub(self.last) as f64;
-        let y = (-dt / HALF_LIFE_NS).exp2();
+        let y = pelt_decay(dt);
         let add = HALF_LIFE_NS / std::f64::consts::LN_2 * (1.0 - y);
         let r = self.runnable_sum * y + if self.runnable { add } else { 0.0 };
         let u = self.usage_sum * y + if self.running { add } else { 0.0 };

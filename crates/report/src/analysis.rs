@@ -211,7 +211,17 @@ impl<'a> Analysis<'a> {
         policy: &str,
         metric: Metric,
     ) -> (Option<f64>, usize, usize) {
-        let members = self.members(class, config);
+        self.summary_over(&self.members(class, config), config, policy, metric)
+    }
+
+    /// The summary of [`Analysis::class_summary`] over any set of workloads.
+    pub(crate) fn summary_over(
+        &self,
+        members: &[&str],
+        config: &str,
+        policy: &str,
+        metric: Metric,
+    ) -> (Option<f64>, usize, usize) {
         let values: Vec<f64> = members
             .iter()
             .filter_map(|w| self.cell(w, config, policy))

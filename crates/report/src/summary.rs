@@ -258,23 +258,15 @@ fn ranking(md: &mut String, a: &Analysis) {
         let workloads = a.workloads_in(config);
         let mut per_policy: Vec<(Option<f64>, Vec<String>)> = Vec::new();
         for p in &a.policies {
-            let cells: Vec<_> = workloads
+            let ran = workloads
                 .iter()
-                .filter_map(|w| a.cell(w, config, p))
-                .collect();
-            if cells.is_empty() {
+                .filter(|w| a.cell(w, config, p).is_some())
+                .count();
+            if ran == 0 {
                 continue;
             }
-            let summary = |m: Metric| -> Option<f64> {
-                if m.normalisable() {
-                    let v: Vec<f64> = cells.iter().filter_map(|c| a.normalised(c, m)).collect();
-                    colab_metrics::geomean(&v).ok()
-                } else {
-                    let v: Vec<f64> = cells.iter().filter_map(|c| m.value(c)).collect();
-                    colab_metrics::mean(&v).ok()
-                }
-            };
-            let mut row = vec![config.clone(), p.clone(), cells.len().to_string()];
+            let summary = |m: Metric| a.summary_over(&workloads, config, p, m).0;
+            let mut row = vec![config.clone(), p.clone(), ran.to_string()];
             row.extend(metrics.iter().map(|&m| fmt3(summary(m))));
             per_policy.push((summary(Metric::HAntt), row));
         }

@@ -326,19 +326,12 @@ impl<'a> Sim<'a> {
             cb += p.conds.len() as u32;
             qb += p.queues.len() as u32;
             eb += p.num_events;
-            for (_, need) in &p.barriers {
-                barriers.push(BarrierState {
-                    needed: *need,
-                    ..Default::default()
-                });
-            }
-            for q in &p.queues {
-                queues.push(QueueState {
-                    capacity: q.capacity,
-                    producers: q.producers,
-                    ..Default::default()
-                });
-            }
+            barriers.extend(p.barriers.iter().map(|(_, need)| BarrierState::new(*need)));
+            queues.extend(
+                p.queues
+                    .iter()
+                    .map(|q| QueueState::new(q.capacity, q.producers)),
+            );
         }
         let n = topo.num_cores();
         // Phase table: each distinct memory fraction once, with its rate on
@@ -550,10 +543,7 @@ impl<'a> Sim<'a> {
             .iter_mut()
             .zip(&prog.barriers)
         {
-            *b = BarrierState {
-                needed: *need,
-                ..Default::default()
-            };
+            *b = BarrierState::new(*need);
         }
         for c in &mut self.conds[range(r.cond_base, prog.conds.len())] {
             *c = CondState::default();
@@ -562,11 +552,7 @@ impl<'a> Sim<'a> {
             .iter_mut()
             .zip(&prog.queues)
         {
-            *q = QueueState {
-                capacity: spec.capacity,
-                producers: spec.producers,
-                ..Default::default()
-            };
+            *q = QueueState::new(spec.capacity, spec.producers);
         }
         for e in &mut self.events_state[range(r.event_base, prog.num_events as usize)] {
             *e = EventState::default();

@@ -20,6 +20,16 @@ pub struct BarrierState {
     pub waiters: Vec<ThreadId>,
 }
 
+impl BarrierState {
+    /// A barrier no thread has reached yet.
+    pub fn new(needed: u32) -> BarrierState {
+        BarrierState {
+            needed,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct CondState {
     pub waiters: VecDeque<ThreadId>,
@@ -37,6 +47,14 @@ pub struct QueueState {
 }
 
 impl QueueState {
+    /// An empty, open queue.
+    pub fn new(capacity: u32, producers: u32) -> QueueState {
+        QueueState {
+            capacity,
+            producers,
+            ..Default::default()
+        }
+    }
     pub fn is_closed(&self) -> bool {
         self.closed_by >= self.producers
     }
