@@ -52,12 +52,13 @@ pub const PAPER_POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
 
 /// Every policy, in report column order: the Linux baselines first (CFS as
 /// the papers ran it, EEVDF as Linux runs today), then the papers' rivals.
-pub const ALL_POLICIES: [&str; 12] = [
+pub const ALL_POLICIES: [&str; 13] = [
     "cfs",
     "eevdf",
     "gts",
     "wash",
     "colab",
+    "colab-e",
     "camp",
     "pa",
     "sfd",
@@ -201,7 +202,7 @@ pub enum CampaignError {
     #[error("{0}")]
     Topology(#[from] colab_core::TopologyError),
     #[error("{0}")]
-    Policy(#[from] colab_policies::UnknownPolicy),
+    Policy(#[from] colab_policies::PolicyError),
     #[error("{what}: {source}")]
     Sim {
         what: String,

@@ -75,7 +75,7 @@ enum Cmd {
         /// Which cluster gets the low core numbers.
         #[arg(long, value_enum, default_value = "big-first")]
         order: Order,
-        /// Scheduling policy (`colab list` shows all: cfs, eevdf, gts, wash, colab, camp, pa, sfd, rr, hsp, propsp, propsp-static).
+        /// Scheduling policy (`colab list` shows all: cfs, eevdf, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static; colab-e:WS:WE sets the energy-aware weights).
         #[arg(short, long, default_value = "colab")]
         policy: String,
         /// Seed for start order and random choices.
@@ -140,6 +140,10 @@ enum Cmd {
         /// Also time the full `reproduce` campaign (not just --quick).
         #[arg(long)]
         full: bool,
+        /// Policies to time in the event loop (comma-separated, or `all`)
+        /// [default: the papers' cfs,wash,colab].
+        #[arg(long, value_delimiter = ',')]
+        policies: Vec<String>,
     },
     /// Run a workload natively with real threads on this machine.
     Native {
@@ -400,7 +404,19 @@ fn run(cli: Cli) -> Result<()> {
             };
             cmd_reproduce(&spec, study, &out, allow_no_png)
         }
-        Cmd::Bench { full } => cmd_bench(full),
+        Cmd::Bench { full, policies } => {
+            let list: Vec<String> = match policies.as_slice() {
+                [] => colab_campaign::PAPER_POLICIES.map(String::from).to_vec(),
+                [one] if one.eq_ignore_ascii_case("all") => {
+                    colab_campaign::ALL_POLICIES.map(String::from).to_vec()
+                }
+                _ => policies,
+            };
+            for p in &list {
+                colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
+            }
+            cmd_bench(full, &list)
+        }
         Cmd::Native {
             workload,
             cpus,
@@ -1062,7 +1078,7 @@ fn cmd_reproduce(
     Ok(())
 }
 
-fn cmd_bench(full: bool) -> Result<()> {
+fn cmd_bench(full: bool, policies: &[String]) -> Result<()> {
     let lib = Library::builtin();
     // Single-thread event-loop speed on a few representative workloads.
     let cases = [
@@ -1072,7 +1088,7 @@ fn cmd_bench(full: bool) -> Result<()> {
         ("ferret", "2B4S"),
     ];
     println!(
-        "{:<14} {:<6} {:<7} {:>9} {:>10} {:>8} {:>11} {:>11}",
+        "{:<14} {:<6} {:<13} {:>9} {:>10} {:>8} {:>11} {:>11}",
         "workload",
         "config",
         "policy",
@@ -1090,7 +1106,7 @@ fn cmd_bench(full: bool) -> Result<()> {
             continue;
         };
         let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
-        for pol in colab_campaign::PAPER_POLICIES {
+        for pol in policies {
             let mut best = f64::MAX;
             let (mut events, mut sch) = (0, 0);
             for _ in 0..5 {
@@ -1105,7 +1121,7 @@ fn cmd_bench(full: bool) -> Result<()> {
             tot_sch += sch;
             tot_s += best;
             println!(
-                "{:<14} {:<6} {:<7} {:>9} {:>10} {:>8.2} {:>11.0} {:>11.0}",
+                "{:<14} {:<6} {:<13} {:>9} {:>10} {:>8.2} {:>11.0} {:>11.0}",
                 wname,
                 cfg,
                 pol,

@@ -609,6 +609,21 @@ fn unknown_benchmark() {
 }
 
 #[test]
+fn bad_policy_names_and_weights() {
+    fails(
+        &["bench", "--policies", "cfs,fifo"],
+        &["--policies fifo", "unknown policy 'fifo'"],
+    );
+    fails(
+        &["sim", "ferret", "--policy", "colab-e:1:abc"],
+        &[
+            "colab-e:1:abc",
+            "energy weight 'abc' is not a finite number",
+        ],
+    );
+}
+
+#[test]
 fn bad_thread_counts() {
     fails(
         &["sim", "ferret:x"],

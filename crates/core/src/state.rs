@@ -63,6 +63,10 @@ pub struct ThreadInfo {
     /// whenever the counters are read (context switch, tick); never the ground
     /// truth unless in oracle mode.
     pub predicted_speedup: f64,
+    /// Predicted energy of the thread's work on the fastest core type over
+    /// its energy on the slowest (colab-tpds 5.3's "energy scaling factor"),
+    /// from the same readings; 1.0 until the first one.
+    pub predicted_energy_ratio: f64,
     /// When the thread last became runnable.
     pub runnable_since: Nanos,
     pub created_at: Nanos,
@@ -84,6 +88,7 @@ impl ThreadInfo {
             mutex_wait_ns: 0,
             mutex_blocked_others_ns: 0,
             predicted_speedup,
+            predicted_energy_ratio: 1.0,
             runnable_since: now,
             created_at: now,
         }

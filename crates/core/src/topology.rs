@@ -134,13 +134,49 @@ pub struct CoreType {
     pub active_power_w: f64,
     /// Power while idle, watts.
     pub idle_power_w: f64,
+    /// Power while running a thread that is stalled on memory, watts. Absent:
+    /// [`DEFAULT_STALL_POWER_FRAC`] of `active_power_w`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_power_w: Option<f64>,
 }
+
+/// Power of a core stalled on memory as a fraction of its active power, for
+/// core types that do not give `stall_power_w`. Assumption: a stalled core
+/// still pays leakage and clock distribution but its execution units are
+/// mostly idle, so dynamic power roughly follows activity (IPC); we take one
+/// half, the same for every core type so that the choice favours none. It is
+/// what makes energy depend on a phase's memory-boundedness: with a flat
+/// active power, a thread's big/little energy ratio would be a fixed multiple
+/// of 1/speedup and carry no information of its own.
+pub const DEFAULT_STALL_POWER_FRAC: f64 = 0.5;
 
 impl CoreType {
     /// Work units per nanosecond for a phase with memory fraction `m`.
     #[inline]
     pub fn rate(&self, mem_frac: f64) -> f64 {
         1.0 / ((1.0 - mem_frac) / self.compute_rate + mem_frac / self.memory_rate)
+    }
+
+    /// Power while stalled on memory, watts.
+    #[inline]
+    pub fn stall_power(&self) -> f64 {
+        self.stall_power_w
+            .unwrap_or(DEFAULT_STALL_POWER_FRAC * self.active_power_w)
+    }
+
+    /// Fraction of its running time this core spends stalled on memory in a
+    /// phase with memory fraction `m` (the memory term of [`CoreType::rate`]).
+    #[inline]
+    pub fn stall_share(&self, mem_frac: f64) -> f64 {
+        mem_frac / self.memory_rate * self.rate(mem_frac)
+    }
+
+    /// Energy per work unit (joules x 1e9) of a phase with memory fraction
+    /// `m`: compute time at active power plus stall time at stall power.
+    #[inline]
+    pub fn energy_per_work(&self, mem_frac: f64) -> f64 {
+        self.active_power_w * (1.0 - mem_frac) / self.compute_rate
+            + self.stall_power() * mem_frac / self.memory_rate
     }
 
     /// Reference big core: an out-of-order 2 GHz Cortex-A57-like core, the big
@@ -159,6 +195,7 @@ impl CoreType {
             active_power_w: 1.5,
             // assumption: clock-gated idle core, small leakage.
             idle_power_w: 0.05,
+            stall_power_w: None,
         }
     }
 
@@ -181,6 +218,7 @@ impl CoreType {
             // 1200 MHz and an assumed 0.9 V gives 0.14 W dynamic.
             active_power_w: 0.25,
             idle_power_w: 0.02,
+            stall_power_w: None,
         }
     }
 }
@@ -342,7 +380,11 @@ impl Topology {
                     problem: "compute_rate and memory_rate must be positive numbers".into(),
                 });
             }
-            if !(ct.active_power_w >= 0.0 && ct.idle_power_w >= 0.0) {
+            let power_ok = |v: f64| v.is_finite() && v >= 0.0;
+            if !(power_ok(ct.active_power_w)
+                && power_ok(ct.idle_power_w)
+                && ct.stall_power_w.is_none_or(power_ok))
+            {
                 return Err(TopologyError::BadCoreType {
                     name: ct.name.clone(),
                     problem: "power must be zero or positive".into(),

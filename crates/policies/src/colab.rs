@@ -53,7 +53,20 @@ pub struct ColabParams {
     pub high_block_level: f64,
     /// Fairness bound for bottleneck-first selection, in units of sched_latency.
     pub fairness_window: f64,
+    /// Energy-aware extension (colab-tpds 5.3, Fig. 7): the allocator labels
+    /// threads by hyper(t) = w_s * speedup(t) + w_e * energy(t) instead of by
+    /// speedup, where energy(t) is the predicted big/little energy ratio. The
+    /// labels keep the speedup rule: thirds of hyper's range over the
+    /// machine. Plain COLAB is w_s = 1, w_e = 0; a negative w_e penalises
+    /// threads that cost more energy on the big cores.
+    pub speedup_weight: f64,
+    pub energy_weight: f64,
 }
+
+/// Weights of `colab-e` when none are given: one unit of predicted speedup
+/// against one unit of predicted big/little energy ratio. A neutral a-priori
+/// choice (assumption), not fitted to any result.
+pub const COLAB_E_DEFAULT_WEIGHTS: (f64, f64) = (1.0, -1.0);
 
 impl Default for ColabParams {
     fn default() -> Self {
@@ -63,7 +76,24 @@ impl Default for ColabParams {
             low_speedup_frac: 1.0 / 3.0,
             high_block_level: 0.05,
             fairness_window: 1.0,
+            speedup_weight: 1.0,
+            energy_weight: 0.0,
         }
+    }
+}
+
+impl ColabParams {
+    /// The energy-aware extension with weights (w_s, w_e).
+    pub fn energy_aware(speedup_weight: f64, energy_weight: f64) -> ColabParams {
+        ColabParams {
+            speedup_weight,
+            energy_weight,
+            ..ColabParams::default()
+        }
+    }
+
+    fn is_energy_aware(&self) -> bool {
+        self.energy_weight != 0.0 || self.speedup_weight != 1.0
     }
 }
 
@@ -91,7 +121,7 @@ pub struct Colab {
     labels: Vec<Labels>,
     /// Round-robin cursor per candidate set (big, little, all).
     rr: [usize; 3],
-    /// Machine speedup range.
+    /// Range of the labelled quantity (speedup, or hyper) over the machine.
     s_min: f64,
     s_max: f64,
 }
@@ -113,18 +143,48 @@ impl Colab {
             self.cfs = Some(CfsCore::new(st));
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
-            let a = f.rate(0.0) / s.rate(0.0);
-            let b = f.rate(1.0) / s.rate(1.0);
-            self.s_min = a.min(b);
-            self.s_max = a.max(b);
+            // The range over every possible phase (memory fraction 0..1).
+            // Speedup is monotone in it, so the ends suffice for plain COLAB;
+            // hyper need not be, so scan a grid.
+            let steps = if self.params.is_energy_aware() {
+                100
+            } else {
+                1
+            };
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for i in 0..=steps {
+                let m = i as f64 / steps as f64;
+                let speedup = f.rate(m) / s.rate(m);
+                let energy = f.energy_per_work(m) / s.energy_per_work(m).max(1e-12);
+                let h = self.hyper(speedup, energy);
+                lo = lo.min(h);
+                hi = hi.max(h);
+            }
+            self.s_min = lo;
+            self.s_max = hi;
         }
+    }
+
+    /// What the allocator's labels rank: speedup, or the energy-aware hyper.
+    fn hyper(&self, speedup: f64, energy_ratio: f64) -> f64 {
+        if self.params.is_energy_aware() {
+            self.params.speedup_weight * speedup + self.params.energy_weight * energy_ratio
+        } else {
+            speedup
+        }
+    }
+
+    /// The label of a thread from its current predictions.
+    fn label_of(&self, st: &SchedState, t: ThreadId) -> SpeedupLabel {
+        let th = st.thread(t);
+        self.speedup_label(self.hyper(th.predicted_speedup, th.predicted_energy_ratio))
     }
 
     fn cfs(&self) -> &CfsCore {
         self.cfs.as_ref().expect("initialised on first thread")
     }
 
-    /// Label from a predicted speedup.
+    /// Label from a predicted speedup (or hyper value, when energy-aware).
     pub fn speedup_label(&self, s: f64) -> SpeedupLabel {
         let range = self.s_max - self.s_min;
         if range <= 1e-9 {
@@ -197,7 +257,11 @@ impl Colab {
 
 impl Policy for Colab {
     fn name(&self) -> &'static str {
-        "colab"
+        if self.params.is_energy_aware() {
+            "colab-e"
+        } else {
+            "colab"
+        }
     }
 
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
@@ -207,8 +271,7 @@ impl Policy for Colab {
             self.labels.resize(t.idx() + 1, Labels::default());
         }
         // Label new threads at once from their first prediction.
-        let s = st.thread(t).predicted_speedup;
-        self.labels[t.idx()].speedup = self.speedup_label(s);
+        self.labels[t.idx()].speedup = self.label_of(st, t);
     }
 
     /// Hierarchical core allocator (Fig. 6 `_core_allocator_`).
@@ -344,7 +407,7 @@ impl Policy for Colab {
             }
             let delta = th.blocked_others_ns - self.labels[i].last_blocked_others;
             let level = 0.5 * self.labels[i].block_level + 0.5 * (delta as f64 / period);
-            let speedup = self.speedup_label(th.predicted_speedup);
+            let speedup = self.label_of(st, th.id);
             let l = &mut self.labels[i];
             l.last_blocked_others = th.blocked_others_ns;
             l.block_level = level;

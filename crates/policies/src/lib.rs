@@ -35,6 +35,10 @@ pub const POLICIES: &[(&str, &str)] = &[
         "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
     ),
     (
+        "colab-e",
+        "Energy-aware COLAB (Fig. 7): labels from w_s*speedup + w_e*energy ratio; colab-e:WS:WE sets the weights (default 1:-1)",
+    ),
+    (
         "eevdf",
         "Linux 6.6+ EEVDF with capacity-aware wake-up placement and misfit migration",
     ),
@@ -73,8 +77,12 @@ pub const POLICIES: &[(&str, &str)] = &[
 ];
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{0}': expected one of {list}", list = policy_names())]
-pub struct UnknownPolicy(pub String);
+pub enum PolicyError {
+    #[error("unknown policy '{0}': expected one of {list}", list = policy_names())]
+    Unknown(String),
+    #[error("policy '{name}': {problem}")]
+    BadParams { name: String, problem: String },
+}
 
 /// The accepted policy names, comma-separated (for messages).
 pub fn policy_names() -> String {
@@ -86,11 +94,20 @@ pub fn policy_names() -> String {
 }
 
 /// A fresh policy instance by name, with its documented default parameters.
-pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
-    match name.to_ascii_lowercase().as_str() {
+pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(weights) = lower.strip_prefix("colab-e:") {
+        let (ws, we) = parse_weights(name, weights)?;
+        return Ok(Box::new(Colab::new(ColabParams::energy_aware(ws, we))));
+    }
+    match lower.as_str() {
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),
+        "colab-e" => {
+            let (ws, we) = colab::COLAB_E_DEFAULT_WEIGHTS;
+            Ok(Box::new(Colab::new(ColabParams::energy_aware(ws, we))))
+        }
         "eevdf" => Ok(Box::new(Eevdf::new())),
         "gts" => Ok(Box::new(Gts::new(GtsParams::default()))),
         "hsp" => Ok(Box::new(Hsp::new(HspParams::default()))),
@@ -103,8 +120,33 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
         "pa" => Ok(Box::new(Camp::new(Variant::Pa, CampParams::default()))),
         "sfd" => Ok(Box::new(Camp::new(Variant::Sfd, CampParams::default()))),
         "rr" => Ok(Box::new(Camp::new(Variant::Rr, CampParams::default()))),
-        _ => Err(UnknownPolicy(name.to_string())),
+        _ => Err(PolicyError::Unknown(name.to_string())),
     }
+}
+
+/// `WS:WE` of `colab-e:WS:WE`: two finite numbers, not both zero.
+fn parse_weights(name: &str, text: &str) -> Result<(f64, f64), PolicyError> {
+    let bad = |problem: String| PolicyError::BadParams {
+        name: name.to_string(),
+        problem,
+    };
+    let parts: Vec<&str> = text.split(':').collect();
+    let [ws, we] = parts[..] else {
+        return Err(bad(format!(
+            "expected two weights as colab-e:WS:WE (e.g. colab-e:1:-1), got '{text}'"
+        )));
+    };
+    let num = |what: &str, v: &str| -> Result<f64, PolicyError> {
+        match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(bad(format!("{what} weight '{v}' is not a finite number"))),
+        }
+    };
+    let (ws, we) = (num("speedup", ws)?, num("energy", we)?);
+    if ws == 0.0 && we == 0.0 {
+        return Err(bad("the two weights cannot both be zero".into()));
+    }
+    Ok((ws, we))
 }
 
 #[cfg(test)]

@@ -278,6 +278,63 @@ fn colab_allocator_follows_labels() {
     assert!(seen_big && seen_little);
 }
 
+/// Which clusters `t`'s wake-ups go to over a few calls: (big, little).
+fn clusters_chosen(p: &mut Colab, st: &SchedState, t: u32) -> (bool, bool) {
+    let (mut big, mut little) = (false, false);
+    for _ in 0..4 {
+        let c = p.select_core(st, ThreadId(t), WakeKind::Wakeup { waker: None });
+        big |= st.topo.is_big(c);
+        little |= st.topo.is_little(c);
+    }
+    (big, little)
+}
+
+#[test]
+fn colab_e_labels_by_speedup_and_energy() {
+    // Reference 2B2S. Thread 0 is a 45%-memory-bound phase: speedup 2.27 and
+    // big/little energy ratio (1.5 - 0.75 m) / (0.786 - 0.636 m) = 2.33 (the
+    // stall power is half the active power). Thread 1 has the same speedup
+    // but costs 4.5x the energy on big (a phase a 1-D model cannot make, but a
+    // counter model can predict).
+    let mut st = state("2B2S", 2);
+    for (t, e) in [(0, 2.33), (1, 4.5)] {
+        st.threads[t].predicted_speedup = 2.27;
+        st.threads[t].predicted_energy_ratio = e;
+    }
+    // Plain COLAB: both are medium speedup (thirds at ~1.85 and ~2.5): either cluster.
+    let mut plain = colab_with_labels(&mut st);
+    assert_eq!(clusters_chosen(&mut plain, &st, 0), (true, true));
+    assert_eq!(clusters_chosen(&mut plain, &st, 1), (true, true));
+    // Energy-aware with weights (1, -1): hyper = s - e spans -3.8 (all memory)
+    // .. 1.23 (all compute), thirds at -2.12 and -0.45. Thread 0 (-0.06) is
+    // high: big cores only. Thread 1 (-2.23) is low: little cores only.
+    let mut e = Colab::new(ColabParams::energy_aware(1.0, -1.0));
+    created(&mut e, &st);
+    assert_eq!(e.name(), "colab-e");
+    assert_eq!(clusters_chosen(&mut e, &st, 0), (true, false));
+    assert_eq!(clusters_chosen(&mut e, &st, 1), (false, true));
+    // Weights (1, 0) are plain COLAB.
+    let mut same = Colab::new(ColabParams::energy_aware(1.0, 0.0));
+    created(&mut same, &st);
+    assert_eq!(same.name(), "colab");
+    assert_eq!(clusters_chosen(&mut same, &st, 1), (true, true));
+}
+
+#[test]
+fn colab_e_weights_parse_with_clear_errors() {
+    assert_eq!(by_name("colab-e").unwrap().name(), "colab-e");
+    assert_eq!(by_name("colab-e:2:-0.5").unwrap().name(), "colab-e");
+    for (bad, says) in [
+        ("colab-e:1", "expected two weights"),
+        ("colab-e:1:x", "energy weight 'x'"),
+        ("colab-e:inf:1", "speedup weight 'inf'"),
+        ("colab-e:0:0", "both be zero"),
+    ] {
+        let msg = by_name(bad).err().unwrap().to_string();
+        assert!(msg.contains(says) && msg.contains(bad), "{bad}: {msg}");
+    }
+}
+
 #[test]
 fn colab_allocator_round_robins_and_prefers_idle_cores() {
     let mut st = state("4B4S", 2);

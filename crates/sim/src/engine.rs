@@ -7,7 +7,7 @@
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
 use crate::predict::SimRng;
-use crate::predict::{PhaseObservation, PredictorKind, SpeedupPredictor};
+use crate::predict::{PhaseObservation, Predictor, PredictorKind};
 use crate::sync::{BarrierState, CondState, EventState, MutexState, QueueState, WaitObj};
 use crate::timeline::Timeline;
 use colab_core::{
@@ -27,9 +27,25 @@ const NEVER: Nanos = Nanos::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Phase {
     speedup: f64,
+    /// Energy per work unit on the fastest over the slowest core type.
+    energy_ratio: f64,
     mem_frac: f64,
     ns_fast: f64,
     ns_slow: f64,
+    /// Energy per work unit on the fastest / slowest core type.
+    e_fast: f64,
+    e_slow: f64,
+}
+
+/// A phase on one core.
+#[derive(Clone, Copy, Debug)]
+struct CoreRate {
+    /// Work units per ns.
+    rate: f64,
+    /// ns per work unit.
+    ns_per_work: f64,
+    /// Fraction of the running time stalled on memory (drawn at stall power).
+    stall_share: f64,
 }
 
 /// What a thread's performance counters saw since they were last read:
@@ -39,6 +55,8 @@ struct Counters {
     work: f64,
     fast_ns: f64,
     slow_ns: f64,
+    fast_e: f64,
+    slow_e: f64,
     mem: f64,
 }
 
@@ -212,6 +230,8 @@ struct ThreadRt {
 #[derive(Clone, Debug, Default)]
 struct CoreRt {
     busy_ns: Nanos,
+    /// Running time spent stalled on memory (a fraction of `busy_ns`).
+    stall_ns: f64,
     /// Slice end for the current thread.
     slice_end: Nanos,
     /// Last thread that ran here (no switch cost to re-pick it).
@@ -270,7 +290,9 @@ struct Sim<'a> {
     violation: Option<String>,
     seq: u64,
     rng: SimRng,
-    predictor: Box<dyn SpeedupPredictor>,
+    /// The energy predictor's own stream (see [`Predictor`]).
+    energy_rng: SimRng,
+    predictor: Box<dyn Predictor>,
     /// Deferred wake-ups: (thread, waker).
     wake_q: Vec<(ThreadId, WakeKind)>,
     resched_q: Vec<CoreId>,
@@ -290,8 +312,8 @@ struct Sim<'a> {
     /// Per phase: true speedup, memory fraction, and ns per work unit on the
     /// fastest and on the slowest core type.
     phases: Vec<Phase>,
-    /// Per (phase, core): work units per ns and its inverse.
-    phase_rate: Vec<(f64, f64)>,
+    /// Per (phase, core): its rate there.
+    phase_rate: Vec<CoreRate>,
     ncores: usize,
 }
 
@@ -338,20 +360,32 @@ impl<'a> Sim<'a> {
         // every core, so the event loop never recomputes the rate model.
         let mut by_mem: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
         let mut phases: Vec<Phase> = Vec::new();
-        let mut phase_rate: Vec<(f64, f64)> = Vec::new();
+        let mut phase_rate: Vec<CoreRate> = Vec::new();
         let mut phase_of = |m: f64| -> u32 {
             *by_mem.entry(m.to_bits()).or_insert_with(|| {
-                let ty = &topo.core_types;
-                let (fast, slow) = (ty[topo.fastest_type].rate(m), ty[topo.slowest_type].rate(m));
+                let (f, s) = (
+                    &topo.core_types[topo.fastest_type],
+                    &topo.core_types[topo.slowest_type],
+                );
+                let (fast, slow) = (f.rate(m), s.rate(m));
+                let (e_fast, e_slow) = (f.energy_per_work(m), s.energy_per_work(m));
                 phases.push(Phase {
                     speedup: fast / slow,
+                    energy_ratio: if e_slow > 0.0 { e_fast / e_slow } else { 1.0 },
                     mem_frac: m,
                     ns_fast: 1.0 / fast,
                     ns_slow: 1.0 / slow,
+                    e_fast,
+                    e_slow,
                 });
                 for c in topo.cores() {
-                    let r = topo.core_type(c).rate(m);
-                    phase_rate.push((r, 1.0 / r));
+                    let ty = topo.core_type(c);
+                    let r = ty.rate(m);
+                    phase_rate.push(CoreRate {
+                        rate: r,
+                        ns_per_work: 1.0 / r,
+                        stall_share: ty.stall_share(m),
+                    });
                 }
                 (phases.len() - 1) as u32
             })
@@ -402,6 +436,9 @@ impl<'a> Sim<'a> {
             violation: None,
             seq: 0,
             rng: SimRng::seed_from_u64(cfg.seed),
+            // Any fixed, documented derivation works; this one is the
+            // 64-bit golden-ratio constant.
+            energy_rng: SimRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             predictor: cfg.predictor.build(),
             wake_q: Vec::new(),
             resched_q: Vec::new(),
@@ -570,9 +607,10 @@ impl<'a> Sim<'a> {
             .copied()
             .find(|&p| p != u32::MAX)
             .unwrap_or(0);
-        let pred = self.predict(first);
+        let (pred, energy) = self.predict(first);
         // Not yet runnable until the policy places it.
-        let info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
+        let mut info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
+        info.predicted_energy_ratio = energy;
         self.st.threads.push(info);
         self.rt.push(ThreadRt {
             prog: prog as u16,
@@ -609,18 +647,26 @@ impl<'a> Sim<'a> {
 
     /// Prediction for a thread that has no counter readings yet: as if its
     /// counters had been read in `phase`.
-    fn predict(&mut self, phase: u32) -> f64 {
+    fn predict(&mut self, phase: u32) -> (f64, f64) {
         let ph = self.phases[phase as usize];
         let obs = PhaseObservation {
             true_speedup: ph.speedup,
+            true_energy_ratio: ph.energy_ratio,
             mem_frac: ph.mem_frac,
         };
-        self.predictor.predict(obs, &mut self.rng)
+        self.observe(obs)
     }
 
-    /// (work units per ns, ns per work unit) of `phase` on core `c`.
+    /// Both predictions from one counter reading, each from its own stream.
+    fn observe(&mut self, obs: PhaseObservation) -> (f64, f64) {
+        let s = self.predictor.speedup(obs, &mut self.rng);
+        let e = self.predictor.energy_ratio(obs, &mut self.energy_rng);
+        (s, e)
+    }
+
+    /// How `phase` runs on core `c`.
     #[inline]
-    fn rate(&self, c: CoreId, phase: u32) -> (f64, f64) {
+    fn rate(&self, c: CoreId, phase: u32) -> CoreRate {
         self.phase_rate[phase as usize * self.ncores + c.idx()]
     }
 
@@ -641,12 +687,16 @@ impl<'a> Sim<'a> {
                 at_ns: self.st.now,
                 problem: format!("core {c} has a completion event but no thread"),
             })?;
+        let now = self.st.now;
         let r = &mut self.rt[t.idx()];
         if r.in_compute {
             let done = r.remaining;
             r.remaining = 0.0;
             r.in_compute = false;
             r.pc += 1;
+            let dt = now.saturating_sub(r.progress_start) as f64;
+            let share = self.phase_rate[r.phase as usize * self.ncores + c.idx()].stall_share;
+            self.cores[c.idx()].stall_ns += dt * share;
             self.retire(t, done);
         }
         match self.interpret(t, c)? {
@@ -1235,8 +1285,7 @@ impl<'a> Sim<'a> {
     fn schedule_done(&mut self, c: CoreId, t: ThreadId) {
         let r = &self.rt[t.idx()];
         let at = if r.in_compute {
-            let (_, inv) = self.rate(c, r.phase);
-            let x = r.remaining * inv;
+            let x = r.remaining * self.rate(c, r.phase).ns_per_work;
             // ceil without a libm call
             // x is far below 2^63: the signed conversion is one instruction.
             let whole = x as i64 as Nanos;
@@ -1275,10 +1324,12 @@ impl<'a> Sim<'a> {
         let now = self.st.now;
         let r = &mut self.rt[t.idx()];
         if r.in_compute && now > r.progress_start {
-            let (rate, _) = self.phase_rate[r.phase as usize * self.ncores + c.idx()];
-            let done = ((now - r.progress_start) as f64 * rate).min(r.remaining);
+            let cr = self.phase_rate[r.phase as usize * self.ncores + c.idx()];
+            let dt = (now - r.progress_start) as f64;
+            let done = (dt * cr.rate).min(r.remaining);
             r.remaining -= done;
             r.progress_start = now;
+            self.cores[c.idx()].stall_ns += dt * cr.stall_share;
             self.retire(t, done);
         } else if r.progress_start < now {
             r.progress_start = now;
@@ -1295,6 +1346,8 @@ impl<'a> Sim<'a> {
         k.work += done;
         k.fast_ns += done * ph.ns_fast;
         k.slow_ns += done * ph.ns_slow;
+        k.fast_e += done * ph.e_fast;
+        k.slow_e += done * ph.e_slow;
         k.mem += done * ph.mem_frac;
         self.st.threads[t.idx()].retired += done;
     }
@@ -1306,9 +1359,17 @@ impl<'a> Sim<'a> {
         if k.work > 0.0 && k.fast_ns > 0.0 {
             let obs = PhaseObservation {
                 true_speedup: k.slow_ns / k.fast_ns,
+                true_energy_ratio: if k.slow_e > 0.0 {
+                    k.fast_e / k.slow_e
+                } else {
+                    1.0
+                },
                 mem_frac: k.mem / k.work,
             };
-            self.st.threads[t.idx()].predicted_speedup = self.predictor.predict(obs, &mut self.rng);
+            let (s, e) = self.observe(obs);
+            let th = &mut self.st.threads[t.idx()];
+            th.predicted_speedup = s;
+            th.predicted_energy_ratio = e;
         }
     }
 
@@ -1501,7 +1562,10 @@ impl<'a> Sim<'a> {
         for (i, c) in self.cores.iter().enumerate() {
             let ty = topo.core_type(CoreId(i as u16));
             let busy = c.busy_ns.min(makespan);
+            // Busy time at active power, less what stalls on memory saved.
+            let stall = c.stall_ns.min(busy as f64);
             energy += (busy as f64 * ty.active_power_w
+                - stall * (ty.active_power_w - ty.stall_power())
                 + (makespan - busy) as f64 * ty.idle_power_w)
                 * 1e-9;
         }

@@ -13,7 +13,7 @@ mod sync;
 pub mod timeline;
 
 pub use engine::{simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats};
-pub use predict::{PredictorKind, SpeedupPredictor};
+pub use predict::{Predictor, PredictorKind};
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 //! The seam between ground truth and what a policy may see: a thread's
-//! predicted big/little speedup.
+//! predicted big/little speedup and big/little energy ratio.
 //!
 //! The simulator reads a thread's "counters" when it leaves a core and at
 //! every tick while it runs (the papers' kernel reads PMUs per context switch,
@@ -21,6 +21,9 @@ use serde::{Deserialize, Serialize};
 pub struct PhaseObservation {
     /// True speedup of that work between the fastest and the slowest core type.
     pub true_speedup: f64,
+    /// True energy of that work on the fastest core type over its energy on
+    /// the slowest (the "energy scaling factor" of colab-tpds 5.3).
+    pub true_energy_ratio: f64,
     /// Its work-weighted memory-boundedness (0 = core-bound, 1 = memory-bound).
     pub mem_frac: f64,
 }
@@ -33,32 +36,55 @@ pub fn symmetric_unit(rng: &mut SimRng) -> f64 {
     2.0 * u - 1.0
 }
 
-pub trait SpeedupPredictor: Send {
-    fn predict(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64;
+/// A model from counters to predictions. The engine gives each prediction its
+/// own random stream, so adding or changing one leaves the other's draws (and
+/// every result that depends only on it) unchanged.
+pub trait Predictor: Send {
+    /// Predicted big/little speedup.
+    fn speedup(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64;
+    /// Predicted big/little energy ratio.
+    fn energy_ratio(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64;
 }
 
 /// Which predictor a run uses.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PredictorKind {
-    /// True speedup times (1 + e), e uniform in [-2r, 2r]: mean absolute
-    /// relative error r. Default r = 0.07, the "around 7%" average error
-    /// colab-tpds 5.1 reports for its speedup model.
-    Noisy { mean_abs_err: f64 },
+    /// Truth times (1 + e), e uniform in [-2r, 2r]: mean absolute relative
+    /// error r. Defaults are the average errors colab-tpds 5.1 reports for its
+    /// models: "around 7%" for speedup and "around 1.5%" for energy.
+    Noisy {
+        mean_abs_err: f64,
+        #[serde(default = "default_energy_err")]
+        energy_mean_abs_err: f64,
+    },
     /// Exact ground truth: only for ablations (explicit oracle mode).
     Oracle,
 }
 
 impl Default for PredictorKind {
     fn default() -> Self {
-        PredictorKind::Noisy { mean_abs_err: 0.07 }
+        PredictorKind::Noisy {
+            mean_abs_err: 0.07,
+            energy_mean_abs_err: default_energy_err(),
+        }
     }
 }
 
+fn default_energy_err() -> f64 {
+    0.015
+}
+
 impl PredictorKind {
-    pub fn build(self) -> Box<dyn SpeedupPredictor> {
+    pub fn build(self) -> Box<dyn Predictor> {
         match self {
-            PredictorKind::Noisy { mean_abs_err } => Box::new(NoisyPredictor { mean_abs_err }),
+            PredictorKind::Noisy {
+                mean_abs_err,
+                energy_mean_abs_err,
+            } => Box::new(NoisyPredictor {
+                mean_abs_err,
+                energy_mean_abs_err,
+            }),
             PredictorKind::Oracle => Box::new(OraclePredictor),
         }
     }
@@ -66,25 +92,35 @@ impl PredictorKind {
 
 pub struct OraclePredictor;
 
-impl SpeedupPredictor for OraclePredictor {
-    fn predict(&mut self, obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
+impl Predictor for OraclePredictor {
+    fn speedup(&mut self, obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
         obs.true_speedup
+    }
+    fn energy_ratio(&mut self, obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
+        obs.true_energy_ratio
     }
 }
 
 pub struct NoisyPredictor {
     pub mean_abs_err: f64,
+    pub energy_mean_abs_err: f64,
 }
 
-impl SpeedupPredictor for NoisyPredictor {
-    fn predict(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64 {
-        if self.mean_abs_err <= 0.0 {
-            return obs.true_speedup;
-        }
-        // Uniform on [-a, a] has mean absolute value a/2.
-        let a = 2.0 * self.mean_abs_err;
-        let e = a * symmetric_unit(rng);
-        (obs.true_speedup * (1.0 + e)).max(0.1)
+/// `truth` times (1 + e) with e uniform on [-2r, 2r] (mean |e| = r).
+fn with_noise(truth: f64, r: f64, rng: &mut SimRng) -> f64 {
+    if r <= 0.0 {
+        return truth;
+    }
+    let e = 2.0 * r * symmetric_unit(rng);
+    (truth * (1.0 + e)).max(0.1 * truth.min(1.0))
+}
+
+impl Predictor for NoisyPredictor {
+    fn speedup(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64 {
+        with_noise(obs.true_speedup, self.mean_abs_err, rng)
+    }
+    fn energy_ratio(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64 {
+        with_noise(obs.true_energy_ratio, self.energy_mean_abs_err, rng)
     }
 }
 
@@ -94,19 +130,26 @@ mod tests {
     use rand::SeedableRng;
 
     #[test]
-    fn noisy_predictor_has_the_documented_mean_error() {
-        let mut p = NoisyPredictor { mean_abs_err: 0.07 };
+    fn noisy_predictor_has_the_documented_mean_errors() {
+        let mut p = NoisyPredictor {
+            mean_abs_err: 0.07,
+            energy_mean_abs_err: 0.015,
+        };
         let mut rng = SimRng::seed_from_u64(1);
         let obs = PhaseObservation {
             true_speedup: 2.0,
+            true_energy_ratio: 4.0,
             mem_frac: 0.3,
         };
         let n = 20_000;
-        let mae: f64 = (0..n)
-            .map(|_| (p.predict(obs, &mut rng) / 2.0 - 1.0).abs())
-            .sum::<f64>()
-            / n as f64;
-        assert!((mae - 0.07).abs() < 0.003, "mae {mae}");
-        assert_eq!(OraclePredictor.predict(obs, &mut rng), 2.0);
+        let mae = |f: &mut dyn FnMut() -> f64, truth: f64| {
+            (0..n).map(|_| (f() / truth - 1.0).abs()).sum::<f64>() / n as f64
+        };
+        let s = mae(&mut || p.speedup(obs, &mut rng), 2.0);
+        assert!((s - 0.07).abs() < 0.003, "speedup mae {s}");
+        let e = mae(&mut || p.energy_ratio(obs, &mut rng), 4.0);
+        assert!((e - 0.015).abs() < 0.001, "energy mae {e}");
+        assert_eq!(OraclePredictor.speedup(obs, &mut rng), 2.0);
+        assert_eq!(OraclePredictor.energy_ratio(obs, &mut rng), 4.0);
     }
 }

@@ -51,6 +51,88 @@ fn single_compute_runs_at_core_speed() {
 }
 
 #[test]
+fn memory_stalls_draw_stall_power() {
+    // 10 ms of fully memory-bound work on the big core: stalled all the time,
+    // at half the active power (DEFAULT_STALL_POWER_FRAC): 10 ms x 0.75 W.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 10000, mem_frac = 1.0 } ]");
+    let r = run(&w, "1B", "cfs").unwrap();
+    assert_eq!(r.programs[0].turnaround_ns, 10 * MS);
+    assert!((r.energy_j - 0.0075).abs() < 1e-9, "{}", r.energy_j);
+    // Half memory-bound on the little core: time per unit is
+    // 0.5/0.318 + 0.5/0.8333 ns; stalled for the second term, at 0.125 W.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.5 } ]");
+    let r = run(&w, "0B1S", "cfs").unwrap();
+    let (compute, stall) = (0.5 / (0.6 * 0.53) * 1e6, 0.5 * 1.2 * 1e6);
+    let want = (compute * 0.25 + stall * 0.125) * 1e-9;
+    assert!((r.energy_j - want).abs() < 1e-9, "{} vs {want}", r.energy_j);
+}
+
+#[test]
+fn threads_see_a_predicted_energy_ratio() {
+    // With the oracle, the prediction is the true big/little energy per work:
+    // core-bound work costs (1.5 / 1) / (0.25 / 0.318) on big over little.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
+    let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
+    struct Probe(Vec<f64>);
+    impl colab_core::Policy for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn select_core(
+            &mut self,
+            st: &colab_core::SchedState,
+            t: colab_core::ThreadId,
+            _: colab_core::WakeKind,
+        ) -> colab_core::CoreId {
+            self.0.push(st.thread(t).predicted_energy_ratio);
+            colab_core::CoreId(0)
+        }
+        fn pick_next(
+            &mut self,
+            st: &colab_core::SchedState,
+            c: colab_core::CoreId,
+        ) -> colab_core::Pick {
+            st.core(c)
+                .rq
+                .first()
+                .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
+        }
+        fn should_preempt(
+            &mut self,
+            _: &colab_core::SchedState,
+            _: colab_core::CoreId,
+            _: colab_core::ThreadId,
+        ) -> bool {
+            false
+        }
+        fn slice_ns(
+            &self,
+            _: &colab_core::SchedState,
+            _: colab_core::CoreId,
+            _: colab_core::ThreadId,
+        ) -> u64 {
+            MS
+        }
+        fn tick(
+            &mut self,
+            _: &colab_core::SchedState,
+            _: colab_core::CoreId,
+            _: &mut Vec<colab_core::Action>,
+        ) -> bool {
+            false
+        }
+    }
+    let mut p = Probe(Vec::new());
+    let cfg = SimConfig {
+        predictor: PredictorKind::Oracle,
+        ..SimConfig::default()
+    };
+    simulate(&w, &t, &mut p, &cfg).unwrap();
+    let want = 1.5 / (0.25 / (0.6 * 0.53));
+    assert!((p.0[0] - want).abs() < 1e-9, "{:?} vs {want}", p.0);
+}
+
+#[test]
 fn two_threads_share_one_core_fairly() {
     let w = workload(
         r#"

@@ -38,7 +38,7 @@ pub enum ValidateError {
         source: colab_sim::SimError,
     },
     #[error("{0}")]
-    Policy(#[from] colab_policies::UnknownPolicy),
+    Policy(#[from] colab_policies::PolicyError),
     #[error("{}: {message}", path.display())]
     Write { path: PathBuf, message: String },
     #[error("real program {case}: {message}")]
