@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::{natural_cmp, thread_class_of, Cell, ReportOptions};
+use crate::{natural_cmp, thread_class_of, Cell, ReportOptions, RunRecord};
 
 /// Classes in the order of the papers' figures; any other class found in the
 /// mix files ("3B", "6B", ...) follows in natural order.
@@ -188,6 +188,15 @@ impl<'a> Analysis<'a> {
             .collect()
     }
 
+    /// Multi-program workloads with results on `config` (the cells of a single
+    /// program are the ones with an H_NTT).
+    pub(crate) fn mixes_in(&self, config: &str) -> Vec<&str> {
+        self.workloads_in(config)
+            .into_iter()
+            .filter(|w| self.any_cell(w, config).is_some_and(|c| c.h_ntt.is_none()))
+            .collect()
+    }
+
     /// Workloads of `class` with results on `config`.
     pub(crate) fn members(&self, class: &str, config: &str) -> Vec<&str> {
         self.workloads_in(config)
@@ -250,5 +259,65 @@ pub(crate) fn cell_classes(c: &Cell) -> Vec<String> {
             v.push(t.to_string());
         }
     }
+    v
+}
+
+/// One program of one workload: its mean turnaround under the baseline over
+/// its mean turnaround under a policy (over core orders and seeds).
+pub(crate) struct AppSpeedup<'r> {
+    pub program: &'r str,
+    pub speedup: f64,
+}
+
+/// [`AppSpeedup`]s keyed by (config, policy).
+pub(crate) type AppSpeedups<'r> = BTreeMap<(&'r str, &'r str), Vec<AppSpeedup<'r>>>;
+
+/// Per-application speedups over `baseline` of every non-baseline policy,
+/// keyed by (config, policy). Programs are matched by name and by rank among
+/// programs of the same name, so a mix running one program twice pairs each
+/// copy with its own baseline. Programs without a baseline run are left out.
+pub(crate) fn app_speedups<'r>(baseline: &str, records: &'r [RunRecord]) -> AppSpeedups<'r> {
+    // (config, workload, program, k-th of that name, policy) -> turnarounds.
+    type Key<'r> = (&'r str, &'r str, &'r str, usize, &'r str);
+    let mut times: BTreeMap<Key<'r>, Vec<f64>> = BTreeMap::new();
+    for r in records {
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for p in &r.programs {
+            let k = seen.entry(p.name.as_str()).or_insert(0);
+            times
+                .entry((&r.config, &r.workload, &p.name, *k, &r.policy))
+                .or_default()
+                .push(p.turnaround_ns as f64);
+            *k += 1;
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut out = AppSpeedups::new();
+    for (&(config, workload, program, k, policy), t) in &times {
+        if policy == baseline {
+            continue;
+        }
+        if let Some(b) = times.get(&(config, workload, program, k, baseline)) {
+            out.entry((config, policy)).or_default().push(AppSpeedup {
+                program,
+                speedup: mean(b) / mean(t),
+            });
+        }
+    }
+    out
+}
+
+/// Geometric mean of the speedups of each program name (over the workloads
+/// and copies that ran it), in natural order of the names.
+pub(crate) fn speedup_by_program<'r>(speedups: &[AppSpeedup<'r>]) -> Vec<(&'r str, f64)> {
+    let mut by_name: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for s in speedups {
+        by_name.entry(s.program).or_default().push(s.speedup);
+    }
+    let mut v: Vec<(&str, f64)> = by_name
+        .into_iter()
+        .filter_map(|(name, x)| Some((name, colab_metrics::geomean(&x).ok()?)))
+        .collect();
+    v.sort_by(|a, b| natural_cmp(a.0, b.0));
     v
 }

@@ -13,10 +13,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::analysis::{Analysis, Metric};
-use crate::naming::file_stem;
+use crate::analysis::{app_speedups, speedup_by_program, Analysis, AppSpeedups, Metric};
+use crate::naming::{app_speedup_stem, asp_unfairness_stem, file_stem};
+use crate::scatter::{render_scatter, Dot, Layout, Scatter};
 use crate::summary::{single_program_configs, single_workloads};
-use crate::{Cell, ReportError, ReportOptions};
+use crate::{natural_cmp, Cell, ReportError, ReportOptions, RunRecord};
 
 const FONT: &str = "sans-serif";
 
@@ -71,10 +72,15 @@ struct Geometry {
     row_capacity: usize,
     x_label_area: u32,
     rotate_labels: bool,
+    /// Legend entries as (x, row), wrapped to the chart width.
+    legend: Vec<(i32, u32)>,
 }
 
 const TITLE_HEIGHT: u32 = 44;
-const LEGEND_HEIGHT: u32 = 44;
+/// Height of one row of legend entries.
+const LEGEND_ROW: u32 = 26;
+/// Space above and below the legend rows.
+const LEGEND_PAD: u32 = 18;
 const PANEL_PLOT_HEIGHT: u32 = 380;
 /// Above this many groups a chart is wrapped into several panels.
 const MAX_GROUPS_PER_ROW: usize = 24;
@@ -152,33 +158,65 @@ impl Geometry {
         // A chart widened for its title keeps normal bar widths: the extra
         // room becomes empty slots on the right rather than fat bars.
         let row_capacity = row_capacity.max(((width - 120) / group_px) as usize);
+        let legend = legend_layout(&c.series, width);
         let height = TITLE_HEIGHT
             + rows.len() as u32 * (PANEL_PLOT_HEIGHT + x_label_area + 20)
-            + LEGEND_HEIGHT;
+            + legend_height(&legend);
         Self {
             size: (width, height),
             rows,
             row_capacity,
             x_label_area,
             rotate_labels,
+            legend,
         }
     }
+}
+
+/// Legend entries left to right, wrapped onto a new row before they would
+/// run off the chart (text width estimated at 9 px per character at 15 px,
+/// which errs wide for sans-serif).
+fn legend_layout(series: &[String], width: u32) -> Vec<(i32, u32)> {
+    let right = width.saturating_sub(20) as i32;
+    let (mut x, mut row) = (80, 0);
+    series
+        .iter()
+        .map(|name| {
+            let w = 20 + name.chars().count() as i32 * 9;
+            if x + w > right && x > 80 {
+                (x, row) = (80, row + 1);
+            }
+            let at = (x, row);
+            x += w + 30;
+            at
+        })
+        .collect()
+}
+
+fn legend_height(legend: &[(i32, u32)]) -> u32 {
+    let rows = legend.iter().map(|&(_, r)| r + 1).max().unwrap_or(1);
+    rows * LEGEND_ROW + LEGEND_PAD
 }
 
 /// Series colours: the baseline grey and the papers' colours for WASH (blue)
 /// and COLAB (red), so a policy keeps its colour in every chart; other
 /// policies take the remaining colours in series order.
-fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
+pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
     const GREY: RGBColor = RGBColor(150, 150, 150);
     const BLUE: RGBColor = RGBColor(31, 119, 180);
     const RED: RGBColor = RGBColor(214, 39, 40);
-    const OTHERS: [RGBColor; 6] = [
+    // Enough distinct colours for every policy of the studies (12).
+    const OTHERS: [RGBColor; 10] = [
         RGBColor(44, 160, 44),
         RGBColor(255, 127, 14),
         RGBColor(148, 103, 189),
         RGBColor(140, 86, 75),
         RGBColor(227, 119, 194),
         RGBColor(23, 190, 207),
+        RGBColor(188, 189, 34),
+        RGBColor(31, 49, 107),
+        RGBColor(255, 187, 120),
+        RGBColor(152, 223, 138),
     ];
     let mut next = 0;
     series
@@ -215,7 +253,8 @@ where
         TextStyle::from((FONT, 22)).pos(Pos::new(HPos::Center, VPos::Center)),
     ))
     .map_err(e2s)?;
-    let (panels, legend) = rest.split_vertically(g.size.1 - TITLE_HEIGHT - LEGEND_HEIGHT);
+    let (panels, legend) =
+        rest.split_vertically(g.size.1 - TITLE_HEIGHT - legend_height(&g.legend));
 
     let max = c
         .groups
@@ -232,9 +271,9 @@ where
 
     // Legend in its own strip below the plots so it never hides bars.
     let text_style = TextStyle::from((FONT, 15)).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut x = 80;
-    let y = (LEGEND_HEIGHT / 2) as i32;
-    for (name, colour) in c.series.iter().zip(colours(&c.series, &c.baseline)) {
+    let entries = c.series.iter().zip(colours(&c.series, &c.baseline));
+    for ((name, colour), &(x, row)) in entries.zip(&g.legend) {
+        let y = (LEGEND_PAD / 2 + row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
         legend
             .draw(&Rectangle::new(
                 [(x, y - 7), (x + 14, y + 7)],
@@ -244,8 +283,6 @@ where
         legend
             .draw(&Text::new(name.clone(), (x + 20, y), text_style.clone()))
             .map_err(e2s)?;
-        let w = legend.estimate_text_size(name, &text_style).map_err(e2s)?.0 as i32;
-        x += 20 + w + 30;
     }
 
     root.present().map_err(e2s)?;
@@ -378,7 +415,10 @@ where
     Ok(())
 }
 
-fn guarded(path: &Path, f: impl FnOnce() -> Result<(), String>) -> Result<(), ReportError> {
+pub(crate) fn guarded(
+    path: &Path,
+    f: impl FnOnce() -> Result<(), String>,
+) -> Result<(), ReportError> {
     // plotters and font-kit are third-party; a panic in them must not take the
     // caller down, it becomes an ordinary error.
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -489,8 +529,108 @@ fn workload_chart(a: &Analysis, config: &str, metric: Metric, workloads: &[&str]
     }
 }
 
-/// Every chart of the report as (file stem, chart).
-fn all_charts(a: &Analysis, opts: &ReportOptions) -> Vec<(String, BarChart)> {
+/// Per-application speedup over the baseline on `config` (camp-tocs12 Figs.
+/// 11-13): one group per program, one bar per other policy, each bar the
+/// geometric mean over the workloads that run the program.
+pub(crate) fn app_speedup_chart(a: &Analysis, speedups: &AppSpeedups, config: &str) -> BarChart {
+    let series: Vec<String> = a
+        .policies
+        .iter()
+        .filter(|p| **p != a.baseline)
+        .cloned()
+        .collect();
+    let per_policy: Vec<Vec<(&str, f64)>> = series
+        .iter()
+        .map(|p| {
+            speedups
+                .get(&(config, p.as_str()))
+                .map(|s| speedup_by_program(s))
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut programs: Vec<&str> = per_policy.iter().flatten().map(|&(n, _)| n).collect();
+    programs.sort_by(|x, y| natural_cmp(x, y));
+    programs.dedup();
+    let groups = programs
+        .iter()
+        .map(|name| Group {
+            label: name.to_string(),
+            block: None,
+            values: per_policy
+                .iter()
+                .map(|v| v.iter().find(|(n, _)| n == name).map(|&(_, x)| x))
+                .collect(),
+        })
+        .collect();
+    BarChart {
+        title: format!(
+            "Per-application speedup over {} on {config} (geomean over workloads, higher is better)",
+            a.baseline
+        ),
+        y_desc: format!("speedup over {}", a.baseline),
+        series,
+        baseline: a.baseline.clone(),
+        groups,
+        reference: Some(1.0),
+    }
+}
+
+/// (policy, Prop-SP unfairness, ASP) of every policy on `config`, each the
+/// summary the report's tables use (geomean normalised to the baseline,
+/// arithmetic mean of the raw ASP) over the multi-program workloads with a
+/// baseline run, so both means cover the same workloads. Single programs
+/// are left out: their unfairness is 1 by definition.
+pub(crate) fn asp_unfairness_points(a: &Analysis, config: &str) -> Vec<(String, f64, f64)> {
+    let mixes: Vec<&str> = a
+        .mixes_in(config)
+        .into_iter()
+        .filter(|w| a.baseline_cell(w, config).is_some())
+        .collect();
+    a.policies
+        .iter()
+        .filter_map(|p| {
+            let unfairness = a
+                .summary_over(&mixes, config, p, Metric::PropspUnfairness)
+                .0?;
+            let asp = a.summary_over(&mixes, config, p, Metric::Asp).0?;
+            Some((p.clone(), unfairness, asp))
+        })
+        .collect()
+}
+
+fn asp_unfairness_scatter(a: &Analysis, config: &str, points: &[(String, f64, f64)]) -> Scatter {
+    let colour: std::collections::BTreeMap<&String, RGBColor> = a
+        .policies
+        .iter()
+        .zip(colours(&a.policies, &a.baseline))
+        .collect();
+    Scatter {
+        title: format!("ASP against Prop-SP unfairness on {config} (multi-program workloads)"),
+        x_desc: format!(
+            "Prop-SP unfairness, geomean normalised to {} (lower is better)",
+            a.baseline
+        ),
+        y_desc: "ASP, mean (higher is better)".into(),
+        dots: points
+            .iter()
+            .map(|(p, x, y)| Dot {
+                label: p.clone(),
+                x: *x,
+                y: *y,
+                colour: colour.get(p).copied().unwrap_or(BLACK),
+            })
+            .collect(),
+        layout: Layout::Labelled,
+        size: (820, 640),
+    }
+}
+
+/// Every bar chart of the report as (file stem, chart).
+fn all_charts(
+    a: &Analysis,
+    speedups: &AppSpeedups,
+    opts: &ReportOptions,
+) -> Vec<(String, BarChart)> {
     let mut v = vec![
         ("class_h_antt".to_string(), class_chart(a, Metric::HAntt)),
         ("class_h_stp".to_string(), class_chart(a, Metric::HStp)),
@@ -510,6 +650,12 @@ fn all_charts(a: &Analysis, opts: &ReportOptions) -> Vec<(String, BarChart)> {
             workload_chart(a, config, Metric::HNtt, &ws),
         ));
     }
+    for config in &a.configs {
+        v.push((
+            app_speedup_stem(config),
+            app_speedup_chart(a, speedups, config),
+        ));
+    }
     v
 }
 
@@ -517,6 +663,7 @@ fn all_charts(a: &Analysis, opts: &ReportOptions) -> Vec<(String, BarChart)> {
 /// `dir`) and warnings (charts with no data are skipped, not drawn empty).
 pub(crate) fn write_charts(
     dir: &Path,
+    records: &[RunRecord],
     cells: &[Cell],
     opts: &ReportOptions,
 ) -> Result<(Vec<String>, Vec<String>), ReportError> {
@@ -527,18 +674,40 @@ pub(crate) fn write_charts(
     }
     check_fonts()?;
     let a = Analysis::new(cells, opts);
-    for (stem, chart) in all_charts(&a, opts) {
+    let speedups = app_speedups(&a.baseline, records);
+    let not_drawn = |stem: &str| {
+        format!(
+            "chart {stem} not drawn: no values normalised to {}",
+            a.baseline
+        )
+    };
+    let mut written = Vec::new();
+    for (stem, chart) in all_charts(&a, &speedups, opts) {
         if !chart.has_data() {
-            warnings.push(format!(
-                "chart {stem} not drawn: no values normalised to {}",
-                a.baseline
-            ));
+            warnings.push(not_drawn(&stem));
             continue;
         }
-        for path in render(&chart, dir, &stem, opts)? {
-            if let Some(name) = path.file_name() {
-                names.push(name.to_string_lossy().into_owned());
-            }
+        written.extend(render(&chart, dir, &stem, opts)?);
+    }
+    // Only where Prop-SP unfairness means something: configurations with mixes.
+    for config in a.configs.iter().filter(|c| !a.mixes_in(c).is_empty()) {
+        let stem = asp_unfairness_stem(config);
+        let points = asp_unfairness_points(&a, config);
+        if points.is_empty() {
+            warnings.push(not_drawn(&stem));
+            continue;
+        }
+        let scatter = asp_unfairness_scatter(&a, config, &points);
+        written.extend(render_scatter(
+            &dir.join(&stem),
+            &scatter,
+            opts.svg,
+            opts.png,
+        )?);
+    }
+    for path in written {
+        if let Some(name) = path.file_name() {
+            names.push(name.to_string_lossy().into_owned());
         }
     }
     Ok((names, warnings))
@@ -576,5 +745,36 @@ mod tests {
         assert_eq!(rows.first().map(|r| r.start), Some(0));
         assert_eq!(rows.last().map(|r| r.end), Some(32));
         assert_eq!(split_rows(&[], 24).len(), 1);
+    }
+
+    #[test]
+    fn legend_wraps_inside_the_chart() {
+        let names: Vec<String> = [
+            "rr",
+            "cfs",
+            "eevdf",
+            "gts",
+            "wash",
+            "colab",
+            "camp",
+            "pa",
+            "sfd",
+            "hsp",
+            "propsp",
+            "propsp-static",
+        ]
+        .map(String::from)
+        .to_vec();
+        let at = legend_layout(&names, 700);
+        assert!(at.last().is_some_and(|&(_, row)| row >= 1), "{at:?}");
+        for (name, &(x, _)) in names.iter().zip(&at) {
+            assert!(x + 20 + 9 * name.len() as i32 <= 680, "{name} at {x}");
+        }
+        // Rows follow each other and the height grows with them.
+        assert!(at
+            .windows(2)
+            .all(|p| p[1].1 == p[0].1 || p[1].1 == p[0].1 + 1));
+        assert!(legend_height(&at) > legend_height(&legend_layout(&names[..2], 700)));
+        assert_eq!(legend_layout(&names[..2], 700), vec![(80, 0), (148, 0)]);
     }
 }

@@ -63,6 +63,16 @@ pub(crate) fn file_stem(label: &str) -> String {
     }
 }
 
+/// Stem of the per-application speedup chart of a configuration.
+pub(crate) fn app_speedup_stem(config: &str) -> String {
+    format!("app_speedup_{}", file_stem(config))
+}
+
+/// Stem of the ASP-against-unfairness scatter of a configuration.
+pub(crate) fn asp_unfairness_stem(config: &str) -> String {
+    format!("asp_unfairness_{}", file_stem(config))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -252,7 +252,7 @@ fn write_contents(
     write_json(&dir.join("cells.json"), &cells)?;
     write_csv(&dir.join("cells.csv"), &cell_rows(&cells, &analysis))?;
 
-    let (charts, warnings) = match write_charts(dir, &cells, opts) {
+    let (charts, warnings) = match write_charts(dir, records, &cells, opts) {
         Ok(ok) => ok,
         Err(e) if opts.on_chart_failure == ChartFailure::Skip => {
             remove_charts(dir)?;

@@ -1,8 +1,9 @@
 //! `summary.md`: the papers' tables, normalised to the baseline policy.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use crate::analysis::{cell_classes, Analysis, Metric};
+use crate::analysis::{app_speedups, cell_classes, Analysis, Metric};
+use crate::naming::{app_speedup_stem, asp_unfairness_stem};
 use crate::{natural_cmp, Cell, ReportOptions, RunRecord};
 
 pub(crate) fn fmt3(v: Option<f64>) -> String {
@@ -65,7 +66,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
 
     ranking(&mut md, &a);
     head_to_head(&mut md, &a);
-    per_application(&mut md, &a, input.records);
+    per_application(&mut md, &a, input.records, input.charts);
 
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);
@@ -82,6 +83,17 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     );
     class_table(&mut md, &a, Metric::Asp);
     class_table(&mut md, &a, Metric::PropspUnfairness);
+    chart_links(
+        &mut md,
+        &format!(
+            "Charts of mean ASP against Prop-SP unfairness per policy (over the multi-program \
+             workloads with a `{}` run)",
+            a.baseline
+        ),
+        &a,
+        input.charts,
+        asp_unfairness_stem,
+    );
 
     if !input.charts.is_empty() {
         md.push_str("## Charts\n\n");
@@ -287,36 +299,15 @@ fn ranking(md: &mut String, a: &Analysis) {
 /// camp-tocs12 and propsp plot it against RR): for every program of every
 /// workload, the baseline's mean turnaround over the policy's, summarised
 /// per configuration as a geometric mean and the count of programs sped up.
-fn per_application(md: &mut String, a: &Analysis, records: &[RunRecord]) {
-    // (config, workload, program, k-th of that name, policy) -> turnarounds.
-    let mut times: BTreeMap<(&str, &str, &str, usize, &str), Vec<f64>> = BTreeMap::new();
-    for r in records {
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        for p in &r.programs {
-            let k = seen.entry(p.name.as_str()).or_insert(0);
-            times
-                .entry((&r.config, &r.workload, &p.name, *k, &r.policy))
-                .or_default()
-                .push(p.turnaround_ns as f64);
-            *k += 1;
-        }
-    }
-    let mean = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+fn per_application(md: &mut String, a: &Analysis, records: &[RunRecord], charts: &[String]) {
+    let speedups = app_speedups(&a.baseline, records);
     let mut rows = Vec::new();
     for config in &a.configs {
         for p in a.policies.iter().filter(|p| **p != a.baseline) {
-            let mut ratios = Vec::new();
-            for ((c, w, name, k, pol), t) in &times {
-                if *c != config.as_str() || *pol != p.as_str() {
-                    continue;
-                }
-                if let Some(b) = times.get(&(*c, *w, *name, *k, a.baseline.as_str())) {
-                    ratios.push(mean(b) / mean(t));
-                }
-            }
-            if ratios.is_empty() {
+            let Some(s) = speedups.get(&(config.as_str(), p.as_str())) else {
                 continue;
-            }
+            };
+            let ratios: Vec<f64> = s.iter().map(|x| x.speedup).collect();
             let faster = ratios.iter().filter(|&&x| x > 1.0).count();
             rows.push(vec![
                 config.clone(),
@@ -344,6 +335,40 @@ fn per_application(md: &mut String, a: &Analysis, records: &[RunRecord]) {
         .map(|s| s.to_string())
         .collect();
     md.push_str(&table(&header, &rows));
+    chart_links(
+        md,
+        "Charts per program (geomean over the workloads that run it)",
+        a,
+        charts,
+        app_speedup_stem,
+    );
+}
+
+/// Links to the per-configuration charts of one kind that were drawn.
+fn chart_links(
+    md: &mut String,
+    what: &str,
+    a: &Analysis,
+    charts: &[String],
+    stem: fn(&str) -> String,
+) {
+    let lines: Vec<String> = a
+        .configs
+        .iter()
+        .filter_map(|config| {
+            let stem = stem(config);
+            let files: Vec<String> = ["svg", "png"]
+                .iter()
+                .map(|ext| format!("{stem}.{ext}"))
+                .filter(|f| charts.contains(f))
+                .map(|f| format!("[{f}]({f})"))
+                .collect();
+            (!files.is_empty()).then(|| format!("- {config}: {}", files.join(", ")))
+        })
+        .collect();
+    if !lines.is_empty() {
+        md.push_str(&format!("{what}:\n\n{}\n\n", lines.join("\n")));
+    }
 }
 
 /// For each configuration, on how many workloads the row policy has a lower

@@ -467,6 +467,10 @@ fn write_report_files_and_tables() {
         "workload_h_antt_2B2S",
         "workload_h_antt_4B4S",
         "single_h_ntt_2B2S",
+        "app_speedup_2B2S",
+        "app_speedup_4B4S",
+        "asp_unfairness_2B2S",
+        "asp_unfairness_4B4S",
     ] {
         for ext in ["svg", "png"] {
             let n = format!("{stem}.{ext}");
@@ -795,5 +799,241 @@ fn per_application_speedup_over_the_baseline_by_hand() {
             1.6f64.sqrt()
         )),
         "{md}"
+    );
+}
+
+/// A run whose programs have names: (name, T_M s, T_SB s); T_alone = T_SB.
+fn named(workload: &str, policy: &str, order: &str, programs: &[(&str, u64, u64)]) -> RunRecord {
+    let s = 1_000_000_000;
+    let times: Vec<(u64, u64, u64)> = programs
+        .iter()
+        .map(|&(_, t_m, t_sb)| (t_m * s, t_sb * s, t_sb * s))
+        .collect();
+    let mut r = rec(
+        workload,
+        &["Sync"],
+        "2B2S",
+        4,
+        2,
+        policy,
+        order,
+        1,
+        &times,
+        1.0,
+    );
+    for (p, &(name, _, _)) in r.programs.iter_mut().zip(programs) {
+        p.name = name.into();
+    }
+    r
+}
+
+/// Two mixes sharing program `a`, `a` twice in `m2`; wash does not run `m2`.
+fn app_records() -> Vec<RunRecord> {
+    const BF: &str = "big-first";
+    const LF: &str = "little-first";
+    vec![
+        // m1, means over the orders: cfs a 3, b 4; colab a 1.5, b 4; wash a 3, b 2.
+        named("m1", "cfs", BF, &[("a", 2, 1), ("b", 4, 1)]),
+        named("m1", "cfs", LF, &[("a", 4, 1), ("b", 4, 1)]),
+        named("m1", "colab", BF, &[("a", 1, 1), ("b", 5, 1)]),
+        named("m1", "colab", LF, &[("a", 2, 1), ("b", 3, 1)]),
+        named("m1", "wash", BF, &[("a", 3, 1), ("b", 2, 1)]),
+        named("m1", "wash", LF, &[("a", 3, 1), ("b", 2, 1)]),
+        // m2: colab speeds the first a up 3x, slows the second down 2x, c 3x.
+        named("m2", "cfs", BF, &[("a", 6, 1), ("a", 2, 1), ("c", 3, 1)]),
+        named("m2", "colab", BF, &[("a", 2, 1), ("a", 4, 1), ("c", 1, 1)]),
+    ]
+}
+
+#[test]
+fn per_application_chart_by_hand() {
+    let records = app_records();
+    let cells = aggregate(&records).unwrap();
+    let opts = ReportOptions::default();
+    let a = analysis::Analysis::new(&cells, &opts);
+    let speedups = analysis::app_speedups(&a.baseline, &records);
+    let chart = charts::app_speedup_chart(&a, &speedups, "2B2S");
+    assert_eq!(chart.series, ["wash", "colab"]);
+    assert_eq!(chart.reference, Some(1.0));
+    let labels: Vec<&str> = chart.groups.iter().map(|g| g.label.as_str()).collect();
+    assert_eq!(labels, ["a", "b", "c"]);
+    // colab: a = geomean(2, 3, 0.5), b = 4/4, c = 3; wash: a = 3/3, b = 4/2, no c.
+    let want = [
+        [Some(1.0), Some(3f64.cbrt())],
+        [Some(2.0), Some(1.0)],
+        [None, Some(3.0)],
+    ];
+    for (g, w) in chart.groups.iter().zip(want) {
+        assert_eq!(g.values.len(), 2, "{}", g.label);
+        for (v, w) in g.values.iter().zip(w) {
+            assert_eq!(v.is_some(), w.is_some(), "{}: {v:?} vs {w:?}", g.label);
+            if let (Some(v), Some(w)) = (v, w) {
+                assert!(close(*v, w), "{}: {v} vs {w}", g.label);
+            }
+        }
+    }
+    // The table summarises the same speedups: colab over 5 programs,
+    // geomean(2, 1, 3, 0.5, 3) = 9^(1/5), 3 sped up; wash sqrt(2), 1 of 2.
+    let md = summary::render(&summary::SummaryInput {
+        records: &records,
+        cells: &cells,
+        opts: &opts,
+        charts: &[],
+        warnings: &[],
+    });
+    for row in [
+        format!("| 2B2S | colab | 5 | {:.3} | 3/5 |", 9f64.powf(0.2)),
+        format!("| 2B2S | wash | 2 | {:.3} | 1/2 |", 2f64.sqrt()),
+    ] {
+        assert!(md.contains(&row), "{row}\n{md}");
+    }
+    // No other policy: no bars.
+    let only_cfs: Vec<RunRecord> = records
+        .iter()
+        .filter(|r| r.policy == "cfs")
+        .cloned()
+        .collect();
+    let cells = aggregate(&only_cfs).unwrap();
+    let a = analysis::Analysis::new(&cells, &opts);
+    let speedups = analysis::app_speedups(&a.baseline, &only_cfs);
+    assert!(charts::app_speedup_chart(&a, &speedups, "2B2S")
+        .groups
+        .is_empty());
+}
+
+/// Mixes m1, m2 (cfs and colab), m3 (colab only) and a single program.
+/// With T_slow = 3 T_SB: ASP = sum(3 T_SB / T_M - 1), Prop-SP unfairness =
+/// max / min of T_M / T_SB.
+fn asp_records() -> Vec<RunRecord> {
+    const BF: &str = "big-first";
+    vec![
+        // ASP 0.5 + 0, unfairness 3/2.
+        named("m1", "cfs", BF, &[("a", 2, 1), ("b", 3, 1)]),
+        // ASP 2 + 0, unfairness 3.
+        named("m1", "colab", BF, &[("a", 1, 1), ("b", 3, 1)]),
+        // ASP 0.5 + 0.5, unfairness 1.
+        named("m2", "cfs", BF, &[("a", 4, 2), ("b", 2, 1)]),
+        // ASP 1 - 0.25, unfairness 4 / 1.5.
+        named("m2", "colab", BF, &[("a", 3, 2), ("b", 4, 1)]),
+        // No baseline: left out of both means (ASP 4 would move colab's).
+        named("m3", "colab", BF, &[("a", 1, 1), ("b", 1, 1)]),
+        // One program: unfairness 1 by definition, left out (ASP 2 and 0).
+        named("s", "cfs", BF, &[("a", 1, 1)]),
+        named("s", "colab", BF, &[("a", 3, 1)]),
+    ]
+}
+
+#[test]
+fn asp_unfairness_points_by_hand() {
+    let records = asp_records();
+    let cells = aggregate(&records).unwrap();
+    let a = analysis::Analysis::new(&cells, &ReportOptions::default());
+    let points = charts::asp_unfairness_points(&a, "2B2S");
+    // cfs: unfairness geomean(1, 1), ASP mean(0.5, 1).
+    // colab: unfairness geomean(3 / 1.5, (8/3) / 1), ASP mean(2, 0.75).
+    let want = [
+        ("cfs", 1.0, 0.75),
+        ("colab", (2.0f64 * 8.0 / 3.0).sqrt(), 1.375),
+    ];
+    assert_eq!(points.len(), want.len(), "{points:?}");
+    for ((p, x, y), (wp, wx, wy)) in points.iter().zip(want) {
+        assert_eq!(p, wp);
+        assert!(close(*x, wx), "{p}: unfairness {x} vs {wx}");
+        assert!(close(*y, wy), "{p}: ASP {y} vs {wy}");
+    }
+}
+
+/// The section of `md` that starts with `heading`, up to the next `## `.
+fn section<'m>(md: &'m str, heading: &str) -> &'m str {
+    let start = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading}:\n{md}"));
+    let rest = &md[start + heading.len()..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+}
+
+#[test]
+fn study_charts_are_written_and_linked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut records = app_records();
+    records.extend(asp_records().into_iter().map(|mut r| {
+        r.config = "4B4S".into();
+        r.cores = 8;
+        r
+    }));
+    let files = write_report(&tmp.path().join("r"), &records, &ReportOptions::default()).unwrap();
+    let md = read(&files.summary_md);
+    let apps = section(&md, "## Per-application speedup over cfs");
+    let asp = section(&md, "## Throughput and fairness as Prop-SP measures them");
+    for (stem, linked_in) in [
+        ("app_speedup_2B2S", apps),
+        ("app_speedup_4B4S", apps),
+        ("asp_unfairness_2B2S", asp),
+        ("asp_unfairness_4B4S", asp),
+    ] {
+        for ext in ["svg", "png"] {
+            let name = format!("{stem}.{ext}");
+            let path = files.dir.join(&name);
+            assert!(
+                files.charts.contains(&path),
+                "{name} not in {:?}",
+                files.charts
+            );
+            let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+            assert!(len > 1000, "{name}: {len} bytes");
+            assert!(
+                linked_in.contains(&format!("[{name}]({name})")),
+                "{name} not linked in its section:\n{linked_in}"
+            );
+        }
+    }
+    let svg = read(&files.dir.join("asp_unfairness_2B2S.svg"));
+    for label in ["cfs", "colab", "Prop-SP unfairness", "ASP"] {
+        assert!(svg.contains(label), "scatter lacks {label}");
+    }
+    assert!(read(&files.dir.join("app_speedup_2B2S.svg")).contains("speedup over cfs"));
+    assert!(files.warnings.is_empty(), "{:?}", files.warnings);
+}
+
+#[test]
+fn no_scatter_without_prop_sp_data() {
+    // Single programs only: Prop-SP unfairness is 1 by definition, nothing
+    // to plot against ASP; the per-application chart is still drawn.
+    let records: Vec<RunRecord> = asp_records()
+        .into_iter()
+        .filter(|r| r.workload == "s")
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("r"), &records, &ReportOptions::default()).unwrap();
+    let names = entries(&files.dir);
+    assert!(
+        !names.iter().any(|n| n.starts_with("asp_unfairness")),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"app_speedup_2B2S.svg".to_string()),
+        "{names:?}"
+    );
+    let md = read(&files.summary_md);
+    assert!(!md.contains("asp_unfairness"), "{md}");
+    assert!(!md.contains("ASP against Prop-SP unfairness"), "{md}");
+    assert!(files.warnings.is_empty(), "{:?}", files.warnings);
+
+    // Mixes without a baseline run: nothing normalised, no scatter, a warning.
+    let records: Vec<RunRecord> = asp_records()
+        .into_iter()
+        .filter(|r| r.policy != "cfs")
+        .collect();
+    let files = write_report(&tmp.path().join("q"), &records, &ReportOptions::default()).unwrap();
+    assert!(!entries(&files.dir)
+        .iter()
+        .any(|n| n.starts_with("asp_unfairness")));
+    assert!(
+        files
+            .warnings
+            .iter()
+            .any(|w| w.contains("asp_unfairness_2B2S not drawn")),
+        "{:?}",
+        files.warnings
     );
 }
