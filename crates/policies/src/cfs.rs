@@ -7,10 +7,14 @@
 //! `sched_latency` / `min_granularity` / `wakeup_granularity` scaled by
 //! 1 + log2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG), sleeper credit of
 //! half a latency (GENTLE_FAIR_SLEEPERS), START_DEBIT for new threads,
-//! vruntime renormalisation on migration, wake placement (wake-affine between
-//! the waker's and the previous core, then an idle core in that core's
-//! cluster: select_idle_sibling), fork placement on the idlest cluster and core
-//! (find_idlest_group with the 117% imbalance margin), wake-up preemption,
+//! min_vruntime following the running and the leftmost thread and never
+//! going back (update_min_vruntime), vruntime renormalisation on every
+//! cross-core move (migrations, pulls, and wake-ups on another core than the
+//! last: migrate_task_rq_fair) so that a thread keeps its lag, wake placement
+//! (wake-affine between the waker's and the previous core, then an idle core
+//! in that core's cluster: select_idle_sibling), fork placement on the
+//! idlest cluster and core (find_idlest_group with the 117% imbalance
+//! margin), wake-up preemption,
 //! tick preemption (slice used up, or vruntime ahead of the leftmost by more
 //! than a slice), newidle/nohz idle balancing (an idle core pulls the queued
 //! thread that has waited longest from the busiest core, own cluster first),
@@ -21,7 +25,10 @@
 //! modelled), so balancing reacts to queue lengths, not to decayed
 //! utilisation; no cache-hot check on pulls except that running threads are
 //! never pulled by the balancer; no buddies (next/last/skip); no
-//! SMT/NUMA levels; wake_affine compares queue lengths.
+//! SMT/NUMA levels; wake_affine compares queue lengths; a new thread starts
+//! at min_vruntime plus a slice of its first core (the parent's vruntime is
+//! not inherited); min_vruntime counts a running thread's progress unscaled
+//! until it stops (only COLAB scales it).
 
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, SchedState, ThreadId, WakeKind, NS_PER_MS, NS_PER_US,
@@ -111,19 +118,56 @@ impl CfsCore {
         v
     }
 
-    fn update_min_vr(&mut self, st: &SchedState, c: CoreId) {
-        let core = st.core(c);
-        let mut m: Option<i64> = core.current.map(|t| self.cur_vr(st, t));
-        for &t in &core.rq {
-            let v = self.vr[t.idx()];
-            m = Some(m.map_or(v, |x| x.min(v)));
-        }
-        if let Some(m) = m {
-            self.min_vr[c.idx()] = self.min_vr[c.idx()].max(m);
-        }
+    /// `c`'s min_vruntime as update_min_vruntime would leave it now: never
+    /// going back, following the smaller of the running thread's vruntime
+    /// (with its unaccounted run) and the leftmost queued one's.
+    pub fn min_vruntime(&self, st: &SchedState, c: CoreId) -> i64 {
+        self.min_vr_with(st, c, None, None)
     }
 
-    /// place_entity: sleeper credit on wake-up, START_DEBIT for new threads.
+    /// [`Self::min_vruntime`] leaving out `skip` (a thread being enqueued)
+    /// and counting `extra` (one just stopped or taken off the queue).
+    fn min_vr_with(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        skip: Option<ThreadId>,
+        extra: Option<ThreadId>,
+    ) -> i64 {
+        let core = st.core(c);
+        let cur = core
+            .current
+            .filter(|&t| Some(t) != extra)
+            .map(|t| self.cur_vr(st, t));
+        let queued = core.rq.iter().filter(|&&t| Some(t) != skip);
+        let m = queued
+            .chain(extra.iter())
+            .map(|&t| self.vr[t.idx()])
+            .chain(cur)
+            .min();
+        let old = self.min_vr[c.idx()];
+        m.map_or(old, |m| old.max(m))
+    }
+
+    /// Brings `c`'s min_vruntime up to date. Doing it lazily, whenever a
+    /// hook reads it or changes the queue, matches the kernel's updates on
+    /// every tick: between those events it can only grow with the running
+    /// thread.
+    fn update_min_vr(
+        &mut self,
+        st: &SchedState,
+        c: CoreId,
+        skip: Option<ThreadId>,
+        extra: Option<ThreadId>,
+    ) -> i64 {
+        let m = self.min_vr_with(st, c, skip, extra);
+        self.min_vr[c.idx()] = m;
+        m
+    }
+
+    /// enqueue_entity: renormalisation on a wake-up on another core than the
+    /// last one (migrate_task_rq_fair), then place_entity: sleeper credit on
+    /// wake-up, START_DEBIT for new threads.
     pub fn enqueued(
         &mut self,
         st: &SchedState,
@@ -132,10 +176,20 @@ impl CfsCore {
         wakeup: bool,
         new_thread: bool,
     ) {
-        self.update_min_vr(st, c);
-        let min = self.min_vr[c.idx()];
+        // A sleeping thread keeps its vruntime relative to the core it
+        // slept on; carry its lag over to the new core.
+        let moved_from = match st.thread(t).last_core {
+            Some(prev) if wakeup && !new_thread && prev != c => {
+                Some(self.update_min_vr(st, prev, Some(t), None))
+            }
+            _ => None,
+        };
+        let min = self.update_min_vr(st, c, Some(t), None);
         let slice = self.slice(st, c) as i64;
         let v = &mut self.vr[t.idx()];
+        if let Some(from_min) = moved_from {
+            *v += min - from_min;
+        }
         if new_thread {
             *v = min + slice;
         } else if wakeup {
@@ -143,15 +197,20 @@ impl CfsCore {
         }
     }
 
+    /// `t` left `from`'s queue (or its core) for `to`'s: its lag against
+    /// `from`'s min_vruntime, counting `t` itself, carries over to `to`.
     pub fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
-        self.update_min_vr(st, to);
-        self.vr[t.idx()] += self.min_vr[to.idx()] - self.min_vr[from.idx()];
+        let from_min = self.update_min_vr(st, from, None, Some(t));
+        let to_min = self.update_min_vr(st, to, Some(t), None);
+        self.vr[t.idx()] += to_min - from_min;
     }
 
     /// Accounts `ran` ns of runtime, scaled by `scale` (1.0 for plain CFS).
+    /// The stopped thread still counts for min_vruntime (update_curr runs
+    /// before the dequeue).
     pub fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, scale: f64) {
         self.vr[t.idx()] += (ran as f64 * scale) as i64;
-        self.update_min_vr(st, c);
+        self.update_min_vr(st, c, None, Some(t));
     }
 
     /// The leftmost (smallest vruntime) queued thread of `c`.

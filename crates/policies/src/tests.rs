@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::test_util::*;
-use colab_core::{Action, CoreId, Pick, Policy, SchedState, ThreadId, WakeKind, NS_PER_MS};
+use colab_core::{
+    Action, BlockKind, CoreId, Pick, Policy, RunState, SchedState, ThreadId, WakeKind, NS_PER_MS,
+};
 
 const MS: u64 = NS_PER_MS;
 
@@ -160,6 +162,112 @@ fn cfs_periodic_balance_moves_from_long_to_short_queues() {
         Action::Migrate { to, .. } => assert!(to == CoreId(2) || to == CoreId(3), "{to}"),
         a => panic!("{a:?}"),
     }
+}
+
+// CfsCore driven in the engine's hook order (dispatch, stop, re-enqueue or
+// sleep, wake-up), so vruntimes and min_vruntime can be checked directly.
+
+/// `t` runs on `c` for `ns`, then is preempted (back on `c`'s queue) or sleeps.
+fn cfs_run(k: &mut CfsCore, st: &mut SchedState, c: u16, t: u32, ns: u64, sleep: bool) {
+    run_on(st, c, t);
+    st.now += ns;
+    cfs_stop(k, st, c, sleep);
+}
+
+/// The current thread of `c` stops, as the engine's stop_current does.
+fn cfs_stop(k: &mut CfsCore, st: &mut SchedState, c: u16, sleep: bool) {
+    let ran = st.current_ran(CoreId(c));
+    let t = st.cores[c as usize].current.take().unwrap();
+    if sleep {
+        st.threads[t.idx()].state = RunState::Blocked(BlockKind::Mutex);
+        st.threads[t.idx()].core = None;
+    }
+    k.stopped(st, CoreId(c), t, ran, 1.0);
+    if !sleep {
+        queue(st, c, t.0);
+        k.enqueued(st, CoreId(c), t, false, false);
+    }
+}
+
+/// `t` wakes up on `c`'s queue (not a new thread).
+fn cfs_wake(k: &mut CfsCore, st: &mut SchedState, c: u16, t: u32) {
+    queue(st, c, t);
+    k.enqueued(st, CoreId(c), ThreadId(t), true, false);
+}
+
+fn cfs_core(st: &SchedState) -> CfsCore {
+    let mut k = CfsCore::new(st);
+    for t in 0..st.threads.len() {
+        k.thread_created(ThreadId(t as u32));
+    }
+    k
+}
+
+#[test]
+fn cfs_wakeup_on_another_core_keeps_its_lag() {
+    // Core 0 has run 200 ms of two threads (min_vruntime 100 ms), core 2
+    // 10 ms of one. Vruntimes are relative to their queue's min_vruntime, so
+    // a thread moving between them keeps its lag, not its absolute value.
+    let mut st = state("2B2S", 3);
+    let mut k = cfs_core(&st);
+    let ms = MS as i64;
+    for (c, t) in [(0, 0), (0, 1), (2, 2)] {
+        queue(&mut st, c, t);
+        k.enqueued(&st, CoreId(c), ThreadId(t), false, false);
+    }
+    cfs_run(&mut k, &mut st, 0, 0, 50 * MS, false);
+    cfs_run(&mut k, &mut st, 0, 1, 50 * MS, false);
+    cfs_run(&mut k, &mut st, 0, 0, 50 * MS, false);
+    cfs_run(&mut k, &mut st, 0, 1, 50 * MS, true);
+    cfs_run(&mut k, &mut st, 2, 2, 10 * MS, false);
+    assert_eq!((k.min_vr[0], k.min_vr[2]), (100 * ms, 10 * ms));
+    // Thread 1 (lag 0 on core 0) wakes on core 2 while thread 2 runs there.
+    run_on(&mut st, 2, 2);
+    cfs_wake(&mut k, &mut st, 2, 1);
+    assert_eq!(k.vr[1] - k.min_vr[2], 0, "lag 0 kept, not +90 ms");
+    // So it gets the core within a slice (9 ms), not after 90 ms.
+    st.now += 10 * MS;
+    assert!(k.tick_preempt(&st, CoreId(2), 1.0));
+    // The other way: thread 2 sleeps on core 2 10 ms ahead of thread 1 and
+    // wakes on core 0, where it is 10 ms ahead of min_vruntime again, not
+    // placed with a sleeper's credit half a latency behind.
+    cfs_stop(&mut k, &mut st, 2, true);
+    assert_eq!(k.vr[2] - k.min_vr[2], 10 * ms);
+    cfs_wake(&mut k, &mut st, 0, 2);
+    assert_eq!(k.vr[2] - k.min_vr[0], 10 * ms);
+}
+
+#[test]
+fn cfs_min_vruntime_counts_the_running_thread_and_never_goes_back() {
+    let mut st = state("2B2S", 2);
+    let mut k = cfs_core(&st);
+    let ms = MS as i64;
+    let lat = k.tun.latency_ns as i64;
+    for t in [0, 1] {
+        queue(&mut st, 0, t);
+        k.enqueued(&st, CoreId(0), ThreadId(t), false, false);
+    }
+    // Thread 1 sleeps at once; thread 0 then runs alone for 100 ms.
+    cfs_run(&mut k, &mut st, 0, 1, 0, true);
+    run_on(&mut st, 0, 0);
+    st.now += 100 * MS;
+    // Thread 1 wakes beside it: min_vruntime is the running thread's 100 ms,
+    // so the sleeper gets half a latency of credit, not 100 ms.
+    cfs_wake(&mut k, &mut st, 0, 1);
+    assert_eq!(k.min_vr[0], 100 * ms);
+    assert_eq!(k.vr[1], 100 * ms - lat / 2);
+    let mut seen = vec![k.min_vr[0]];
+    // Thread 0 sleeps, thread 1 runs 5 ms (still behind the old minimum),
+    // then 10 ms more: min_vruntime holds, then follows thread 1.
+    cfs_stop(&mut k, &mut st, 0, true);
+    seen.push(k.min_vr[0]);
+    cfs_run(&mut k, &mut st, 0, 1, 5 * MS, false);
+    seen.push(k.min_vr[0]);
+    cfs_run(&mut k, &mut st, 0, 1, lat as u64, true);
+    seen.push(k.min_vr[0]);
+    assert_eq!(seen, vec![100 * ms, 100 * ms, 100 * ms, 105 * ms + lat / 2]);
+    // An empty core keeps the last thread's vruntime as its minimum.
+    assert_eq!(k.min_vr[0], k.vr[1]);
 }
 
 // ----- COLAB ----------------------------------------------------------------

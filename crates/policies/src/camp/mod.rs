@@ -73,12 +73,9 @@
 //!   (it has no notion of TLP).
 //! - RR (4.2): every thread is in one class that fast cores are shared in
 //!   round-robin, with CAMP's mechanism; no SF, no boost.
-//! - Per-core fairness is the shared CFS engine; on every cross-core move
-//!   (migrations and wake-ups on another core) a thread's vruntime is
-//!   renormalised to the destination queue with its lag bounded by one
-//!   sched_latency (see `renormalise`): CAMP's queue lengths differ far more
-//!   between fast and slow cores than CFS's own, and without the bound the
-//!   lags grow without limit.
+//! - Per-core fairness is the shared CFS engine, which carries a thread's
+//!   vruntime lag over on every cross-core move (wake-ups elsewhere
+//!   included).
 //! - A machine with a single core type has no fast/slow distinction: all
 //!   four behave as CFS there.
 
@@ -306,29 +303,6 @@ impl Camp {
         s.mon.sample(sf, &self.params.monitor);
     }
 
-    /// Moves `t`'s vruntime from `from`'s run queue to `to`'s and bounds
-    /// its lag there to one sched_latency either way.
-    ///
-    /// The shared CFS engine keeps one absolute vruntime per thread and
-    /// renormalises it only on migrations of queued threads, against a
-    /// min_vruntime that misses the running thread's progress. Fair queues
-    /// of very different lengths (CAMP's loaded slow cores, lightly loaded
-    /// fast cores) then advance their min_vruntime at very different rates,
-    /// and threads moving back and forth between them carry ever larger lags
-    /// (they grow without bound, up to overflow). The kernel renormalises
-    /// on every cross-CPU move, wake-ups included, against an up-to-date
-    /// min_vruntime; the bound stands in for the latter (assumption: one
-    /// sched_latency, the span place_entity gives sleepers at most).
-    fn renormalise(&mut self, t: ThreadId, from: Option<CoreId>, to: CoreId) {
-        let k = self.cfs_mut();
-        if let Some(f) = from {
-            k.vr[t.idx()] += k.min_vr[to.idx()] - k.min_vr[f.idx()];
-        }
-        let lat = k.tun.latency_ns as i64;
-        let base = k.min_vr[to.idx()];
-        k.vr[t.idx()] = k.vr[t.idx()].clamp(base - lat, base + lat);
-    }
-
     fn is_fast(&self, c: CoreId) -> bool {
         self.m().fast.contains(c)
     }
@@ -527,14 +501,6 @@ impl Policy for Camp {
 
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         let new = st.thread(t).last_core.is_none() && wakeup;
-        if wakeup && !new && st.topo.is_asymmetric() {
-            // A wake-up on another core than the one it slept on is a
-            // migration too (the kernel's migrate_task_rq_fair).
-            let prev = self.th[t.idx()].prev_core;
-            if prev.is_some_and(|p| p != c) {
-                self.renormalise(t, prev, c);
-            }
-        }
         self.cfs_mut().enqueued(st, c, t, wakeup, new);
         let v = self.view(st, None, None);
         self.refresh(st.thread(t).program.idx(), &v);
@@ -623,9 +589,6 @@ impl Policy for Camp {
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
         self.cfs_mut().migrated(st, t, from, to);
-        if st.topo.is_asymmetric() {
-            self.renormalise(t, None, to);
-        }
     }
 
     fn slice_ns(&self, st: &SchedState, c: CoreId, _t: ThreadId) -> Nanos {
