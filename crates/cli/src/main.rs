@@ -100,7 +100,8 @@ enum Cmd {
         /// Which study: the COLAB papers' (default), CAMP's (camp-tocs12 Tables
         /// III-V on its DVFS machines) or Prop-SP's (propsp Table 3); the last
         /// two restart programs until each completed three times, as those
-        /// papers did, and normalise to RR.
+        /// papers did, and normalise to RR. `all` runs the three and writes one
+        /// report ranking every policy on every machine, normalised to CFS.
         #[arg(value_enum, default_value = "colab")]
         study: StudyArg,
         /// Run a representative subset in seconds.
@@ -255,6 +256,7 @@ enum StudyArg {
     Colab,
     Camp,
     Propsp,
+    All,
 }
 
 #[derive(clap::Args)]
@@ -356,53 +358,76 @@ fn run(cli: Cli) -> Result<()> {
                     .ok();
             }
             let lib = Library::builtin();
-            let study = match study {
-                StudyArg::Colab => colab_campaign::Study::Colab,
-                StudyArg::Camp => colab_campaign::Study::Camp,
-                StudyArg::Propsp => colab_campaign::Study::PropSp,
+            use colab_campaign::Study;
+            let studies = match study {
+                StudyArg::Colab => vec![Study::Colab],
+                StudyArg::Camp => vec![Study::Camp],
+                StudyArg::Propsp => vec![Study::PropSp],
+                StudyArg::All => vec![Study::Colab, Study::Camp, Study::PropSp],
             };
-            let mut spec = CampaignSpec::study(&lib, study, quick)?;
-            if only_traces {
-                spec.workloads.clear();
+            if (only_traces || !traces.is_empty()) && studies.len() > 1 {
+                bail!("--trace and --only-traces go with one study, not `all`");
             }
-            for t in &traces {
-                let mut w = load_trace(t, speedup, &[], false)?;
-                w.classes = vec!["trace".into()];
-                spec.workloads.push(w);
-            }
-            if let Some(seeds) = seeds {
-                if seeds == 0 {
-                    bail!("--seeds must be at least 1");
+            let mut specs = Vec::new();
+            for &st in &studies {
+                let mut spec = CampaignSpec::study(&lib, st, quick)?;
+                if only_traces {
+                    spec.workloads.clear();
                 }
-                spec.seeds = (1..=seeds).collect();
-            }
-            if !configs.is_empty() {
-                spec.configs = configs;
-                // The given machines replace each mix's own.
-                spec.machines.clear();
-            }
-            if !policies.is_empty() {
-                spec.policies = policies;
-            }
-            // Check the names before the campaign starts, naming the option.
-            for c in &spec.configs {
-                Topology::named(c, CoreOrder::BigFirst)
-                    .with_context(|| format!("--configs {c}"))?;
-            }
-            for p in &spec.policies {
-                colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
+                for t in &traces {
+                    let mut w = load_trace(t, speedup, &[], false)?;
+                    w.classes = vec!["trace".into()];
+                    spec.workloads.push(w);
+                }
+                if let Some(seeds) = seeds {
+                    if seeds == 0 {
+                        bail!("--seeds must be at least 1");
+                    }
+                    spec.seeds = (1..=seeds).collect();
+                }
+                if !configs.is_empty() {
+                    spec.configs = configs.clone();
+                    // The given machines replace each mix's own.
+                    spec.machines.clear();
+                }
+                if !policies.is_empty() {
+                    spec.policies = policies.clone();
+                }
+                // Check the names before the campaign starts, naming the option.
+                for c in &spec.configs {
+                    Topology::named(c, CoreOrder::BigFirst)
+                        .with_context(|| format!("--configs {c}"))?;
+                }
+                for p in &spec.policies {
+                    colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
+                }
+                specs.push(spec);
             }
             // Each study has its own default report directory.
             let out = match (study, out.to_str()) {
-                (colab_campaign::Study::Camp, Some("reports/reproduce")) => {
+                (StudyArg::Camp, Some("reports/reproduce")) => {
                     PathBuf::from("reports/reproduce-camp")
                 }
-                (colab_campaign::Study::PropSp, Some("reports/reproduce")) => {
+                (StudyArg::Propsp, Some("reports/reproduce")) => {
                     PathBuf::from("reports/reproduce-propsp")
+                }
+                (StudyArg::All, Some("reports/reproduce")) => {
+                    PathBuf::from("reports/reproduce-all")
                 }
                 _ => out,
             };
-            cmd_reproduce(&spec, study, &out, allow_no_png)
+            let (title, baseline) = match study {
+                StudyArg::Colab => ("colab reproduce: the COLAB papers' simulation study", "cfs"),
+                // Both papers report speedups over RR.
+                StudyArg::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
+                StudyArg::Propsp => ("colab reproduce propsp: propsp Table 3", "rr"),
+                // CFS is the one baseline every study runs.
+                StudyArg::All => (
+                    "colab reproduce all: every policy on the COLAB, CAMP and Prop-SP studies",
+                    "cfs",
+                ),
+            };
+            cmd_reproduce(&specs, title, baseline, &out, allow_no_png)
         }
         Cmd::Bench { full, policies } => {
             let list: Vec<String> = match policies.as_slice() {
@@ -1018,37 +1043,39 @@ fn bar() -> Bar {
     Bar(pb)
 }
 
+/// Runs the campaigns of `specs` and writes one report over all their runs.
 fn cmd_reproduce(
-    spec: &CampaignSpec,
-    study: colab_campaign::Study,
+    specs: &[CampaignSpec],
+    title: &str,
+    baseline: &str,
     out: &Path,
     allow_no_png: bool,
 ) -> Result<()> {
-    eprintln!(
-        "reproduce: {} workloads x {} x {} policies x {} orders x {} seeds{}",
-        spec.workloads.len(),
-        if spec.machines.is_empty() {
-            format!("{} configs", spec.configs.len())
-        } else {
-            "their papers' machines".to_string()
-        },
-        spec.policies.len(),
-        spec.orders.len(),
-        spec.seeds.len(),
-        match spec.restart_until {
-            Some(k) => format!(", programs restarted until each completed {k} times"),
-            None => String::new(),
-        }
-    );
-    let (records, stats) = colab_campaign::run(spec, &bar())?;
-    let (title, baseline) = match study {
-        colab_campaign::Study::Colab => {
-            ("colab reproduce: the COLAB papers' simulation study", "cfs")
-        }
-        // Both papers report speedups over RR.
-        colab_campaign::Study::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
-        colab_campaign::Study::PropSp => ("colab reproduce propsp: propsp Table 3", "rr"),
-    };
+    let mut records = Vec::new();
+    let mut stats = colab_campaign::CampaignStats::default();
+    for spec in specs {
+        eprintln!(
+            "reproduce: {} workloads x {} x {} policies x {} orders x {} seeds{}",
+            spec.workloads.len(),
+            if spec.machines.is_empty() {
+                format!("{} configs", spec.configs.len())
+            } else {
+                "their papers' machines".to_string()
+            },
+            spec.policies.len(),
+            spec.orders.len(),
+            spec.seeds.len(),
+            match spec.restart_until {
+                Some(k) => format!(", programs restarted until each completed {k} times"),
+                None => String::new(),
+            }
+        );
+        let (r, s) = colab_campaign::run(spec, &bar())?;
+        records.extend(r);
+        stats.simulations += s.simulations;
+        stats.events += s.events;
+        stats.wall_s += s.wall_s;
+    }
     let mut opts = colab_report::ReportOptions {
         title: title.into(),
         baseline_policy: baseline.into(),

@@ -1274,6 +1274,42 @@ fn trace_measures_and_stores_the_tracing_overhead() {
 }
 
 #[test]
+fn reproduce_all_ranks_every_study_in_one_report() {
+    let dir = tempdir();
+    let out = dir.path().join("all");
+    let args = [
+        "reproduce",
+        "all",
+        "--quick",
+        "--policies",
+        "cfs,rr",
+        "-o",
+        s(&out),
+    ];
+    ok(&args);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("# colab reproduce all"), "{md}");
+    assert!(md.contains("normalised to cfs"), "{md}");
+    // One ranking over the machines of all three studies.
+    let ranking = &md[md.find("## Ranking").unwrap()..md.find("## Head to head").unwrap()];
+    for machine in [
+        "| 2B2S | rr |",
+        "| camp-amd-2fc-2sc | rr |",
+        "| propsp-2fc-10sc | rr |",
+    ] {
+        assert!(
+            ranking.contains(machine),
+            "{machine} not ranked:\n{ranking}"
+        );
+    }
+    assert!(out.join("ranking_h_antt.svg").is_file());
+    fails(
+        &["reproduce", "all", "--trace", "run.trace", "-o", s(&out)],
+        &["one study, not `all`"],
+    );
+}
+
+#[test]
 fn reproduce_propsp_quick_runs_on_the_papers_machine_against_rr() {
     let dir = tempdir();
     let out = dir.path().join("p");

@@ -499,6 +499,40 @@ fn class_chart(a: &Analysis, metric: Metric) -> BarChart {
     }
 }
 
+/// The Ranking section as bars: one group per configuration, the metric's
+/// geometric mean over all its workloads, per policy.
+fn ranking_chart(a: &Analysis, metric: Metric) -> BarChart {
+    let groups = a
+        .configs
+        .iter()
+        .map(|config| {
+            let ws = a.workloads_in(config);
+            Group {
+                label: config.clone(),
+                block: None,
+                values: a
+                    .policies
+                    .iter()
+                    .map(|p| a.summary_over(&ws, config, p, metric).0)
+                    .collect(),
+            }
+        })
+        .collect();
+    BarChart {
+        title: format!(
+            "{} over all workloads per configuration, geomean normalised to {} ({})",
+            metric.label(),
+            a.baseline,
+            metric.better()
+        ),
+        y_desc: format!("normalised {}", metric.label()),
+        series: a.policies.clone(),
+        baseline: a.baseline.clone(),
+        groups,
+        reference: Some(1.0),
+    }
+}
+
 fn workload_chart(a: &Analysis, config: &str, metric: Metric, workloads: &[&str]) -> BarChart {
     let groups = workloads
         .iter()
@@ -632,6 +666,14 @@ fn all_charts(
     opts: &ReportOptions,
 ) -> Vec<(String, BarChart)> {
     let mut v = vec![
+        (
+            "ranking_h_antt".to_string(),
+            ranking_chart(a, Metric::HAntt),
+        ),
+        (
+            "ranking_energy".to_string(),
+            ranking_chart(a, Metric::Energy),
+        ),
         ("class_h_antt".to_string(), class_chart(a, Metric::HAntt)),
         ("class_h_stp".to_string(), class_chart(a, Metric::HStp)),
         ("class_energy".to_string(), class_chart(a, Metric::Energy)),

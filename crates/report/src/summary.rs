@@ -64,7 +64,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
         class_table(&mut md, &a, metric);
     }
 
-    ranking(&mut md, &a);
+    ranking(&mut md, &a, input.charts);
     head_to_head(&mut md, &a);
     per_application(&mut md, &a, input.records, input.charts);
 
@@ -246,7 +246,7 @@ fn workload_table(md: &mut String, a: &Analysis, config: &str, metric: Metric) {
 }
 
 /// Every policy over all workloads of each configuration, best H_ANTT first.
-fn ranking(md: &mut String, a: &Analysis) {
+fn ranking(md: &mut String, a: &Analysis, charts: &[String]) {
     md.push_str("## Ranking\n\n");
     md.push_str(&format!(
         "Over all workloads of each configuration: geometric means of the values normalised \
@@ -292,6 +292,15 @@ fn ranking(md: &mut String, a: &Analysis) {
         md.push_str("No data.\n\n");
     } else {
         md.push_str(&table(&header, &rows));
+    }
+    let links: Vec<String> = ["ranking_h_antt", "ranking_energy"]
+        .iter()
+        .flat_map(|stem| ["svg", "png"].map(|ext| format!("{stem}.{ext}")))
+        .filter(|f| charts.contains(f))
+        .map(|f| format!("[{f}]({f})"))
+        .collect();
+    if !links.is_empty() {
+        md.push_str(&format!("Charts: {}\n\n", links.join(", ")));
     }
 }
 

@@ -461,6 +461,8 @@ fn write_report_files_and_tables() {
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     for stem in [
+        "ranking_h_antt",
+        "ranking_energy",
         "class_h_antt",
         "class_h_stp",
         "class_energy",
@@ -535,6 +537,7 @@ fn write_report_files_and_tables() {
         "| Sync | 2B2S | 1 | 1.000 | n/a | 0.750 |",
         "- NSync-1 on 2B2S: no `cfs` run, results not normalised",
         "- [class_h_antt.png](class_h_antt.png)",
+        "Charts: [ranking_h_antt.svg](ranking_h_antt.svg), [ranking_h_antt.png](ranking_h_antt.png)",
         // Head to head on 2B2S: colab is below cfs on Sync-1, Comm-1 and
         // ferret and equal on Large-1 (NSync-1 has no cfs run).
         "| colab | 3/4 |",
