@@ -484,9 +484,14 @@ fn class_chart(a: &Analysis, metric: Metric) -> BarChart {
             });
         }
     }
+    geomean_chart(a, metric, "per class and configuration", groups)
+}
+
+/// Bars of geometric means normalised to the baseline, one series per policy.
+fn geomean_chart(a: &Analysis, metric: Metric, over: &str, groups: Vec<Group>) -> BarChart {
     BarChart {
         title: format!(
-            "{} per class and configuration, geomean normalised to {} ({})",
+            "{} {over}, geomean normalised to {} ({})",
             metric.label(),
             a.baseline,
             metric.better()
@@ -518,19 +523,7 @@ fn ranking_chart(a: &Analysis, metric: Metric) -> BarChart {
             }
         })
         .collect();
-    BarChart {
-        title: format!(
-            "{} over all workloads per configuration, geomean normalised to {} ({})",
-            metric.label(),
-            a.baseline,
-            metric.better()
-        ),
-        y_desc: format!("normalised {}", metric.label()),
-        series: a.policies.clone(),
-        baseline: a.baseline.clone(),
-        groups,
-        reference: Some(1.0),
-    }
+    geomean_chart(a, metric, "over all workloads per configuration", groups)
 }
 
 fn workload_chart(a: &Analysis, config: &str, metric: Metric, workloads: &[&str]) -> BarChart {
