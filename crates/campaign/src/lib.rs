@@ -52,6 +52,32 @@ pub const PAPER_POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
 
 /// Every policy, in report column order: the Linux baselines first (CFS as
 /// the papers ran it, EEVDF as Linux runs today), then the papers' rivals.
+/// The policies that decide from predicted speedups (the others ignore them).
+pub const PREDICTING_POLICIES: [&str; 8] = [
+    "wash",
+    "colab",
+    "colab-e",
+    "camp",
+    "sfd",
+    "hsp",
+    "propsp",
+    "propsp-static",
+];
+
+/// Predictors of the model ablation (wash-cgo16 8.4 does this for WASH):
+/// exact speedups, the paper's model error, and larger errors.
+pub const ABLATION_PREDICTORS: [&str; 4] = ["oracle", "noisy", "noisy:0.10", "noisy:0.25"];
+
+/// The ablation's policy list: the baseline as it is, then every predicting
+/// policy once per predictor (`colab@oracle`, ...).
+pub fn ablation_policies(baseline: &str) -> Vec<String> {
+    let mut v = vec![baseline.to_string()];
+    for p in PREDICTING_POLICIES {
+        v.extend(ABLATION_PREDICTORS.iter().map(|l| format!("{p}@{l}")));
+    }
+    v
+}
+
 pub const ALL_POLICIES: [&str; 13] = [
     "cfs",
     "eevdf",
@@ -188,6 +214,35 @@ impl CampaignSpec {
         })
     }
 
+    /// A policy name, optionally with the predictor it runs on after `@`
+    /// (`colab@oracle`, `wash@noisy:0.25`): how an ablation runs one policy on
+    /// several predictors side by side. Without `@`, the spec's predictor.
+    pub fn policy_and_predictor(
+        &self,
+        name: &str,
+    ) -> Result<(Box<dyn colab_core::Policy>, PredictorKind), CampaignError> {
+        let Some((base, label)) = name.split_once('@') else {
+            return Ok((colab_policies::by_name(name)?, self.predictor));
+        };
+        let bad = || CampaignError::Predictor {
+            policy: name.to_string(),
+            label: label.to_string(),
+        };
+        let kind = match label.split_once(':') {
+            None if label == "oracle" => PredictorKind::Oracle,
+            None if label == "noisy" => PredictorKind::default(),
+            Some(("noisy", r)) => match r.parse::<f64>() {
+                Ok(r) if r.is_finite() && r >= 0.0 => PredictorKind::Noisy {
+                    mean_abs_err: r,
+                    energy_mean_abs_err: r,
+                },
+                _ => return Err(bad()),
+            },
+            _ => return Err(bad()),
+        };
+        Ok((colab_policies::by_name(base)?, kind))
+    }
+
     /// The machines workload `wi` runs on.
     fn configs_of(&self, wi: usize) -> &[String] {
         match self.machines.get(wi) {
@@ -203,6 +258,8 @@ pub enum CampaignError {
     Topology(#[from] colab_core::TopologyError),
     #[error("{0}")]
     Policy(#[from] colab_policies::PolicyError),
+    #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy or noisy:R (R a mean relative error, e.g. noisy:0.25)")]
+    Predictor { policy: String, label: String },
     #[error("{what}: {source}")]
     Sim {
         what: String,
@@ -265,7 +322,7 @@ pub fn run(
     let started = Instant::now();
     // Validate names early with clear errors.
     for p in &spec.policies {
-        colab_policies::by_name(p)?;
+        spec.policy_and_predictor(p)?;
     }
     for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
         // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
@@ -432,10 +489,10 @@ fn run_job(
     } else {
         Topology::named(config, order)?
     };
-    let mut pol = colab_policies::by_name(policy)?;
+    let (mut pol, predictor) = spec.policy_and_predictor(policy)?;
     let cfg = SimConfig {
         seed,
-        predictor: spec.predictor,
+        predictor,
         restart_until: match job {
             Job::Mix { .. } => spec.restart_until,
             Job::Alone { .. } => None,

@@ -107,3 +107,43 @@ fn bad_names_fail_before_running() {
         .to_string()
         .contains("unknown topology name '2X'"));
 }
+
+#[test]
+fn a_policy_can_name_its_predictor_for_ablations() {
+    let mut spec = small();
+    spec.policies = vec!["colab@oracle".into(), "colab@noisy:0.25".into()];
+    let (_, kind) = spec.policy_and_predictor("colab@oracle").unwrap();
+    assert_eq!(kind, PredictorKind::Oracle);
+    let (p, kind) = spec.policy_and_predictor("wash@noisy:0.25").unwrap();
+    assert_eq!(p.name(), "wash");
+    assert_eq!(
+        kind,
+        PredictorKind::Noisy {
+            mean_abs_err: 0.25,
+            energy_mean_abs_err: 0.25
+        }
+    );
+    // Without '@': the spec's own predictor.
+    assert_eq!(spec.policy_and_predictor("cfs").unwrap().1, spec.predictor);
+    for bad in ["colab@", "colab@noisy:-1", "colab@psychic"] {
+        let msg = spec.policy_and_predictor(bad).err().unwrap().to_string();
+        assert!(msg.contains("unknown predictor"), "{bad}: {msg}");
+    }
+    // The variants run and are recorded under their full names; with the
+    // oracle, COLAB's results differ from the 25%-error ones.
+    spec.workloads.truncate(1);
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    let by = |p: &str| -> Vec<u64> {
+        records
+            .iter()
+            .filter(|r| r.policy == p)
+            .flat_map(|r| r.programs.iter().map(|x| x.turnaround_ns))
+            .collect()
+    };
+    assert_eq!(by("colab@oracle").len(), 8); // 2 programs x 2 orders x 2 seeds
+    assert_ne!(by("colab@oracle"), by("colab@noisy:0.25"));
+    let list = colab_campaign::ablation_policies("cfs");
+    assert_eq!(list[0], "cfs");
+    assert!(list.contains(&"camp@noisy:0.25".to_string()));
+    assert!(!list.iter().any(|p| p.starts_with("eevdf")));
+}

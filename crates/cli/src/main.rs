@@ -107,6 +107,12 @@ enum Cmd {
         /// Run a representative subset in seconds.
         #[arg(long)]
         quick: bool,
+        /// An ablation instead of the policy comparison. `model`: every policy
+        /// that decides from predicted speedups, once per predictor (oracle,
+        /// the papers' model error, 10% and 25% error), named `policy@predictor`.
+        /// Any `--policies` entry may name its predictor the same way.
+        #[arg(long, value_enum, conflicts_with = "policies")]
+        ablation: Option<Ablation>,
         /// Report directory (replaced only when the new report is complete).
         #[arg(short, long, default_value = "reports/reproduce")]
         out: PathBuf,
@@ -252,6 +258,11 @@ fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum Ablation {
+    Model,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum StudyArg {
     Colab,
     Camp,
@@ -341,6 +352,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Reproduce {
             study,
             quick,
+            ablation,
             out,
             seeds,
             configs,
@@ -398,8 +410,12 @@ fn run(cli: Cli) -> Result<()> {
                     Topology::named(c, CoreOrder::BigFirst)
                         .with_context(|| format!("--configs {c}"))?;
                 }
+                if ablation.is_some() {
+                    spec.policies = colab_campaign::ablation_policies("cfs");
+                }
                 for p in &spec.policies {
-                    colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
+                    spec.policy_and_predictor(p)
+                        .with_context(|| format!("--policies {p}"))?;
                 }
                 specs.push(spec);
             }
