@@ -196,6 +196,9 @@ enum Cmd {
     },
     /// Measure the simulator's error against this machine: run a suite natively and simulated.
     Validate(ValidateArgs),
+    /// Train counter-based speedup and energy models (colab-tpds 5.1): PCA event
+    /// selection, least squares, leave-one-program-out validation -> reports/train/.
+    Train(TrainArgs),
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
     /// Analytic studies computed from the papers' formulas (no simulation):
@@ -474,6 +477,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             cmd_native(&w, cpus, reps, seed, timeout, json)
         }
+        Cmd::Train(args) => cmd_train(&args),
         Cmd::Validate(args) => {
             if args.reps == 0 || args.seeds == 0 || args.recordings == 0 {
                 bail!("--reps, --seeds and --recordings must be at least 1");
@@ -571,6 +575,10 @@ fn run(cli: Cli) -> Result<()> {
             println!("\nPolicies:");
             for (n, d) in colab_policies::POLICIES {
                 println!("  {n:<14} {d}");
+            }
+            println!("\nModels (colab train --show-builtin NAME):");
+            for (n, d) in colab_model::BUILTIN_MODELS {
+                println!("  {n:<18} {d}");
             }
             println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
             Ok(())
@@ -698,6 +706,123 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         std::fs::remove_file(&tmp).ok();
     }
     result
+}
+
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Training table: CSV `program,core_type,<EVENT>...,speedup,energy_ratio`
+    /// (format in crates/model/src/table.rs and the README).
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["perf", "show_builtin"])]
+    table: Option<PathBuf>,
+    /// Directory of perf stat runs: DIR/measurements.csv and
+    /// DIR/<program>/<core_type>/*.perf.csv (recipe in crates/model/src/perf.rs).
+    #[arg(long, value_name = "DIR", conflicts_with = "table")]
+    perf: Option<PathBuf>,
+    // HOOK(--from-sim): a `--from-sim` source goes here once the simulator
+    // synthesizes counters; it builds a TrainingTable in memory and calls
+    // colab_train::train_and_report like --table and --perf.
+    /// Events to select per core type, besides CPU_CYCLES.
+    #[arg(long, default_value_t = 6)]
+    events: usize,
+    /// Hardware counters readable at once, the cycle counter included.
+    #[arg(long, default_value_t = 7)]
+    max_counters: usize,
+    /// Model name [default: the table's file stem or the perf directory's name].
+    #[arg(long)]
+    name: Option<String>,
+    /// Report directory (replaced only once the new report is complete).
+    #[arg(short, long, default_value = "reports/train")]
+    out: PathBuf,
+    /// Skip the SVG/PNG charts (they need a system font).
+    #[arg(long)]
+    no_charts: bool,
+    /// Print a built-in model (see `colab list`) instead of training.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["table", "perf"])]
+    show_builtin: Option<String>,
+}
+
+fn cmd_train(args: &TrainArgs) -> Result<()> {
+    if let Some(name) = &args.show_builtin {
+        let Some(m) = colab_model::Model::builtin(name) else {
+            let known: Vec<&str> = colab_model::BUILTIN_MODELS.iter().map(|m| m.0).collect();
+            bail!(
+                "unknown built-in model `{name}` (built in: {})",
+                known.join(", ")
+            );
+        };
+        print!("{}", colab_train::describe_model(&m));
+        return Ok(());
+    }
+    let mut opts = colab_model::TrainOptions {
+        events: args.events,
+        max_counters: args.max_counters,
+        ..Default::default()
+    };
+    opts.check()?;
+    let (input, default_name) = match (&args.table, &args.perf) {
+        (Some(t), _) => (
+            colab_train::load_table_file(t)?,
+            t.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        ),
+        (None, Some(d)) => (
+            colab_train::load_perf_dir(d)?,
+            d.file_name().map(|s| s.to_string_lossy().into_owned()),
+        ),
+        (None, None) => bail!("give --table FILE or --perf DIR"),
+    };
+    let shape = input
+        .table
+        .validate()
+        .with_context(|| input.source.clone())?;
+    eprintln!(
+        "train: {}: {} programs on {} core types ({}), {} event columns; selecting {} events per core type",
+        input.source,
+        shape.programs.len(),
+        shape.core_types.len(),
+        shape.core_types.join(", "),
+        input.table.events.len(),
+        args.events
+    );
+    opts.name = args
+        .name
+        .clone()
+        .or(default_name)
+        .unwrap_or_else(|| "trained".into());
+    let (model, files) = colab_train::train_and_report(&input, &opts, &args.out, !args.no_charts)?;
+    let t = model.training().expect("a trained model has its summary");
+    for n in &t.notes {
+        eprintln!("note: {n}");
+    }
+    if !input.notes.is_empty() {
+        eprintln!(
+            "note: {} remarks on the input (perf warnings, dropped events), listed in {}",
+            input.notes.len(),
+            files.summary_md.display()
+        );
+    }
+    for (c, e) in model.core_types() {
+        let ct = &t.core_types[c];
+        println!(
+            "{c}: {} -> leave-one-program-out error: speedup {:.1}%, energy ratio {:.1}%",
+            e.events().join(", "),
+            ct.lopo_error.speedup * 100.0,
+            ct.lopo_error.energy_ratio * 100.0
+        );
+    }
+    println!(
+        "mean leave-one-program-out error: speedup {:.1}%, energy ratio {:.1}% (in-sample {:.1}%, {:.1}%)",
+        t.lopo_error.speedup * 100.0,
+        t.lopo_error.energy_ratio * 100.0,
+        t.fit_error.speedup * 100.0,
+        t.fit_error.energy_ratio * 100.0
+    );
+    println!(
+        "model `{}` -> {}; report {}",
+        model.name(),
+        files.model_json.display(),
+        files.summary_md.display()
+    );
+    Ok(())
 }
 
 fn cmd_validate(args: &ValidateArgs) -> Result<()> {

@@ -649,6 +649,7 @@ fn asp_unfairness_scatter(a: &Analysis, config: &str, points: &[(String, f64, f6
             .collect(),
         layout: Layout::Labelled,
         size: (820, 640),
+        legend: Vec::new(),
     }
 }
 

@@ -24,7 +24,7 @@ mod summary;
 pub use charts::check_fonts;
 pub use naming::natural_cmp;
 pub use output::{write_report, ReportFiles};
-pub use scatter::{write_scatter, ScatterPoint};
+pub use scatter::{write_diagonal_scatter, write_scatter, ScatterPoint, ScatterSeries};
 
 /// One program of a run. Times are in nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -48,7 +48,24 @@ pub(crate) struct Scatter {
     pub dots: Vec<Dot>,
     pub layout: Layout,
     pub size: (u32, u32),
+    /// Legend entries of the diagonal layout: a dot colour and its meaning.
+    pub legend: Vec<(RGBColor, String)>,
 }
+
+/// Points of one colour in [`write_diagonal_scatter`].
+pub struct ScatterSeries {
+    pub label: String,
+    pub points: Vec<ScatterPoint>,
+}
+
+/// Series colours of [`write_diagonal_scatter`], in order.
+const SERIES_COLOURS: [RGBColor; 5] = [
+    RED,
+    RGBColor(40, 90, 200),
+    RGBColor(30, 150, 60),
+    RGBColor(230, 140, 20),
+    RGBColor(140, 60, 170),
+];
 
 fn e2s<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
@@ -136,7 +153,7 @@ where
         Layout::Diagonal => 4,
         Layout::Labelled => 5,
     };
-    let drawn = chart
+    chart
         .draw_series(
             s.dots
                 .iter()
@@ -145,9 +162,15 @@ where
         .map_err(e2s)?;
     match s.layout {
         Layout::Diagonal => {
-            drawn
-                .label("case (program)")
-                .legend(|(x, y)| Circle::new((x + 8, y), 4, RED.filled()));
+            for (colour, label) in &s.legend {
+                let colour = *colour;
+                // An empty series carries each legend entry.
+                chart
+                    .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                    .map_err(e2s)?
+                    .label(label.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
+            }
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperLeft)
@@ -360,6 +383,46 @@ pub fn write_scatter(
             .collect(),
         layout: Layout::Diagonal,
         size: (760, 700),
+        legend: vec![(RED, "case (program)".into())],
+    };
+    render_scatter(stem, &s, true, true)
+}
+
+/// Writes `<stem>.svg` and `<stem>.png`: each point's real (measured) value
+/// on x against its simulated or predicted value on y, with y = x and the
+/// ±5% / ±15% bands, one colour per series; returns their paths.
+pub fn write_diagonal_scatter(
+    stem: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[ScatterSeries],
+) -> Result<Vec<PathBuf>, ReportError> {
+    check_fonts()?;
+    let colour = |i: usize| SERIES_COLOURS[i % SERIES_COLOURS.len()];
+    let s = Scatter {
+        title: title.to_string(),
+        x_desc: x_desc.to_string(),
+        y_desc: y_desc.to_string(),
+        dots: series
+            .iter()
+            .enumerate()
+            .flat_map(|(i, ser)| {
+                ser.points.iter().map(move |p| Dot {
+                    label: p.label.clone(),
+                    x: p.real,
+                    y: p.simulated,
+                    colour: colour(i),
+                })
+            })
+            .collect(),
+        layout: Layout::Diagonal,
+        size: (760, 700),
+        legend: series
+            .iter()
+            .enumerate()
+            .map(|(i, ser)| (colour(i), ser.label.clone()))
+            .collect(),
     };
     render_scatter(stem, &s, true, true)
 }
