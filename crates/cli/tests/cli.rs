@@ -1286,7 +1286,9 @@ fn reproduce_all_ranks_every_study_in_one_report() {
         "-o",
         s(&out),
     ];
-    ok(&args);
+    // Three campaigns: longer than the default limit on a loaded CI machine.
+    let r = run_limited(&args, REPRODUCE_LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.describe());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("# colab reproduce all"), "{md}");
     assert!(md.contains("normalised to cfs"), "{md}");
