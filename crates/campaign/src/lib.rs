@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+pub mod training;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct CampaignSpec {
@@ -208,6 +210,8 @@ pub enum CampaignError {
         what: String,
         source: colab_sim::SimError,
     },
+    #[error("{0}")]
+    Training(String),
 }
 
 /// One simulation to run.
@@ -435,7 +439,7 @@ fn run_job(
     let mut pol = colab_policies::by_name(policy)?;
     let cfg = SimConfig {
         seed,
-        predictor: spec.predictor,
+        predictor: spec.predictor.clone(),
         restart_until: match job {
             Job::Mix { .. } => spec.restart_until,
             Job::Alone { .. } => None,
