@@ -304,8 +304,9 @@ struct Sim<'a> {
     rng: SimRng,
     /// The energy predictor's own stream (see [`Predictor`]).
     energy_rng: SimRng,
-    /// The truth-based predictor (`None` in counter mode).
-    predictor: Option<Box<dyn Predictor>>,
+    /// The truth-based predictor (never asked in counter mode, where it is
+    /// a placeholder: keeping it unconditional saves a branch per reading).
+    predictor: Box<dyn Predictor>,
     /// The simulated PMU (counter mode only).
     pmu: Option<Box<Pmu>>,
     /// Deferred wake-ups: (thread, waker).
@@ -476,7 +477,10 @@ impl<'a> Sim<'a> {
             // Any fixed, documented derivation works; this one is the
             // 64-bit golden-ratio constant.
             energy_rng: SimRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
-            predictor: cfg.predictor.build(),
+            predictor: cfg
+                .predictor
+                .build()
+                .unwrap_or_else(|| Box::new(crate::predict::OraclePredictor)),
             pmu,
             wake_q: Vec::new(),
             resched_q: Vec::new(),
@@ -706,12 +710,9 @@ impl<'a> Sim<'a> {
 
     /// Both predictions from one counter reading, each from its own stream.
     fn observe(&mut self, obs: PhaseObservation) -> (f64, f64) {
-        let p = self
-            .predictor
-            .as_mut()
-            .expect("truth-based predictor outside counter mode");
-        let s = p.speedup(obs, &mut self.rng);
-        let e = p.energy_ratio(obs, &mut self.energy_rng);
+        debug_assert!(self.pmu.is_none(), "counter mode never sees the truth");
+        let s = self.predictor.speedup(obs, &mut self.rng);
+        let e = self.predictor.energy_ratio(obs, &mut self.energy_rng);
         (s, e)
     }
 
@@ -748,7 +749,7 @@ impl<'a> Sim<'a> {
             let dt = now.saturating_sub(r.progress_start) as f64;
             let share = self.phase_rate[r.phase as usize * self.ncores + c.idx()].stall_share;
             self.cores[c.idx()].stall_ns += dt * share;
-            self.retire(c, t, done);
+            self.retire(c, t, done, dt);
         }
         match self.interpret(t, c)? {
             Step::Continue => {}
@@ -1381,21 +1382,19 @@ impl<'a> Sim<'a> {
             r.remaining -= done;
             r.progress_start = now;
             self.cores[c.idx()].stall_ns += dt * cr.stall_share;
-            self.retire(c, t, done);
+            self.retire(c, t, done, dt);
         } else if r.progress_start < now {
             r.progress_start = now;
         }
     }
 
-    /// `done` work units retired on `c`: the retired-work counter and the
-    /// counters the speedup model reads.
+    /// `done` work units retired on `c` in `dt` ns: the retired-work counter
+    /// and the counters the speedup model reads.
     #[inline]
-    fn retire(&mut self, c: CoreId, t: ThreadId, done: f64) {
+    fn retire(&mut self, c: CoreId, t: ThreadId, done: f64, dt: f64) {
         if let Some(p) = self.pmu.as_deref_mut() {
-            let phase = self.rt[t.idx()].phase;
-            let ns = done * self.phase_rate[phase as usize * self.ncores + c.idx()].ns_per_work;
             let ty = self.st.topo.core_type_of[c.idx()];
-            p.add(t.idx(), ty, phase, done, ns);
+            p.add(t.idx(), ty, self.rt[t.idx()].phase, done, dt);
             self.st.threads[t.idx()].retired += done;
             return;
         }

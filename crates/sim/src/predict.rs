@@ -204,11 +204,11 @@ impl CounterModelPredictor for LinearCounterModel {
 
     fn predict(&self, core_type: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
         let p = self.pair(core_type)?;
-        let cycles = counts("CPU_CYCLES").filter(|c| *c > 0.0)?;
+        let per_cycle = 1.0 / counts("CPU_CYCLES").filter(|c| *c > 0.0)?;
         let mut s = 0.0;
         let mut e = 0.0;
         for (i, name) in p.events.iter().enumerate() {
-            let x = counts(name)? / cycles;
+            let x = counts(name)? * per_cycle;
             s += p.speedup.1[i] * x;
             e += p.energy.1[i] * x;
         }
