@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+pub mod training;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct CampaignSpec {
@@ -222,7 +224,7 @@ impl CampaignSpec {
         name: &str,
     ) -> Result<(Box<dyn colab_core::Policy>, PredictorKind), CampaignError> {
         let Some((base, label)) = name.split_once('@') else {
-            return Ok((colab_policies::by_name(name)?, self.predictor));
+            return Ok((colab_policies::by_name(name)?, self.predictor.clone()));
         };
         let bad = || CampaignError::Predictor {
             policy: name.to_string(),
@@ -265,6 +267,8 @@ pub enum CampaignError {
         what: String,
         source: colab_sim::SimError,
     },
+    #[error("{0}")]
+    Training(String),
 }
 
 /// One simulation to run.

@@ -151,6 +151,11 @@ enum Cmd {
         /// [default: the papers' cfs,wash,colab].
         #[arg(long, value_delimiter = ',')]
         policies: Vec<String>,
+        /// Predict from synthesized PMU counters (seven events per core type,
+        /// colab-tpds Fig. 5b's linear model) instead of noisy truth, to
+        /// measure what counter synthesis costs.
+        #[arg(long)]
+        counters: bool,
     },
     /// Run a workload natively with real threads on this machine.
     Native {
@@ -448,7 +453,11 @@ fn run(cli: Cli) -> Result<()> {
             };
             cmd_reproduce(&specs, title, baseline, &out, allow_no_png)
         }
-        Cmd::Bench { full, policies } => {
+        Cmd::Bench {
+            full,
+            policies,
+            counters,
+        } => {
             let list: Vec<String> = match policies.as_slice() {
                 [] => colab_campaign::PAPER_POLICIES.map(String::from).to_vec(),
                 [one] if one.eq_ignore_ascii_case("all") => {
@@ -459,7 +468,14 @@ fn run(cli: Cli) -> Result<()> {
             for p in &list {
                 colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
-            cmd_bench(full, &list)
+            let predictor = if counters {
+                PredictorKind::Counters(colab_sim::CounterPredictorRef::new(
+                    colab_sim::LinearCounterModel::paper_fig5b(),
+                ))
+            } else {
+                PredictorKind::default()
+            };
+            cmd_bench(full, &list, &predictor)
         }
         Cmd::Native {
             workload,
@@ -1071,7 +1087,7 @@ fn cmd_sim(
     timeline: Option<&Path>,
     json: bool,
 ) -> Result<()> {
-    let (seed, predictor) = (cfg.seed, cfg.predictor);
+    let (seed, predictor) = (cfg.seed, cfg.predictor.clone());
     let mut pol = colab_policies::by_name(policy)?;
     let t0 = Instant::now();
     let r = simulate(w, topo, pol.as_mut(), cfg)
@@ -1086,7 +1102,7 @@ fn cmd_sim(
         let mut cfs = colab_policies::by_name("cfs")?;
         let base = SimConfig {
             seed,
-            predictor,
+            predictor: predictor.clone(),
             ..SimConfig::default()
         };
         t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &base)?.programs[0].turnaround_ns as f64);
@@ -1246,7 +1262,7 @@ fn cmd_reproduce(
     Ok(())
 }
 
-fn cmd_bench(full: bool, policies: &[String]) -> Result<()> {
+fn cmd_bench(full: bool, policies: &[String], predictor: &PredictorKind) -> Result<()> {
     let lib = Library::builtin();
     // Single-thread event-loop speed on a few representative workloads.
     let cases = [
@@ -1279,8 +1295,12 @@ fn cmd_bench(full: bool, policies: &[String]) -> Result<()> {
             let (mut events, mut sch) = (0, 0);
             for _ in 0..5 {
                 let mut p = colab_policies::by_name(pol)?;
+                let cfg = SimConfig {
+                    predictor: predictor.clone(),
+                    ..SimConfig::default()
+                };
                 let t0 = Instant::now();
-                let r = simulate(&w, &topo, p.as_mut(), &SimConfig::default())?;
+                let r = simulate(&w, &topo, p.as_mut(), &cfg)?;
                 best = best.min(t0.elapsed().as_secs_f64());
                 events = r.stats.events;
                 sch = r.stats.scheduling_events();
@@ -1308,7 +1328,8 @@ fn cmd_bench(full: bool, policies: &[String]) -> Result<()> {
     );
     std::io::stdout().flush().ok();
     for quick in if full { vec![true, false] } else { vec![true] } {
-        let spec = CampaignSpec::paper(&lib, quick)?;
+        let mut spec = CampaignSpec::paper(&lib, quick)?;
+        spec.predictor = predictor.clone();
         let (_, stats) = colab_campaign::run(&spec, &colab_campaign::NoProgress)?;
         println!(
             "campaign ({}): {} simulations, {} events, {:.2} s wall on {} threads ({:.2} M events/s)",

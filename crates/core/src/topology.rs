@@ -138,7 +138,32 @@ pub struct CoreType {
     /// [`DEFAULT_STALL_POWER_FRAC`] of `active_power_w`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_power_w: Option<f64>,
+    /// Clock frequency, MHz: turns time on the core into CPU_CYCLES for the
+    /// counter model. Absent: [`CoreType::freq_mhz`] derives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freq_mhz: Option<f64>,
+    /// Size of the L2 cache a core of this type sees, KiB: scales the
+    /// counter model's L2 misses. Absent: the reference big core's 2048.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_kb: Option<f64>,
+    /// How many PMU events a core of this type counts at once (cycles
+    /// included). Absent: [`DEFAULT_MAX_COUNTERS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_counters: Option<u32>,
 }
+
+/// Events a core type counts at once unless its file says otherwise: the
+/// paper's ARM cores ("we only have access to seven PMUs at any given
+/// moment", colab-tpds 5.1; Cortex-A57 and A53 have six event counters and
+/// the cycle counter).
+pub const DEFAULT_MAX_COUNTERS: u32 = 7;
+
+/// Clock of the reference big core, MHz (colab-tpds 6.1): one work unit is
+/// one nanosecond there, i.e. 2 cycles.
+pub const REFERENCE_FREQ_MHZ: f64 = 2000.0;
+
+/// L2 size of the reference big core, KiB (colab-tpds 6.1: 2 MB).
+pub const REFERENCE_L2_KB: f64 = 2048.0;
 
 /// Power of a core stalled on memory as a fraction of its active power, for
 /// core types that do not give `stall_power_w`. Assumption: a stalled core
@@ -179,6 +204,24 @@ impl CoreType {
             + self.stall_power() * mem_frac / self.memory_rate
     }
 
+    /// Clock in MHz: the file's `freq_mhz`, else derived as the reference
+    /// clock times `compute_rate`, i.e. assuming the reference big core's
+    /// per-clock performance (an assumption: give `freq_mhz` for other cores).
+    pub fn freq_mhz(&self) -> f64 {
+        self.freq_mhz
+            .unwrap_or(REFERENCE_FREQ_MHZ * self.compute_rate)
+    }
+
+    /// L2 size in KiB: the file's `l2_kb`, else the reference big core's.
+    pub fn l2_kb(&self) -> f64 {
+        self.l2_kb.unwrap_or(REFERENCE_L2_KB)
+    }
+
+    /// Events counted at once: the file's `max_counters`, else 7.
+    pub fn max_counters(&self) -> u32 {
+        self.max_counters.unwrap_or(DEFAULT_MAX_COUNTERS)
+    }
+
     /// Reference big core: an out-of-order 2 GHz Cortex-A57-like core, the big
     /// core of the papers' gem5 setup (colab-tpds 6.1). All rates are relative
     /// to it, so both are 1.0 by definition.
@@ -196,6 +239,10 @@ impl CoreType {
             // assumption: clock-gated idle core, small leakage.
             idle_power_w: 0.05,
             stall_power_w: None,
+            // 2 GHz, 2 MB L2 (colab-tpds 6.1).
+            freq_mhz: Some(REFERENCE_FREQ_MHZ),
+            l2_kb: Some(REFERENCE_L2_KB),
+            max_counters: None,
         }
     }
 
@@ -219,6 +266,10 @@ impl CoreType {
             active_power_w: 0.25,
             idle_power_w: 0.02,
             stall_power_w: None,
+            // 1.2 GHz, 512 KB L2 (colab-tpds 6.1).
+            freq_mhz: Some(1200.0),
+            l2_kb: Some(512.0),
+            max_counters: None,
         }
     }
 }
@@ -388,6 +439,19 @@ impl Topology {
                 return Err(TopologyError::BadCoreType {
                     name: ct.name.clone(),
                     problem: "power must be zero or positive".into(),
+                });
+            }
+            let size_ok = |v: Option<f64>| v.is_none_or(|v| v.is_finite() && v > 0.0);
+            if !(size_ok(ct.freq_mhz) && size_ok(ct.l2_kb)) {
+                return Err(TopologyError::BadCoreType {
+                    name: ct.name.clone(),
+                    problem: "freq_mhz and l2_kb must be positive numbers".into(),
+                });
+            }
+            if ct.max_counters == Some(0) {
+                return Err(TopologyError::BadCoreType {
+                    name: ct.name.clone(),
+                    problem: "max_counters must be at least 1".into(),
                 });
             }
         }
@@ -743,5 +807,45 @@ tick_ns = 1000000
         ));
         let err = Topology::from_toml("name = 3", CoreOrder::BigFirst).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn counter_fields_default_and_validate() {
+        let (b, l) = (CoreType::reference_big(), CoreType::reference_little());
+        assert_eq!((b.freq_mhz(), l.freq_mhz()), (2000.0, 1200.0));
+        assert_eq!((b.l2_kb(), l.l2_kb()), (2048.0, 512.0));
+        assert_eq!((b.max_counters(), l.max_counters()), (7, 7));
+        let file = |extra: &str| {
+            format!(
+                "[[core_types]]\nname = \"x\"\ncompute_rate = 0.5\nmemory_rate = 0.9\nactive_power_w = 1.0\nidle_power_w = 0.1\n{extra}\n[[clusters]]\ncore_type = \"x\"\ncores = 1\n"
+            )
+        };
+        let t = Topology::from_toml(&file(""), CoreOrder::BigFirst).unwrap();
+        let ct = &t.core_types[0];
+        // Derived clock: the reference's per-clock performance.
+        assert_eq!(ct.freq_mhz(), 1000.0);
+        assert_eq!(ct.l2_kb(), 2048.0);
+        assert_eq!(ct.max_counters(), 7);
+        // Absent fields stay absent when written back (calibrate's files).
+        assert!(!toml::to_string(ct).unwrap().contains("freq_mhz"));
+        let t = Topology::from_toml(
+            &file("freq_mhz = 1800\nl2_kb = 1024\nmax_counters = 4"),
+            CoreOrder::BigFirst,
+        )
+        .unwrap();
+        let ct = &t.core_types[0];
+        assert_eq!(
+            (ct.freq_mhz(), ct.l2_kb(), ct.max_counters()),
+            (1800.0, 1024.0, 4)
+        );
+        for bad in ["freq_mhz = 0", "l2_kb = -1", "max_counters = 0"] {
+            let err = Topology::from_toml(&file(bad), CoreOrder::BigFirst).unwrap_err();
+            assert!(
+                matches!(err, TopologyError::BadCoreType { .. }),
+                "{bad}: {err}"
+            );
+        }
+        let hikey = Topology::named("hikey970", CoreOrder::BigFirst).unwrap();
+        assert_eq!(hikey.core_types[0].freq_mhz(), 2362.0);
     }
 }

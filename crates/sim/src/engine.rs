@@ -6,6 +6,8 @@
 //! wake-ups, preemptions) happens synchronously inside those events, with
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
+use crate::counters::{CounterError, Signature};
+use crate::pmu::{CounterTotals, Pmu};
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, Predictor, PredictorKind};
 use crate::sync::{BarrierState, CondState, EventState, MutexState, QueueState, WaitObj};
@@ -143,6 +145,10 @@ pub struct SimResult {
     pub energy_j: f64,
     pub core_busy_ns: Vec<Nanos>,
     pub stats: SimStats,
+    /// Whole-run PMU counts per core type (counter mode only; empty and not
+    /// serialized otherwise, so other modes' output is unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterTotals>,
     #[serde(skip)]
     pub timeline: Option<Timeline>,
 }
@@ -169,6 +175,8 @@ pub enum SimError {
     Invariant { at_ns: Nanos, problem: String },
     #[error("workload has no programs")]
     Empty,
+    #[error("counter model: {0}")]
+    Counters(#[from] CounterError),
 }
 
 /// Simulates `workload` on `topo` under `policy`.
@@ -181,7 +189,11 @@ pub fn simulate(
     if workload.programs.is_empty() {
         return Err(SimError::Empty);
     }
-    let mut sim = Sim::new(workload, topo, policy, cfg);
+    let pmu = match &cfg.predictor {
+        PredictorKind::Counters(p) => Some(Box::new(Pmu::new(p.0.clone(), topo, cfg.seed)?)),
+        _ => None,
+    };
+    let mut sim = Sim::new(workload, topo, policy, cfg, pmu);
     sim.run()?;
     sim.finish()
 }
@@ -292,7 +304,11 @@ struct Sim<'a> {
     rng: SimRng,
     /// The energy predictor's own stream (see [`Predictor`]).
     energy_rng: SimRng,
+    /// The truth-based predictor (never asked in counter mode, where it is
+    /// a placeholder: keeping it unconditional saves a branch per reading).
     predictor: Box<dyn Predictor>,
+    /// The simulated PMU (counter mode only).
+    pmu: Option<Box<Pmu>>,
     /// Deferred wake-ups: (thread, waker).
     wake_q: Vec<(ThreadId, WakeKind)>,
     resched_q: Vec<CoreId>,
@@ -323,6 +339,7 @@ impl<'a> Sim<'a> {
         topo: &Topology,
         policy: &'a mut dyn Policy,
         cfg: &'a SimConfig,
+        mut pmu: Option<Box<Pmu>>,
     ) -> Sim<'a> {
         let mut progs = Vec::new();
         let (mut mb, mut bb, mut cb, mut qb, mut eb) = (0u32, 0u32, 0u32, 0u32, 0u32);
@@ -357,12 +374,23 @@ impl<'a> Sim<'a> {
         }
         let n = topo.num_cores();
         // Phase table: each distinct memory fraction once, with its rate on
-        // every core, so the event loop never recomputes the rate model.
-        let mut by_mem: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+        // every core, so the event loop never recomputes the rate model. With
+        // a PMU, phases of different programs differ in their counts, so the
+        // key is (program + 1, m); otherwise (0, m).
+        let mut by_mem: std::collections::BTreeMap<(u32, u64), u32> =
+            std::collections::BTreeMap::new();
         let mut phases: Vec<Phase> = Vec::new();
         let mut phase_rate: Vec<CoreRate> = Vec::new();
-        let mut phase_of = |m: f64| -> u32 {
-            *by_mem.entry(m.to_bits()).or_insert_with(|| {
+        let sigs: Vec<Signature> = match pmu {
+            Some(_) => w
+                .programs
+                .iter()
+                .map(|p| Signature::of_program(&p.name))
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut phase_of = |key: u32, m: f64| -> u32 {
+            *by_mem.entry((key, m.to_bits())).or_insert_with(|| {
                 let (f, s) = (
                     &topo.core_types[topo.fastest_type],
                     &topo.core_types[topo.slowest_type],
@@ -387,21 +415,31 @@ impl<'a> Sim<'a> {
                         stall_share: ty.stall_share(m),
                     });
                 }
+                if let Some(pmu) = pmu.as_deref_mut() {
+                    let sig = match key {
+                        0 => Signature::typical(),
+                        k => sigs[k as usize - 1],
+                    };
+                    pmu.add_phase(&sig, m, topo);
+                }
                 (phases.len() - 1) as u32
             })
         };
-        phase_of(0.5); // phase 0: before a thread's first compute
+        phase_of(0, 0.5); // phase 0: before a thread's first compute
+        let counting = !sigs.is_empty();
         let op_phase: Vec<Vec<Vec<u32>>> = w
             .programs
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(pi, p)| {
+                let key = if counting { pi as u32 + 1 } else { 0 };
                 p.groups
                     .iter()
                     .map(|g| {
                         g.ops
                             .iter()
                             .map(|o| match o {
-                                Op::Compute { mem_frac, .. } => phase_of(*mem_frac),
+                                Op::Compute { mem_frac, .. } => phase_of(key, *mem_frac),
                                 _ => u32::MAX,
                             })
                             .collect()
@@ -439,7 +477,11 @@ impl<'a> Sim<'a> {
             // Any fixed, documented derivation works; this one is the
             // 64-bit golden-ratio constant.
             energy_rng: SimRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
-            predictor: cfg.predictor.build(),
+            predictor: cfg
+                .predictor
+                .build()
+                .unwrap_or_else(|| Box::new(crate::predict::OraclePredictor)),
+            pmu,
             wake_q: Vec::new(),
             resched_q: Vec::new(),
             actions: Vec::new(),
@@ -607,6 +649,9 @@ impl<'a> Sim<'a> {
             .copied()
             .find(|&p| p != u32::MAX)
             .unwrap_or(0);
+        if let Some(p) = self.pmu.as_deref_mut() {
+            p.add_thread();
+        }
         let (pred, energy) = self.predict(first);
         // Not yet runnable until the policy places it.
         let mut info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
@@ -648,6 +693,12 @@ impl<'a> Sim<'a> {
     /// Prediction for a thread that has no counter readings yet: as if its
     /// counters had been read in `phase`.
     fn predict(&mut self, phase: u32) -> (f64, f64) {
+        if let Some(p) = self.pmu.as_deref_mut() {
+            // No prediction at all: assume no speedup and equal energy.
+            return p
+                .predict_phase(phase, self.st.topo.fastest_type)
+                .unwrap_or((1.0, 1.0));
+        }
         let ph = self.phases[phase as usize];
         let obs = PhaseObservation {
             true_speedup: ph.speedup,
@@ -659,6 +710,7 @@ impl<'a> Sim<'a> {
 
     /// Both predictions from one counter reading, each from its own stream.
     fn observe(&mut self, obs: PhaseObservation) -> (f64, f64) {
+        debug_assert!(self.pmu.is_none(), "counter mode never sees the truth");
         let s = self.predictor.speedup(obs, &mut self.rng);
         let e = self.predictor.energy_ratio(obs, &mut self.energy_rng);
         (s, e)
@@ -697,7 +749,7 @@ impl<'a> Sim<'a> {
             let dt = now.saturating_sub(r.progress_start) as f64;
             let share = self.phase_rate[r.phase as usize * self.ncores + c.idx()].stall_share;
             self.cores[c.idx()].stall_ns += dt * share;
-            self.retire(t, done);
+            self.retire(c, t, done, dt);
         }
         match self.interpret(t, c)? {
             Step::Continue => {}
@@ -1330,16 +1382,22 @@ impl<'a> Sim<'a> {
             r.remaining -= done;
             r.progress_start = now;
             self.cores[c.idx()].stall_ns += dt * cr.stall_share;
-            self.retire(t, done);
+            self.retire(c, t, done, dt);
         } else if r.progress_start < now {
             r.progress_start = now;
         }
     }
 
-    /// `done` work units retired: the retired-work counter and the counters
-    /// the speedup model reads.
+    /// `done` work units retired on `c` in `dt` ns: the retired-work counter
+    /// and the counters the speedup model reads.
     #[inline]
-    fn retire(&mut self, t: ThreadId, done: f64) {
+    fn retire(&mut self, c: CoreId, t: ThreadId, done: f64, dt: f64) {
+        if let Some(p) = self.pmu.as_deref_mut() {
+            let ty = self.st.topo.core_type_of[c.idx()];
+            p.add(t.idx(), ty, self.rt[t.idx()].phase, done, dt);
+            self.st.threads[t.idx()].retired += done;
+            return;
+        }
         let r = &mut self.rt[t.idx()];
         let ph = self.phases[r.phase as usize];
         let k = &mut r.counters;
@@ -1355,6 +1413,14 @@ impl<'a> Sim<'a> {
     /// The model reads `t`'s counters (at a context switch or a tick, as the
     /// papers' kernel does) and updates its predicted speedup.
     fn read_counters(&mut self, t: ThreadId) {
+        if let Some(p) = self.pmu.as_deref_mut() {
+            if let Some((s, e)) = p.read(t.idx()) {
+                let th = &mut self.st.threads[t.idx()];
+                th.predicted_speedup = s;
+                th.predicted_energy_ratio = e;
+            }
+            return;
+        }
         let k = std::mem::take(&mut self.rt[t.idx()].counters);
         if k.work > 0.0 && k.fast_ns > 0.0 {
             let obs = PhaseObservation {
@@ -1605,6 +1671,7 @@ impl<'a> Sim<'a> {
             energy_j: energy,
             core_busy_ns: self.cores.iter().map(|c| c.busy_ns).collect(),
             stats: self.stats,
+            counters: self.pmu.map(|p| p.finish()).unwrap_or_default(),
             timeline: self.timeline,
         })
     }

@@ -7,13 +7,18 @@
 //! condition variables, bounded queues, sleeps, spawn and join. The machine
 //! charges context-switch and migration costs, ticks, and enforces slices.
 
+pub mod counters;
 mod engine;
+mod pmu;
 pub mod predict;
 mod sync;
 pub mod timeline;
 
 pub use engine::{simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats};
-pub use predict::{Predictor, PredictorKind};
+pub use pmu::CounterTotals;
+pub use predict::{
+    CounterModelPredictor, CounterPredictorRef, LinearCounterModel, Predictor, PredictorKind,
+};
 
 #[cfg(test)]
 mod tests;

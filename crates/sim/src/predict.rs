@@ -5,9 +5,10 @@
 //! every tick while it runs (the papers' kernel reads PMUs per context switch,
 //! colab-tpds 5.4). What they show is the work done since the last reading;
 //! its true speedup (work-weighted over the phases it went through) goes to a
-//! predictor. Today the predictor adds documented noise to it; a later model
-//! will synthesize counter values and run a trained PCA + regression model
-//! instead, behind the same trait.
+//! predictor. The default predictor adds documented noise to it. The counter
+//! mode ([`PredictorKind::Counters`]) hides the truth instead: the engine
+//! synthesizes the PMU events a [`CounterModelPredictor`] asks for (see
+//! [`crate::counters`]) and the predictor sees only those counts.
 
 use rand::RngCore;
 /// The simulator's random number generator: PCG-64 (MCG variant), a fixed,
@@ -15,6 +16,8 @@ use rand::RngCore;
 /// crate version.
 pub type SimRng = rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
 
 /// What a counter reading covers: the work a thread did since the last one.
 #[derive(Clone, Copy, Debug)]
@@ -46,8 +49,43 @@ pub trait Predictor: Send {
     fn energy_ratio(&mut self, obs: PhaseObservation, rng: &mut SimRng) -> f64;
 }
 
+/// A model from PMU counts to predictions (colab-tpds 5.1: events read per
+/// core type, a linear model per core type). Shared by every simulation that
+/// uses it, so it is read-only while a run reads counters.
+pub trait CounterModelPredictor: Send + Sync {
+    /// The events to read on a core of type `core_type`: at most that type's
+    /// `max_counters`, names as in [`crate::counters::Event::name`].
+    fn events(&self, core_type: &str) -> Vec<String>;
+    /// Predicted (speedup, energy ratio) of a thread from one reading taken
+    /// on `core_type`; `counts(name)` gives the count of a requested event.
+    /// `None`: no prediction, the thread keeps its previous one.
+    fn predict(&self, core_type: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)>;
+}
+
+/// A shared counter-based predictor (compared by identity).
+#[derive(Clone)]
+pub struct CounterPredictorRef(pub Arc<dyn CounterModelPredictor>);
+
+impl CounterPredictorRef {
+    pub fn new(p: impl CounterModelPredictor + 'static) -> CounterPredictorRef {
+        CounterPredictorRef(Arc::new(p))
+    }
+}
+
+impl fmt::Debug for CounterPredictorRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CounterModelPredictor")
+    }
+}
+
+impl PartialEq for CounterPredictorRef {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 /// Which predictor a run uses.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PredictorKind {
     /// Truth times (1 + e), e uniform in [-2r, 2r]: mean absolute relative
@@ -60,6 +98,10 @@ pub enum PredictorKind {
     },
     /// Exact ground truth: only for ablations (explicit oracle mode).
     Oracle,
+    /// Synthesized PMU counts through a trained model: the engine reads only
+    /// the events the model asks for. Not serializable (it holds the model).
+    #[serde(skip)]
+    Counters(CounterPredictorRef),
 }
 
 impl Default for PredictorKind {
@@ -76,17 +118,101 @@ fn default_energy_err() -> f64 {
 }
 
 impl PredictorKind {
-    pub fn build(self) -> Box<dyn Predictor> {
-        match self {
+    /// The truth-based predictor of this kind; `None` for the counter mode,
+    /// which never sees the truth.
+    pub fn build(&self) -> Option<Box<dyn Predictor>> {
+        match *self {
             PredictorKind::Noisy {
                 mean_abs_err,
                 energy_mean_abs_err,
-            } => Box::new(NoisyPredictor {
+            } => Some(Box::new(NoisyPredictor {
                 mean_abs_err,
                 energy_mean_abs_err,
-            }),
-            PredictorKind::Oracle => Box::new(OraclePredictor),
+            })),
+            PredictorKind::Oracle => Some(Box::new(OraclePredictor)),
+            PredictorKind::Counters(_) => None,
         }
+    }
+}
+
+/// A linear model of colab-tpds Fig. 5b's form per core type:
+/// `intercept + sum(coef_i * count_i) / CPU_CYCLES`, one for speedup and one
+/// for the energy ratio. Reads `CPU_CYCLES` and the events it names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearCounterModel {
+    /// Per core type name (`"*"`: any type not listed).
+    pub per_type: Vec<(String, LinearPair)>,
+}
+
+/// The speedup and energy models of one core type over the same events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearPair {
+    pub events: Vec<String>,
+    pub speedup: (f64, Vec<f64>),
+    pub energy: (f64, Vec<f64>),
+}
+
+impl LinearCounterModel {
+    /// colab-tpds Fig. 5b's two models, the same on every core type. Fitted
+    /// on the paper's gem5 counts, not ours, so its predictions here are not
+    /// accurate: it makes the engine read the paper's seven events (for
+    /// measuring the cost of counter synthesis) with the paper's arithmetic.
+    pub fn paper_fig5b() -> LinearCounterModel {
+        let events = [
+            "L1D_CACHE_REFILL",
+            "L1D_TLB_REFILL",
+            "L1D_CACHE_WB",
+            "L2D_CACHE",
+            "L2D_CACHE_WB",
+            "BUS_ACCESS",
+        ];
+        LinearCounterModel {
+            per_type: vec![(
+                "*".into(),
+                LinearPair {
+                    events: events.map(String::from).to_vec(),
+                    speedup: (
+                        2.6185,
+                        vec![-7.8618, -25.7769, -34.2781, 11.2167, 44.3879, -10.1942],
+                    ),
+                    energy: (
+                        8.3818,
+                        vec![-2.5524, -9.5247, -11.7908, 3.481476, 18.854182, -4.9607],
+                    ),
+                },
+            )],
+        }
+    }
+
+    fn pair(&self, core_type: &str) -> Option<&LinearPair> {
+        self.per_type
+            .iter()
+            .find(|(t, _)| t == core_type)
+            .or_else(|| self.per_type.iter().find(|(t, _)| t == "*"))
+            .map(|(_, p)| p)
+    }
+}
+
+impl CounterModelPredictor for LinearCounterModel {
+    fn events(&self, core_type: &str) -> Vec<String> {
+        let mut v = vec!["CPU_CYCLES".to_string()];
+        if let Some(p) = self.pair(core_type) {
+            v.extend(p.events.iter().cloned());
+        }
+        v
+    }
+
+    fn predict(&self, core_type: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        let p = self.pair(core_type)?;
+        let per_cycle = 1.0 / counts("CPU_CYCLES").filter(|c| *c > 0.0)?;
+        let mut s = 0.0;
+        let mut e = 0.0;
+        for (i, name) in p.events.iter().enumerate() {
+            let x = counts(name)? * per_cycle;
+            s += p.speedup.1[i] * x;
+            e += p.energy.1[i] * x;
+        }
+        Some((p.speedup.0 + s, p.energy.0 + e))
     }
 }
 

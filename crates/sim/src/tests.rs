@@ -408,3 +408,276 @@ ops = [ { barrier = "b" }, { loop = "until-closed", body = [ { pop = "q" }, { co
     assert_eq!(r.programs[0].turnaround_ns, once);
     assert_eq!(r.makespan_ns, 3 * once);
 }
+
+/// FNV-1a: a hash that is the same on every platform and toolchain.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[test]
+fn default_paths_give_the_results_they_gave_before_counters() {
+    // Fingerprints of whole results (every turnaround, energy bit and
+    // statistic) taken before counter synthesis existed: the noisy and oracle
+    // predictors must not change by a byte when no counter model is in use.
+    let lib = Library::builtin();
+    let mut all = String::new();
+    for (wname, cfg) in [("Sync-2", "2B2S"), ("Comm-4", "4B4S"), ("ferret", "2B4S")] {
+        let w = lib.mix(wname).or_else(|_| lib.single(wname, None)).unwrap();
+        for order in CoreOrder::BOTH {
+            let t = Topology::named(cfg, order).unwrap();
+            for pol in ["cfs", "wash", "colab", "colab-e"] {
+                for predictor in [PredictorKind::default(), PredictorKind::Oracle] {
+                    let mut p = colab_policies::by_name(pol).unwrap();
+                    let cfg = SimConfig {
+                        seed: 3,
+                        predictor,
+                        ..SimConfig::default()
+                    };
+                    let r = simulate(&w, &t, p.as_mut(), &cfg).unwrap();
+                    all.push_str(&serde_json::to_string(&r).unwrap());
+                }
+            }
+        }
+    }
+    assert_eq!(fnv1a(all.as_bytes()), 4023138367611072213, "{}", all.len());
+}
+
+/// One reading: the core type and (event, count) pairs.
+type Reading = (String, Vec<(String, f64)>);
+
+/// A counter model that asks for fixed events, records every reading and
+/// answers with a fixed prediction.
+struct Recorder {
+    events: Vec<String>,
+    readings: std::sync::Mutex<Vec<Reading>>,
+    answer: Option<(f64, f64)>,
+}
+
+impl Recorder {
+    fn new(events: &[&str], answer: Option<(f64, f64)>) -> std::sync::Arc<Recorder> {
+        std::sync::Arc::new(Recorder {
+            events: events.iter().map(|s| s.to_string()).collect(),
+            readings: Default::default(),
+            answer,
+        })
+    }
+}
+
+impl crate::CounterModelPredictor for Recorder {
+    fn events(&self, _: &str) -> Vec<String> {
+        self.events.clone()
+    }
+    fn predict(&self, ty: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        let got = self
+            .events
+            .iter()
+            .map(|e| (e.clone(), counts(e).expect("a requested event")))
+            .collect();
+        assert_eq!(counts("NOT_ASKED"), None);
+        self.readings.lock().unwrap().push((ty.to_string(), got));
+        self.answer
+    }
+}
+
+fn counting(rec: &std::sync::Arc<Recorder>, seed: u64) -> SimConfig {
+    SimConfig {
+        seed,
+        predictor: PredictorKind::Counters(crate::CounterPredictorRef(rec.clone())),
+        ..SimConfig::default()
+    }
+}
+
+const PAPER_EVENTS: [&str; 7] = [
+    "L1D_CACHE_REFILL",
+    "L1D_TLB_REFILL",
+    "L1D_CACHE_WB",
+    "L2D_CACHE",
+    "L2D_CACHE_WB",
+    "BUS_ACCESS",
+    "CPU_CYCLES",
+];
+
+#[test]
+fn asking_for_more_events_than_a_core_type_counts_is_an_error() {
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 100, mem_frac = 0.2 } ]");
+    let t = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+    let mut eight = PAPER_EVENTS.to_vec();
+    eight.push("INST_RETIRED");
+    let rec = Recorder::new(&eight, None);
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let err = simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, SimError::Counters(_)), "{msg}");
+    assert!(
+        msg.contains("at most 7 events") && msg.contains("8 were requested"),
+        "{msg}"
+    );
+    // Seven are fine.
+    let rec = Recorder::new(&PAPER_EVENTS, None);
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap();
+}
+
+#[test]
+fn whole_run_counts_follow_the_counter_model_on_each_core_type() {
+    use crate::counters::{per_work_of, Event, Signature, MICRO_EVENT_NOISE};
+    // 20 ms of work at m = 0.4 alone on one core of each type.
+    let w =
+        workload("name = \"hand\"\n[thread.main]\nops = [ { compute = 20000, mem_frac = 0.4 } ]");
+    let sig = Signature::of_program("hand");
+    for topo in ["1B", "0B1S"] {
+        let t = zero_cost(Topology::named(topo, CoreOrder::BigFirst).unwrap());
+        let ct = t.core_types[t.core_type_of[0]].clone();
+        for group in [
+            &PAPER_EVENTS[..],
+            &["INST_RETIRED", "SW_INCR", "BR_IMMED_RETIRED"],
+        ] {
+            let rec = Recorder::new(group, None);
+            let mut p = colab_policies::by_name("cfs").unwrap();
+            let r = simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap();
+            assert_eq!(r.counters.len(), 1);
+            let tot = &r.counters[0];
+            assert_eq!(tot.core_type, ct.name);
+            let ns = 20_000_000.0 / ct.rate(0.4);
+            assert!((tot.busy_ns - ns).abs() < 1.0, "{} vs {ns}", tot.busy_ns);
+            for name in group {
+                let e = Event::from_name(name).unwrap();
+                let want = 20_000_000.0 * per_work_of(e, &sig, 0.4, &ct);
+                let got = tot.get(name).unwrap();
+                let tol = if e.is_exact() {
+                    1e-6 * want.max(1.0)
+                } else {
+                    2.0 * MICRO_EVENT_NOISE * want
+                };
+                assert!(
+                    (got - want).abs() <= tol,
+                    "{name} on {topo}: {got} vs {want}"
+                );
+            }
+            assert_eq!(tot.get("SW_INCR").unwrap_or(0.0), 0.0);
+            // Readings went to the model, each taken on this core type.
+            let readings = rec.readings.lock().unwrap();
+            assert!(readings.len() > 2, "{}", readings.len());
+            assert!(readings.iter().all(|(ty, _)| *ty == ct.name));
+        }
+    }
+    // CPU_CYCLES = time on the core x its clock: 2 GHz on big, 1.2 GHz on little.
+    let cyc = |topo: &str| {
+        let t = zero_cost(Topology::named(topo, CoreOrder::BigFirst).unwrap());
+        let rec = Recorder::new(&["CPU_CYCLES"], None);
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        let r = simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap();
+        (
+            r.counters[0].get("CPU_CYCLES").unwrap(),
+            r.makespan_ns as f64,
+        )
+    };
+    let (c, ns) = cyc("1B");
+    assert!((c / ns - 2.0).abs() < 1e-6, "{c} {ns}");
+    let (c, ns) = cyc("0B1S");
+    assert!((c / ns - 1.2).abs() < 1e-6, "{c} {ns}");
+}
+
+#[test]
+fn readings_are_taken_on_the_core_type_the_thread_ran_on() {
+    use crate::counters::Signature;
+    // Two core-bound threads on 1B1S: one runs on each core type. Cycles per
+    // instruction tell the types apart: 1/ipc on big, 1.2/(0.318*2*ipc) on little.
+    let w = workload(
+        "name = \"two\"\n[thread.main]\nops = [ { spawn = \"w\" }, { compute = 20000, mem_frac = 0.0 }, { join = \"w\" } ]\n[thread.w]\nops = [ { compute = 20000, mem_frac = 0.0 } ]",
+    );
+    let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
+    let rec = Recorder::new(&["CPU_CYCLES", "INST_RETIRED"], None);
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap();
+    let ipc = Signature::of_program("two").ipc_core;
+    let readings = rec.readings.lock().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (ty, c) in readings.iter() {
+        let cpi = c[0].1 / c[1].1;
+        let want = match ty.as_str() {
+            "big" => 1.0 / ipc,
+            _ => 1.2 / (0.6 * 0.53) / (2.0 * ipc),
+        };
+        assert!((cpi / want - 1.0).abs() < 1e-9, "{ty}: {cpi} vs {want}");
+        seen.insert(ty.clone());
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
+}
+
+#[test]
+fn short_readings_keep_the_previous_prediction() {
+    // 10 us of work is below MIN_READING_NS: the model is asked only for the
+    // thread's first prediction. 100 us is read when the thread leaves.
+    for (work, readings) in [(10, 0), (100, 1)] {
+        let w = workload(&format!(
+            "name = \"x\"\n[thread.main]\nops = [ {{ compute = {work}, mem_frac = 0.3 }} ]"
+        ));
+        let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+        let rec = Recorder::new(&["CPU_CYCLES"], Some((2.0, 2.0)));
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        simulate(&w, &t, p.as_mut(), &counting(&rec, 1)).unwrap();
+        // The first is the synthetic reading of a thread that has not run.
+        assert_eq!(
+            rec.readings.lock().unwrap().len(),
+            1 + readings,
+            "{work} us"
+        );
+    }
+}
+
+#[test]
+fn counters_are_deterministic_and_leave_the_run_itself_alone() {
+    let lib = Library::builtin();
+    let w = lib.mix("Sync-2").unwrap();
+    let t = Topology::named("2B2S", CoreOrder::LittleFirst).unwrap();
+    let go = |seed| {
+        let rec = Recorder::new(&PAPER_EVENTS, None);
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        let r = simulate(&w, &t, p.as_mut(), &counting(&rec, seed)).unwrap();
+        let n = rec.readings.lock().unwrap().len();
+        (serde_json::to_string(&r).unwrap(), n, r)
+    };
+    let (a, na, ra) = go(4);
+    let (b, nb, _) = go(4);
+    assert_eq!(a, b);
+    assert_eq!(na, nb);
+    assert_eq!(ra.counters.len(), 2);
+    // CFS ignores predictions, and counting draws from its own stream: the
+    // schedule is the oracle run's, to the nanosecond and the joule.
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let cfg = SimConfig {
+        seed: 4,
+        predictor: PredictorKind::Oracle,
+        ..SimConfig::default()
+    };
+    let o = simulate(&w, &t, p.as_mut(), &cfg).unwrap();
+    assert!(o.counters.is_empty());
+    let mut ra = ra;
+    ra.counters.clear();
+    assert_eq!(
+        serde_json::to_string(&ra).unwrap(),
+        serde_json::to_string(&o).unwrap()
+    );
+}
+
+#[test]
+fn the_paper_model_drives_colab_through_counters() {
+    let lib = Library::builtin();
+    let w = lib.mix("Comm-2").unwrap();
+    let t = Topology::named("2B2S", CoreOrder::BigFirst).unwrap();
+    let cfg = SimConfig {
+        predictor: PredictorKind::Counters(crate::CounterPredictorRef::new(
+            crate::LinearCounterModel::paper_fig5b(),
+        )),
+        ..SimConfig::default()
+    };
+    for pol in ["colab", "colab-e"] {
+        let mut p = colab_policies::by_name(pol).unwrap();
+        let r = simulate(&w, &t, p.as_mut(), &cfg).unwrap();
+        assert!(r.makespan_ns > 0);
+        assert_eq!(r.counters[0].counts.len(), 7);
+    }
+}
