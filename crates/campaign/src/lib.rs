@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+pub mod model_predictor;
+
 pub mod training;
 
 /// What to run.
@@ -68,7 +70,9 @@ pub const PREDICTING_POLICIES: [&str; 8] = [
 
 /// Predictors of the model ablation (wash-cgo16 8.4 does this for WASH):
 /// exact speedups, the paper's model error, and larger errors.
-pub const ABLATION_PREDICTORS: [&str; 4] = ["oracle", "noisy", "noisy:0.10", "noisy:0.25"];
+/// `noisy` is the truth with the paper's reported model error; `model` the
+/// built-in model trained on the simulator's counters.
+pub const ABLATION_PREDICTORS: [&str; 5] = ["oracle", "noisy", "model", "model+0.10", "model+0.25"];
 
 /// The ablation's policy list: the baseline as it is, then every predicting
 /// policy once per predictor (`colab@oracle`, ...).
@@ -230,6 +234,15 @@ impl CampaignSpec {
             policy: name.to_string(),
             label: label.to_string(),
         };
+        if label.starts_with("model") {
+            let kind = model_predictor::model_predictor(label).map_err(|problem| {
+                CampaignError::Model {
+                    policy: name.to_string(),
+                    problem,
+                }
+            })?;
+            return Ok((colab_policies::by_name(base)?, kind));
+        }
         let kind = match label.split_once(':') {
             None if label == "oracle" => PredictorKind::Oracle,
             None if label == "noisy" => PredictorKind::default(),
@@ -260,8 +273,10 @@ pub enum CampaignError {
     Topology(#[from] colab_core::TopologyError),
     #[error("{0}")]
     Policy(#[from] colab_policies::PolicyError),
-    #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy or noisy:R (R a mean relative error, e.g. noisy:0.25)")]
+    #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy, noisy:R (R a mean relative error, e.g. noisy:0.25), model, model:NAME or model:FILE, each model optionally +R (e.g. model+0.10)")]
     Predictor { policy: String, label: String },
+    #[error("policy '{policy}': {problem}")]
+    Model { policy: String, problem: String },
     #[error("{what}: {source}")]
     Sim {
         what: String,
@@ -331,7 +346,21 @@ pub fn run(
     for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
         // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
         // a built-in machine file such as camp-amd-2fc-2sc).
-        Topology::named(c, CoreOrder::BigFirst)?;
+        let topo = Topology::named(c, CoreOrder::BigFirst)?;
+        // A counter model must know every core type it will be read on.
+        for p in &spec.policies {
+            let (_, kind) = spec.policy_and_predictor(p)?;
+            let missing = model_predictor::uncovered_core_types(&kind, &topo);
+            if !missing.is_empty() {
+                return Err(CampaignError::Model {
+                    policy: p.clone(),
+                    problem: format!(
+                        "the model has no entry for core type(s) {} of {c} (train one with `colab train --from-sim -t {c}`)",
+                        missing.join(", ")
+                    ),
+                });
+            }
+        }
     }
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
     let mut jobs: Vec<Job> = Vec::new();

@@ -144,6 +144,33 @@ fn a_policy_can_name_its_predictor_for_ablations() {
     assert_ne!(by("colab@oracle"), by("colab@noisy:0.25"));
     let list = colab_campaign::ablation_policies("cfs");
     assert_eq!(list[0], "cfs");
-    assert!(list.contains(&"camp@noisy:0.25".to_string()));
+    assert!(list.contains(&"camp@model+0.25".to_string()));
     assert!(!list.iter().any(|p| p.starts_with("eevdf")));
+}
+
+#[test]
+fn policies_can_run_on_the_trained_counter_model() {
+    let mut spec = small();
+    spec.workloads.truncate(1);
+    spec.policies = vec!["colab@model".into(), "colab@model+0.25".into()];
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(records.len(), 2 * 2 * 2); // 2 policies x 2 orders x 2 seeds
+                                          // Bad labels and machines the model does not know fail up front.
+    for (bad, says) in [
+        (
+            "colab@model:nosuch.json",
+            "neither a built-in model nor a readable file",
+        ),
+        ("colab@model+x", "extra error 'x'"),
+    ] {
+        let msg = spec.policy_and_predictor(bad).err().unwrap().to_string();
+        assert!(msg.contains(says), "{bad}: {msg}");
+    }
+    spec.configs = vec!["camp-amd-2fc-2sc".into()];
+    spec.policies = vec!["colab@model".into()];
+    let msg = run(&spec, &NoProgress).err().unwrap().to_string();
+    assert!(
+        msg.contains("no entry for core type(s) fast, slow"),
+        "{msg}"
+    );
 }

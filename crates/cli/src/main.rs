@@ -728,15 +728,21 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 struct TrainArgs {
     /// Training table: CSV `program,core_type,<EVENT>...,speedup,energy_ratio`
     /// (format in crates/model/src/table.rs and the README).
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["perf", "show_builtin"])]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["perf", "show_builtin", "from_sim"])]
     table: Option<PathBuf>,
     /// Directory of perf stat runs: DIR/measurements.csv and
     /// DIR/<program>/<core_type>/*.perf.csv (recipe in crates/model/src/perf.rs).
     #[arg(long, value_name = "DIR", conflicts_with = "table")]
     perf: Option<PathBuf>,
-    // HOOK(--from-sim): a `--from-sim` source goes here once the simulator
-    // synthesizes counters; it builds a TrainingTable in memory and calls
-    // colab_train::train_and_report like --table and --perf.
+    /// Generate the table in the simulator: each of the COLAB papers' 17
+    /// benchmarks alone on one core of each type of --topology, every event
+    /// read (in groups the PMU can count at once), as colab-tpds 5.1 ran its
+    /// training programs on each cluster.
+    #[arg(long, conflicts_with_all = ["table", "perf"])]
+    from_sim: bool,
+    /// Machine whose core types --from-sim trains for.
+    #[arg(short, long, default_value = "2B2S", requires = "from_sim")]
+    topology: String,
     /// Events to select per core type, besides CPU_CYCLES.
     #[arg(long, default_value_t = 6)]
     events: usize,
@@ -784,7 +790,31 @@ fn cmd_train(args: &TrainArgs) -> Result<()> {
             colab_train::load_perf_dir(d)?,
             d.file_name().map(|s| s.to_string_lossy().into_owned()),
         ),
-        (None, None) => bail!("give --table FILE or --perf DIR"),
+        _ if args.from_sim => {
+            let topo = Topology::named(&args.topology, CoreOrder::BigFirst)
+                .with_context(|| format!("--topology {}", args.topology))?;
+            let lib = Library::builtin();
+            let programs = colab_campaign::training::training_programs(
+                &lib,
+                &colab_campaign::COLAB_BENCHMARKS,
+            )?;
+            let sim_table = colab_campaign::training::table_from_sim(&programs, &topo, 1)?;
+            // The CSV format is the interface between the two crates.
+            let mut csv = Vec::new();
+            sim_table.write_csv(&mut csv)?;
+            let table = colab_model::TrainingTable::from_csv_str(&String::from_utf8(csv)?)
+                .context("the simulator's training table")?;
+            let source = format!("simulator ({}, {} programs)", topo.name, programs.len());
+            (
+                colab_train::LoadedTable {
+                    table,
+                    source,
+                    notes: Vec::new(),
+                },
+                Some(format!("sim-{}", topo.name.to_ascii_lowercase())),
+            )
+        }
+        (None, None) => bail!("give --table FILE, --perf DIR or --from-sim"),
     };
     let shape = input
         .table

@@ -392,3 +392,42 @@ fn show_builtin_prints_the_paper_model() {
     assert!(!o.status.success());
     assert!(text(&o).1.contains("--table"));
 }
+
+#[test]
+fn train_from_sim_reproduces_the_builtin_reference_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("train");
+    let args = [
+        "train",
+        "--from-sim",
+        "--name",
+        "sim-reference",
+        "--out",
+        s(&out),
+        "--no-charts",
+    ];
+    succeeds(&args);
+    let text = std::fs::read_to_string(out.join("model.json")).unwrap();
+    let trained = Model::from_json(&text).unwrap();
+    // The shipped model is this command's output: same events, same fit.
+    let builtin = Model::builtin("sim-reference").unwrap();
+    for ct in ["big", "little"] {
+        assert_eq!(trained.events(ct), builtin.events(ct), "{ct}");
+        let counts = |e: &str| Some(if e == "CPU_CYCLES" { 1e6 } else { 1e3 });
+        let (a, b) = (
+            trained.predict(ct, &counts).unwrap(),
+            builtin.predict(ct, &counts).unwrap(),
+        );
+        assert!((a.speedup - b.speedup).abs() < 1e-9, "{ct}: {a:?} vs {b:?}");
+    }
+    let csv = std::fs::read_to_string(out.join("table.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 17 * 2,
+        "17 programs x 2 core types"
+    );
+    fails(
+        &["train", "--from-sim", "-t", "9X", "--out", s(&out)],
+        &["--topology 9X"],
+    );
+}

@@ -41,10 +41,21 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const ANY_CORE_TYPE: &str = "*";
 
 /// Names and one-line descriptions of the built-in models.
-pub const BUILTIN_MODELS: &[(&str, &str)] = &[(
-    "colab-tpds-armv8",
-    "colab-tpds Fig. 5b: the paper's ARMv8 speedup and energy models (core-type agnostic)",
-)];
+pub const BUILTIN_MODELS: &[(&str, &str)] = &[
+    (
+        "colab-tpds-armv8",
+        "colab-tpds Fig. 5b: the paper's ARMv8 speedup and energy models (core-type agnostic)",
+    ),
+    (
+        "sim-reference",
+        "trained on the simulator's reference big and little cores (`colab train --from-sim --name sim-reference`)",
+    ),
+];
+
+/// `colab train --from-sim --name sim-reference` on the reference 2B2S
+/// machine, stored as written (regenerate it after changing the counter
+/// model, the benchmark models or the training code).
+const SIM_REFERENCE_JSON: &str = include_str!("../builtin/sim-reference.json");
 
 #[derive(Debug, Error)]
 pub enum ModelError {
@@ -288,6 +299,9 @@ impl Model {
     pub fn builtin(name: &str) -> Option<Model> {
         match name {
             "colab-tpds-armv8" => Some(colab_tpds_armv8()),
+            "sim-reference" => {
+                Some(Model::from_json(SIM_REFERENCE_JSON).expect("the built-in model file parses"))
+            }
             _ => None,
         }
     }

@@ -53,7 +53,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TrainReportError + '_ {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedTable {
     pub table: TrainingTable,
-    /// For messages and the model file: a path, or "simulator" later.
+    /// For messages and the model file: a path, or the simulator.
     pub source: String,
     /// What loading noticed (perf warnings, dropped events).
     pub notes: Vec<String>,
@@ -152,11 +152,6 @@ pub fn load_perf_dir(dir: &Path) -> Result<LoadedTable, TrainReportError> {
         notes,
     })
 }
-
-// HOOK(--from-sim): the simulator's counter synthesis (another issue) will
-// build a `TrainingTable` in memory (`TrainingTable::new` + `push`), wrap it
-// in a `LoadedTable { source: "simulator ...", .. }` and call
-// `train_and_report` like the two loaders above.
 
 /// Trains on `input` and writes the report into `out` (replacing it only
 /// once the new one is complete).
