@@ -469,9 +469,9 @@ fn run(cli: Cli) -> Result<()> {
                 colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
             let predictor = if counters {
-                PredictorKind::Counters(colab_sim::CounterPredictorRef::new(
-                    colab_sim::LinearCounterModel::paper_fig5b(),
-                ))
+                // The paper's model reads the seven events of Fig. 5b.
+                colab_campaign::model_predictor::model_predictor("model:colab-tpds-armv8")
+                    .map_err(anyhow::Error::msg)?
             } else {
                 PredictorKind::default()
             };

@@ -1,23 +1,38 @@
 //! Profiling aid: runs one workload many times (`cargo run --release -p colab-sim --example hot -- ferret colab 2B4S 2000`).
-//! A fifth argument reads PMU counters: `counters` through Fig. 5b's linear
-//! model, `count-only` the same seven events with a model that predicts
-//! nothing (the cost of synthesis alone).
+//! A fifth argument reads PMU counters: `counters` the seven events of
+//! colab-tpds Fig. 5b with a small linear prediction, `count-only` the same
+//! events with a model that predicts nothing (the cost of synthesis alone).
+//! `colab bench --counters` times the paper's model itself.
 use colab_core::{CoreOrder, Topology};
-use colab_sim::{
-    simulate, CounterModelPredictor, CounterPredictorRef, LinearCounterModel, PredictorKind,
-    SimConfig,
-};
+use colab_sim::{simulate, CounterModelPredictor, CounterPredictorRef, PredictorKind, SimConfig};
 use colab_workload::Library;
 
-/// Reads the events of another model and predicts nothing.
-struct CountOnly(LinearCounterModel);
+/// Reads Fig. 5b's seven events; predicts from them unless `count_only`.
+struct PaperEvents {
+    count_only: bool,
+}
 
-impl CounterModelPredictor for CountOnly {
-    fn events(&self, core_type: &str) -> Vec<String> {
-        self.0.events(core_type)
+const EVENTS: [&str; 7] = [
+    "L1D_CACHE_REFILL",
+    "L1D_TLB_REFILL",
+    "L1D_CACHE_WB",
+    "L2D_CACHE",
+    "L2D_CACHE_WB",
+    "BUS_ACCESS",
+    "CPU_CYCLES",
+];
+
+impl CounterModelPredictor for PaperEvents {
+    fn events(&self, _: &str) -> Vec<String> {
+        EVENTS.map(String::from).to_vec()
     }
-    fn predict(&self, _: &str, _: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
-        None
+    fn predict(&self, _: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+        if self.count_only {
+            return None;
+        }
+        let cycles = counts("CPU_CYCLES")?;
+        let sum: f64 = EVENTS[..6].iter().filter_map(|e| counts(e)).sum();
+        Some(((3.0 - sum / cycles).max(1.0), 2.0))
     }
 }
 
@@ -30,10 +45,13 @@ fn main() {
         .expect("workload");
     let topo = Topology::named(&a[3], CoreOrder::BigFirst).expect("topology");
     let n: u32 = a[4].parse().expect("count");
-    let paper = LinearCounterModel::paper_fig5b();
     let predictor = match a.get(5).map(String::as_str) {
-        Some("counters") => PredictorKind::Counters(CounterPredictorRef::new(paper)),
-        Some("count-only") => PredictorKind::Counters(CounterPredictorRef::new(CountOnly(paper))),
+        Some("counters") => {
+            PredictorKind::Counters(CounterPredictorRef::new(PaperEvents { count_only: false }))
+        }
+        Some("count-only") => {
+            PredictorKind::Counters(CounterPredictorRef::new(PaperEvents { count_only: true }))
+        }
         _ => PredictorKind::default(),
     };
     let cfg = SimConfig {

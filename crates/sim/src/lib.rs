@@ -16,9 +16,7 @@ pub mod timeline;
 
 pub use engine::{simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats};
 pub use pmu::CounterTotals;
-pub use predict::{
-    CounterModelPredictor, CounterPredictorRef, LinearCounterModel, Predictor, PredictorKind,
-};
+pub use predict::{CounterModelPredictor, CounterPredictorRef, Predictor, PredictorKind};
 
 #[cfg(test)]
 mod tests;
