@@ -108,17 +108,6 @@ pub struct Linear {
     pub coefficients: BTreeMap<String, f64>,
 }
 
-impl Linear {
-    fn eval(&self, events: &[String], rates: &[f64]) -> f64 {
-        self.intercept
-            + events
-                .iter()
-                .zip(rates)
-                .map(|(e, r)| self.coefficients[e] * r)
-                .sum::<f64>()
-    }
-}
-
 /// The two models of one core type and the events they read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CoreModel {
@@ -128,6 +117,10 @@ pub struct CoreModel {
     /// `events` plus CPU_CYCLES: the counters to program.
     #[serde(skip)]
     counters: Vec<String>,
+    /// (speedup, energy) coefficient of each of `events`, in their order:
+    /// predictions run at every counter reading, so no map lookups there.
+    #[serde(skip)]
+    coefs: Vec<(f64, f64)>,
 }
 
 impl CoreModel {
@@ -138,6 +131,7 @@ impl CoreModel {
             speedup,
             energy_ratio,
             counters: Vec::new(),
+            coefs: Vec::new(),
         };
         m.fill_counters();
         m
@@ -146,6 +140,12 @@ impl CoreModel {
     fn fill_counters(&mut self) {
         self.counters = self.events.clone();
         self.counters.push(CPU_CYCLES.to_string());
+        let coef = |l: &Linear, e: &str| l.coefficients.get(e).copied().unwrap_or(0.0);
+        self.coefs = self
+            .events
+            .iter()
+            .map(|e| (coef(&self.speedup, e), coef(&self.energy_ratio, e)))
+            .collect();
     }
 
     /// The selected events (CPU_CYCLES not included).
@@ -385,14 +385,15 @@ impl Model {
             }
         };
         let cycles = read(CPU_CYCLES)?;
-        let rates = m
-            .events
-            .iter()
-            .map(|e| Ok(read(e)? / cycles))
-            .collect::<Result<Vec<f64>, ModelError>>()?;
+        let (mut speedup, mut energy_ratio) = (m.speedup.intercept, m.energy_ratio.intercept);
+        for (e, (cs, ce)) in m.events.iter().zip(&m.coefs) {
+            let rate = read(e)? / cycles;
+            speedup += cs * rate;
+            energy_ratio += ce * rate;
+        }
         Ok(Prediction {
-            speedup: m.speedup.eval(&m.events, &rates),
-            energy_ratio: m.energy_ratio.eval(&m.events, &rates),
+            speedup,
+            energy_ratio,
         })
     }
 }
