@@ -3,31 +3,11 @@
 //! the file, row and column, and never a half-written report.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{colab, succeeds, text};
 
 use colab_model::Model;
-
-fn colab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_colab"))
-        .args(args)
-        .output()
-        .expect("start the colab binary")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn succeeds(args: &[&str]) -> String {
-    let o = colab(args);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "colab {args:?} failed\n{out}\n{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    out
-}
 
 fn fails(args: &[&str], expect: &[&str]) -> String {
     let o = colab(args);

@@ -12,15 +12,7 @@ struct PaperEvents {
     count_only: bool,
 }
 
-const EVENTS: [&str; 7] = [
-    "L1D_CACHE_REFILL",
-    "L1D_TLB_REFILL",
-    "L1D_CACHE_WB",
-    "L2D_CACHE",
-    "L2D_CACHE_WB",
-    "BUS_ACCESS",
-    "CPU_CYCLES",
-];
+use colab_sim::counters::FIG5B_EVENTS as EVENTS;
 
 impl CounterModelPredictor for PaperEvents {
     fn events(&self, _: &str) -> Vec<String> {

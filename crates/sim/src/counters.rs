@@ -110,6 +110,17 @@ pub enum Event {
     BusAccess,
 }
 
+/// The seven counters of colab-tpds Fig. 5b (A-F and G, the cycles).
+pub const FIG5B_EVENTS: [&str; 7] = [
+    "L1D_CACHE_REFILL",
+    "L1D_TLB_REFILL",
+    "L1D_CACHE_WB",
+    "L2D_CACHE",
+    "L2D_CACHE_WB",
+    "BUS_ACCESS",
+    "CPU_CYCLES",
+];
+
 /// Number of events the model knows.
 pub const NUM_EVENTS: usize = 14;
 

@@ -747,8 +747,6 @@ impl<'a> Sim<'a> {
             r.in_compute = false;
             r.pc += 1;
             let dt = now.saturating_sub(r.progress_start) as f64;
-            let share = self.phase_rate[r.phase as usize * self.ncores + c.idx()].stall_share;
-            self.cores[c.idx()].stall_ns += dt * share;
             self.retire(c, t, done, dt);
         }
         match self.interpret(t, c)? {
@@ -1381,17 +1379,20 @@ impl<'a> Sim<'a> {
             let done = (dt * cr.rate).min(r.remaining);
             r.remaining -= done;
             r.progress_start = now;
-            self.cores[c.idx()].stall_ns += dt * cr.stall_share;
             self.retire(c, t, done, dt);
         } else if r.progress_start < now {
             r.progress_start = now;
         }
     }
 
-    /// `done` work units retired on `c` in `dt` ns: the retired-work counter
-    /// and the counters the speedup model reads.
+    /// `done` work units retired on `c` in `dt` ns: the core's stall time
+    /// (for energy), the retired-work counter and the counters the speedup
+    /// model reads.
     #[inline]
     fn retire(&mut self, c: CoreId, t: ThreadId, done: f64, dt: f64) {
+        let phase = self.rt[t.idx()].phase as usize;
+        self.cores[c.idx()].stall_ns +=
+            dt * self.phase_rate[phase * self.ncores + c.idx()].stall_share;
         if let Some(p) = self.pmu.as_deref_mut() {
             let ty = self.st.topo.core_type_of[c.idx()];
             p.add(t.idx(), ty, self.rt[t.idx()].phase, done, dt);

@@ -489,15 +489,7 @@ fn counting(rec: &std::sync::Arc<Recorder>, seed: u64) -> SimConfig {
     }
 }
 
-const PAPER_EVENTS: [&str; 7] = [
-    "L1D_CACHE_REFILL",
-    "L1D_TLB_REFILL",
-    "L1D_CACHE_WB",
-    "L2D_CACHE",
-    "L2D_CACHE_WB",
-    "BUS_ACCESS",
-    "CPU_CYCLES",
-];
+use crate::counters::FIG5B_EVENTS as PAPER_EVENTS;
 
 #[test]
 fn asking_for_more_events_than_a_core_type_counts_is_an_error() {
@@ -669,17 +661,7 @@ struct PaperEvents;
 
 impl crate::CounterModelPredictor for PaperEvents {
     fn events(&self, _: &str) -> Vec<String> {
-        [
-            "L1D_CACHE_REFILL",
-            "L1D_TLB_REFILL",
-            "L1D_CACHE_WB",
-            "L2D_CACHE",
-            "L2D_CACHE_WB",
-            "BUS_ACCESS",
-            "CPU_CYCLES",
-        ]
-        .map(String::from)
-        .to_vec()
+        PAPER_EVENTS.map(String::from).to_vec()
     }
     fn predict(&self, _: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
         let rate = counts("BUS_ACCESS")? / counts("CPU_CYCLES")?;
