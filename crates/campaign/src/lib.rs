@@ -29,7 +29,10 @@ pub struct CampaignSpec {
     pub policies: Vec<String>,
     pub orders: Vec<CoreOrder>,
     pub seeds: Vec<u64>,
-    pub predictor: PredictorKind,
+    /// Predictor label for policies named without `@` (see
+    /// [`model_predictor::parse_predictor`]); default
+    /// [`model_predictor::DEFAULT_PREDICTOR`].
+    pub predictor: String,
     /// Per workload (same index), machines that replace `configs` for it
     /// (a study whose mixes each ran on their own machine); empty: `configs`.
     pub machines: Vec<Vec<String>>,
@@ -170,7 +173,7 @@ impl CampaignSpec {
             policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
             orders: CoreOrder::BOTH.to_vec(),
             seeds: if quick { vec![1] } else { vec![1, 2, 3] },
-            predictor: PredictorKind::default(),
+            predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
             machines: Vec::new(),
             restart_until: None,
         })
@@ -212,7 +215,7 @@ impl CampaignSpec {
             policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
             orders: CoreOrder::BOTH.to_vec(),
             seeds: if quick { vec![1] } else { vec![1, 2, 3] },
-            predictor: PredictorKind::default(),
+            predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
             machines,
             // "restarted repeatedly until the longest application in the set
             // completes three times" (camp-tocs12 5.1, propsp 4).
@@ -226,36 +229,28 @@ impl CampaignSpec {
     pub fn policy_and_predictor(
         &self,
         name: &str,
+    ) -> Result<(Box<dyn colab_core::Policy>, model_predictor::Predictor), CampaignError> {
+        let (base, label) = name.split_once('@').unwrap_or((name, &self.predictor));
+        let pred = model_predictor::parse_predictor(label)
+            .map_err(|e| model_predictor::label_error(name, label, e))?;
+        Ok((colab_policies::by_name(base)?, pred))
+    }
+
+    /// The policy called `name` and what it reads its predictions from on
+    /// machine `topo`.
+    pub fn policy_on(
+        &self,
+        name: &str,
+        topo: &Topology,
     ) -> Result<(Box<dyn colab_core::Policy>, PredictorKind), CampaignError> {
-        let Some((base, label)) = name.split_once('@') else {
-            return Ok((colab_policies::by_name(name)?, self.predictor.clone()));
-        };
-        let bad = || CampaignError::Predictor {
-            policy: name.to_string(),
-            label: label.to_string(),
-        };
-        if label.starts_with("model") {
-            let kind = model_predictor::model_predictor(label).map_err(|problem| {
-                CampaignError::Model {
+        let (pol, pred) = self.policy_and_predictor(name)?;
+        let kind =
+            pred.for_machine(pol.as_ref(), topo)
+                .map_err(|problem| CampaignError::Model {
                     policy: name.to_string(),
                     problem,
-                }
-            })?;
-            return Ok((colab_policies::by_name(base)?, kind));
-        }
-        let kind = match label.split_once(':') {
-            None if label == "oracle" => PredictorKind::Oracle,
-            None if label == "noisy" => PredictorKind::default(),
-            Some(("noisy", r)) => match r.parse::<f64>() {
-                Ok(r) if r.is_finite() && r >= 0.0 => PredictorKind::Noisy {
-                    mean_abs_err: r,
-                    energy_mean_abs_err: r,
-                },
-                _ => return Err(bad()),
-            },
-            _ => return Err(bad()),
-        };
-        Ok((colab_policies::by_name(base)?, kind))
+                })?;
+        Ok((pol, kind))
     }
 
     /// The machines workload `wi` runs on.
@@ -343,23 +338,30 @@ pub fn run(
     for p in &spec.policies {
         spec.policy_and_predictor(p)?;
     }
+    // Every predictor, resolved before the jobs start: a machine's model is
+    // trained here, once, not inside the parallel jobs.
+    let mut kinds: Predictors = BTreeMap::new();
     for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
         // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
         // a built-in machine file such as camp-amd-2fc-2sc).
         let topo = Topology::named(c, CoreOrder::BigFirst)?;
-        // A counter model must know every core type it will be read on.
-        for p in &spec.policies {
-            let (_, kind) = spec.policy_and_predictor(p)?;
+        for p in spec.policies.iter().map(String::as_str).chain(["cfs"]) {
+            if kinds.contains_key(&(p.to_string(), c.clone())) {
+                continue;
+            }
+            let (_, kind) = spec.policy_on(p, &topo)?;
+            // A counter model must know every core type it will be read on.
             let missing = model_predictor::uncovered_core_types(&kind, &topo);
             if !missing.is_empty() {
                 return Err(CampaignError::Model {
-                    policy: p.clone(),
+                    policy: p.to_string(),
                     problem: format!(
                         "the model has no entry for core type(s) {} of {c} (train one with `colab train --from-sim -t {c}`)",
                         missing.join(", ")
                     ),
                 });
             }
+            kinds.insert((p.to_string(), c.clone()), kind);
         }
     }
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
@@ -411,7 +413,7 @@ pub fn run(
     let results: Vec<(Job, Result<SimResult, CampaignError>)> = jobs
         .par_iter()
         .map(|job| {
-            let r = run_job(spec, &programs, job);
+            let r = run_job(spec, &programs, &kinds, job);
             if let Ok(r) = &r {
                 events.fetch_add(r.stats.events, Ordering::Relaxed);
             }
@@ -485,9 +487,13 @@ pub fn run(
     Ok((records, stats))
 }
 
+/// The predictor of each (policy, machine) of a campaign.
+type Predictors = BTreeMap<(String, String), PredictorKind>;
+
 fn run_job(
     spec: &CampaignSpec,
     programs: &BTreeMap<String, Program>,
+    kinds: &Predictors,
     job: &Job,
 ) -> Result<SimResult, CampaignError> {
     let (workload, config, policy, order, seed) = match job {
@@ -515,14 +521,16 @@ fn run_job(
             (w, config, policy, *order, *seed)
         }
     };
-    let topo = if let Some(c) = config.strip_prefix("sb:") {
-        Topology::named(c, CoreOrder::BigFirst)?.all_fastest()
+    let (topo, machine) = if let Some(c) = config.strip_prefix("sb:") {
+        (Topology::named(c, CoreOrder::BigFirst)?.all_fastest(), c)
     } else if let Some(c) = config.strip_prefix("ss:") {
-        Topology::named(c, CoreOrder::BigFirst)?.slowest_only()
+        (Topology::named(c, CoreOrder::BigFirst)?.slowest_only(), c)
     } else {
-        Topology::named(config, order)?
+        (Topology::named(config, order)?, config.as_str())
     };
-    let (mut pol, predictor) = spec.policy_and_predictor(policy)?;
+    let (mut pol, _) = spec.policy_and_predictor(policy)?;
+    // The machine's predictor (its model covers both of its core types).
+    let predictor = kinds[&(policy.clone(), machine.to_string())].clone();
     let cfg = SimConfig {
         seed,
         predictor,

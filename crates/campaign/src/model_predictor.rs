@@ -1,14 +1,154 @@
-//! A trained counter model (`colab_model::Model`) as the simulator's
-//! counter-based predictor, and the `model` predictor labels of ablations.
+//! Predictor labels (`oracle`, `noisy:R`, `model`, `model:NAME+R`, ...) and
+//! a trained counter model (`colab_model::Model`) as the simulator's
+//! counter-based predictor.
 
+use crate::CampaignError;
+use colab_core::{Policy, Topology};
 use colab_model::Model;
 use colab_sim::{CounterModelPredictor, CounterPredictorRef, PredictorKind};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
-/// The model policies read by default in `@model`: trained on the
-/// simulator's reference big and little cores.
-pub const DEFAULT_MODEL: &str = "sim-reference";
+/// The predictor policies read unless told otherwise: the model trained
+/// from the simulator's counters for the machine they run on (colab-tpds
+/// 5.1's method, done by `colab train --from-sim`).
+pub const DEFAULT_PREDICTOR: &str = "model";
+
+/// What a predictor label names, before it meets a machine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Predictor {
+    /// A simulator-level predictor that needs no model (oracle, noisy).
+    Direct(PredictorKind),
+    /// `model[+R]`: the model trained from the simulator for the machine of
+    /// each run, with `extra_err` mean relative error added.
+    MachineModel { extra_err: f64 },
+    /// `model:NAME[+R]` or `model:FILE[+R]`: one fixed model everywhere.
+    Fixed(PredictorKind),
+}
+
+/// Why a label was refused.
+#[derive(Debug)]
+pub enum LabelError {
+    /// Not a predictor label at all.
+    Unknown,
+    /// A model label whose model could not be had.
+    Model(String),
+}
+
+/// Parses a predictor label; loads a named model (once per label).
+pub fn parse_predictor(label: &str) -> Result<Predictor, LabelError> {
+    if label.starts_with("model") {
+        let (base, extra_err) = split_extra(label).map_err(LabelError::Model)?;
+        if base == "model" {
+            return Ok(Predictor::MachineModel { extra_err });
+        }
+        return model_predictor(label)
+            .map(Predictor::Fixed)
+            .map_err(LabelError::Model);
+    }
+    let kind = match label.split_once(':') {
+        None if label == "oracle" => PredictorKind::Oracle,
+        None if label == "noisy" => PredictorKind::default(),
+        Some(("noisy", r)) => match r.parse::<f64>() {
+            Ok(r) if r.is_finite() && r >= 0.0 => PredictorKind::Noisy {
+                mean_abs_err: r,
+                energy_mean_abs_err: r,
+            },
+            _ => return Err(LabelError::Unknown),
+        },
+        _ => return Err(LabelError::Unknown),
+    };
+    Ok(Predictor::Direct(kind))
+}
+
+/// `LABEL+R` as (LABEL, R); R = 0 without `+`.
+fn split_extra(label: &str) -> Result<(&str, f64), String> {
+    match label.rsplit_once('+') {
+        Some((b, r)) => match r.parse::<f64>() {
+            Ok(r) if r.is_finite() && r >= 0.0 => Ok((b, r)),
+            _ => Err(format!("extra error '{r}' is not a non-negative number")),
+        },
+        None => Ok((label, 0.0)),
+    }
+}
+
+/// Models trained for machines, by the machine's core types and costs (what
+/// training depends on), so each is trained once per process.
+type MachineModels = BTreeMap<String, Result<Model, String>>;
+
+fn machine_key(topo: &Topology) -> String {
+    let mut types: Vec<_> = topo
+        .core_types
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| topo.core_type_of.contains(i))
+        .map(|(_, ct)| format!("{ct:?}"))
+        .collect();
+    types.sort();
+    format!("{types:?} {:?}", topo.costs)
+}
+
+/// The model `colab train --from-sim` makes for `topo` (trained on first
+/// use, then cached).
+///
+/// Call it outside parallel jobs (`run` resolves every predictor before it
+/// starts them): it holds a lock while training, and training is parallel.
+pub fn machine_model(topo: &Topology) -> Result<Model, String> {
+    static CACHE: OnceLock<Mutex<MachineModels>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
+    let mut c = cache.lock().expect("cache lock");
+    c.entry(machine_key(topo))
+        .or_insert_with(|| {
+            crate::training::train_for_machine(topo)
+                .map_err(|e| format!("training a model for {} from the simulator: {e}", topo.name))
+        })
+        .clone()
+}
+
+impl Predictor {
+    /// The simulator's predictor for `policy` on machine `topo`.
+    ///
+    /// A policy that never reads predictions gets the oracle: it costs no
+    /// counter work and gives the same schedule (a test checks it). So does
+    /// every policy on a machine with one core type, where every speedup is
+    /// 1 by definition and no model can be trained (it needs two types).
+    pub fn for_machine(
+        &self,
+        policy: &dyn Policy,
+        topo: &Topology,
+    ) -> Result<PredictorKind, String> {
+        let types = (0..topo.core_types.len())
+            .filter(|t| topo.core_type_of.contains(t))
+            .count();
+        if !policy.reads_predictions() {
+            return Ok(PredictorKind::Oracle);
+        }
+        match self {
+            Predictor::Direct(k) | Predictor::Fixed(k) => Ok(k.clone()),
+            Predictor::MachineModel { .. } if types < 2 => Ok(PredictorKind::Oracle),
+            Predictor::MachineModel { extra_err } => Ok(PredictorKind::Counters(
+                CounterPredictorRef::new(ModelPredictor {
+                    model: machine_model(topo)?,
+                    extra_err: *extra_err,
+                }),
+            )),
+        }
+    }
+}
+
+/// The error for a label `policy@label` (or the spec's label) refused.
+pub(crate) fn label_error(policy: &str, label: &str, e: LabelError) -> CampaignError {
+    match e {
+        LabelError::Unknown => CampaignError::Predictor {
+            policy: policy.to_string(),
+            label: label.to_string(),
+        },
+        LabelError::Model(problem) => CampaignError::Model {
+            policy: policy.to_string(),
+            problem,
+        },
+    }
+}
 
 /// A model, optionally with extra relative error for ablations.
 pub struct ModelPredictor {
@@ -57,27 +197,18 @@ impl CounterModelPredictor for ModelPredictor {
     }
 }
 
-/// `model`, `model:NAME` (built-in) or `model:FILE.json`, optionally with
-/// `+R` extra mean relative error: the predictor, loaded once per label.
+/// `model:NAME` (built-in) or `model:FILE.json`, optionally with `+R` extra
+/// mean relative error: the predictor, loaded once per label.
 pub fn model_predictor(label: &str) -> Result<PredictorKind, String> {
     static CACHE: OnceLock<Mutex<BTreeMap<String, PredictorKind>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
     if let Some(k) = cache.lock().expect("cache lock").get(label) {
         return Ok(k.clone());
     }
-    let (base, extra_err) = match label.rsplit_once('+') {
-        Some((b, r)) => match r.parse::<f64>() {
-            Ok(r) if r.is_finite() && r >= 0.0 => (b, r),
-            _ => return Err(format!("extra error '{r}' is not a non-negative number")),
-        },
-        None => (label, 0.0),
-    };
-    let name = match base {
-        "model" => DEFAULT_MODEL,
-        _ => base
-            .strip_prefix("model:")
-            .ok_or_else(|| "expected model, model:NAME or model:FILE".to_string())?,
-    };
+    let (base, extra_err) = split_extra(label)?;
+    let name = base
+        .strip_prefix("model:")
+        .ok_or_else(|| "expected model:NAME or model:FILE".to_string())?;
     let model = match Model::builtin(name) {
         Some(m) => m,
         None => {

@@ -195,6 +195,46 @@ pub fn table_from_sim(
     Ok(TrainingTable { events, rows })
 }
 
+/// The simulator's training table for `topo` in colab-model's form (the
+/// programs of the COLAB study, each alone on each core type), and a line
+/// saying where it came from.
+pub fn sim_training_table(
+    topo: &Topology,
+) -> Result<(colab_model::TrainingTable, String), CampaignError> {
+    let lib = Library::builtin();
+    let programs = training_programs(&lib, &crate::COLAB_BENCHMARKS)
+        .map_err(|e| CampaignError::Training(e.to_string()))?;
+    let sim_table = table_from_sim(&programs, topo, 1)?;
+    // The CSV format is the interface between the two crates.
+    let mut csv = Vec::new();
+    sim_table
+        .write_csv(&mut csv)
+        .map_err(|e| CampaignError::Training(e.to_string()))?;
+    let text = String::from_utf8(csv).expect("the table is written as UTF-8");
+    let table = colab_model::TrainingTable::from_csv_str(&text)
+        .map_err(|e| CampaignError::Training(format!("the simulator's training table: {e}")))?;
+    let source = format!("simulator ({}, {} programs)", topo.name, programs.len());
+    Ok((table, source))
+}
+
+/// The name `colab train --from-sim` gives the model of machine `topo`.
+pub fn sim_model_name(topo: &Topology) -> String {
+    format!("sim-{}", topo.name.to_ascii_lowercase())
+}
+
+/// The model of `colab train --from-sim` for `topo`, with default options:
+/// what the `model` predictor reads on that machine.
+pub fn train_for_machine(topo: &Topology) -> Result<colab_model::Model, CampaignError> {
+    let (table, source) = sim_training_table(topo)?;
+    let opts = colab_model::TrainOptions {
+        name: sim_model_name(topo),
+        source,
+        ..Default::default()
+    };
+    colab_model::train(&table, &opts)
+        .map_err(|e| CampaignError::Training(format!("{}: {e}", topo.name)))
+}
+
 /// A CSV field, quoted if it needs to be.
 fn field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {

@@ -1,8 +1,9 @@
 //! The campaign runner on a small hand-picked campaign.
 
+use colab_campaign::model_predictor::Predictor;
 use colab_campaign::{run, CampaignSpec, NoProgress, Study};
-use colab_core::CoreOrder;
-use colab_sim::PredictorKind;
+use colab_core::{CoreOrder, Topology};
+use colab_sim::{simulate, PredictorKind, SimConfig};
 use colab_workload::Library;
 
 fn small() -> CampaignSpec {
@@ -16,7 +17,7 @@ fn small() -> CampaignSpec {
         policies: vec!["cfs".into(), "colab".into()],
         orders: CoreOrder::BOTH.to_vec(),
         seeds: vec![1, 2],
-        predictor: PredictorKind::default(),
+        predictor: "noisy".into(),
         machines: Vec::new(),
         restart_until: None,
     }
@@ -113,18 +114,25 @@ fn a_policy_can_name_its_predictor_for_ablations() {
     let mut spec = small();
     spec.policies = vec!["colab@oracle".into(), "colab@noisy:0.25".into()];
     let (_, kind) = spec.policy_and_predictor("colab@oracle").unwrap();
-    assert_eq!(kind, PredictorKind::Oracle);
+    assert_eq!(kind, Predictor::Direct(PredictorKind::Oracle));
     let (p, kind) = spec.policy_and_predictor("wash@noisy:0.25").unwrap();
     assert_eq!(p.name(), "wash");
     assert_eq!(
         kind,
-        PredictorKind::Noisy {
+        Predictor::Direct(PredictorKind::Noisy {
             mean_abs_err: 0.25,
             energy_mean_abs_err: 0.25
-        }
+        })
     );
     // Without '@': the spec's own predictor.
-    assert_eq!(spec.policy_and_predictor("cfs").unwrap().1, spec.predictor);
+    assert_eq!(
+        spec.policy_and_predictor("colab").unwrap().1,
+        Predictor::Direct(PredictorKind::default())
+    );
+    assert_eq!(
+        spec.policy_and_predictor("colab@model+0.1").unwrap().1,
+        Predictor::MachineModel { extra_err: 0.1 }
+    );
     for bad in ["colab@", "colab@noisy:-1", "colab@psychic"] {
         let msg = spec.policy_and_predictor(bad).err().unwrap().to_string();
         assert!(msg.contains("unknown predictor"), "{bad}: {msg}");
@@ -166,11 +174,82 @@ fn policies_can_run_on_the_trained_counter_model() {
         let msg = spec.policy_and_predictor(bad).err().unwrap().to_string();
         assert!(msg.contains(says), "{bad}: {msg}");
     }
+    // `model` is trained for each machine, so it runs on CAMP's; a fixed
+    // model trained on other core types is refused by name.
     spec.configs = vec!["camp-amd-2fc-2sc".into()];
     spec.policies = vec!["colab@model".into()];
+    assert_eq!(run(&spec, &NoProgress).unwrap().0.len(), 4);
+    spec.policies = vec!["colab@model:sim-reference".into()];
     let msg = run(&spec, &NoProgress).err().unwrap().to_string();
     assert!(
         msg.contains("no entry for core type(s) fast, slow"),
         "{msg}"
     );
+}
+
+#[test]
+fn the_default_model_of_the_reference_machine_is_the_builtin_sim_reference() {
+    let topo = Topology::named("2B2S", CoreOrder::BigFirst).unwrap();
+    let trained = colab_campaign::model_predictor::machine_model(&topo).unwrap();
+    let builtin = colab_model::Model::builtin("sim-reference").unwrap();
+    let a: Vec<_> = trained.core_types().collect();
+    let b: Vec<_> = builtin.core_types().collect();
+    assert_eq!(a, b);
+    // Other machines get their own: CAMP's slow core is not the little core.
+    let camp = Topology::named("camp-amd-2fc-2sc", CoreOrder::BigFirst).unwrap();
+    let m = colab_campaign::model_predictor::machine_model(&camp).unwrap();
+    let names: Vec<&str> = m.core_types().map(|(n, _)| n).collect();
+    assert_eq!(names, ["fast", "slow"]);
+}
+
+/// Policies that say they never read predictions schedule the same on
+/// counters as on the oracle (so campaigns may spare them counter work),
+/// and those that read them do not.
+#[test]
+fn policies_that_ignore_predictions_are_not_moved_by_them() {
+    let lib = Library::builtin();
+    // A COLAB mix on its machine and a CAMP mix on CAMP's.
+    let cases = [
+        (lib.mix("Sync-2").unwrap(), "2B2S"),
+        (lib.mix("CAMP-2CI-2MI-A").unwrap(), "camp-amd-2fc-2sc"),
+    ];
+    // Counters read, but every thread predicted alike: as wrong as it gets.
+    struct Flat;
+    impl colab_sim::CounterModelPredictor for Flat {
+        fn events(&self, _: &str) -> Vec<String> {
+            vec!["CPU_CYCLES".into()]
+        }
+        fn predict(&self, _: &str, _: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
+            Some((1.0, 1.0))
+        }
+    }
+    let model = PredictorKind::Counters(colab_sim::CounterPredictorRef::new(Flat));
+    let mut moved = Vec::new();
+    for name in colab_campaign::ALL_POLICIES {
+        let times = |kind: &PredictorKind| -> Vec<u64> {
+            let mut out = Vec::new();
+            for (w, machine) in &cases {
+                let topo = Topology::named(machine, CoreOrder::BigFirst).unwrap();
+                let mut p = colab_policies::by_name(name).unwrap();
+                let cfg = SimConfig {
+                    seed: 3,
+                    predictor: kind.clone(),
+                    ..SimConfig::default()
+                };
+                let r = simulate(w, &topo, p.as_mut(), &cfg).unwrap();
+                out.extend(r.programs.iter().map(|p| p.turnaround_ns));
+            }
+            out
+        };
+        let reads = colab_policies::by_name(name).unwrap().reads_predictions();
+        let same = times(&PredictorKind::Oracle) == times(&model);
+        assert_eq!(
+            same, !reads,
+            "{name}: reads predictions {reads}, same schedule {same}"
+        );
+        if reads {
+            moved.push(name);
+        }
+    }
+    assert_eq!(moved, colab_campaign::PREDICTING_POLICIES);
 }

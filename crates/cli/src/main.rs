@@ -81,9 +81,15 @@ enum Cmd {
         /// Seed for start order and random choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Give policies the exact speedup instead of a ~7%-error prediction (ablation only).
-        #[arg(long)]
-        oracle: bool,
+        /// What policies read their speedup and energy predictions from:
+        /// `model` (default: the model trained from the simulator's counters for
+        /// this machine, as `colab train --from-sim` makes it), `model:NAME` (a
+        /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
+        /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
+        /// with R error, default the papers' 7%); `oracle` (the truth, for
+        /// ablations).
+        #[arg(long, value_name = "LABEL", default_value = "model")]
+        predictor: String,
         /// Write the schedule as Chrome trace-event JSON (open in ui.perfetto.dev).
         #[arg(long, value_name = "FILE")]
         timeline: Option<PathBuf>,
@@ -141,6 +147,15 @@ enum Cmd {
         /// Big/little speedup of replayed compute in traces.
         #[arg(long, default_value_t = 2.0)]
         speedup: f64,
+        /// What policies named without `@PREDICTOR` read their speedup and energy predictions from:
+        /// `model` (default: the model trained from the simulator's counters for
+        /// this machine, as `colab train --from-sim` makes it), `model:NAME` (a
+        /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
+        /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
+        /// with R error, default the papers' 7%); `oracle` (the truth, for
+        /// ablations).
+        #[arg(long, value_name = "LABEL", default_value = "model")]
+        predictor: String,
     },
     /// Measure simulator speed (events/s) and campaign wall time.
     Bench {
@@ -151,11 +166,11 @@ enum Cmd {
         /// [default: the papers' cfs,wash,colab].
         #[arg(long, value_delimiter = ',')]
         policies: Vec<String>,
-        /// Predict from synthesized PMU counters (seven events per core type,
-        /// colab-tpds Fig. 5b's linear model) instead of noisy truth, to
-        /// measure what counter synthesis costs.
-        #[arg(long)]
-        counters: bool,
+        /// Predictor of the timed runs (as `colab sim --predictor`): compare
+        /// `model` (default, counters through a trained model) with `oracle`
+        /// (no counter work) to see what counter synthesis costs.
+        #[arg(long, value_name = "LABEL", default_value = "model")]
+        predictor: String,
     },
     /// Run a workload natively with real threads on this machine.
     Native {
@@ -330,7 +345,7 @@ fn run(cli: Cli) -> Result<()> {
             order,
             policy,
             seed,
-            oracle,
+            predictor,
             timeline,
             restart_until,
             json,
@@ -343,19 +358,21 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => bail!("give a WORKLOAD or --trace FILE"),
             };
             let topo = load_topology(&topology, order.into())?;
-            let predictor = if oracle {
-                PredictorKind::Oracle
-            } else {
-                PredictorKind::default()
-            };
             let cfg = SimConfig {
                 seed,
-                predictor,
                 timeline: timeline.is_some(),
                 restart_until,
                 ..SimConfig::default()
             };
-            cmd_sim(&w, &topo, &policy, &cfg, timeline.as_deref(), json)
+            cmd_sim(
+                &w,
+                &topo,
+                &policy,
+                &predictor,
+                &cfg,
+                timeline.as_deref(),
+                json,
+            )
         }
         Cmd::Reproduce {
             study,
@@ -370,6 +387,7 @@ fn run(cli: Cli) -> Result<()> {
             traces,
             only_traces,
             speedup,
+            predictor,
         } => {
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
@@ -413,6 +431,7 @@ fn run(cli: Cli) -> Result<()> {
                 if !policies.is_empty() {
                     spec.policies = policies.clone();
                 }
+                spec.predictor = predictor.clone();
                 // Check the names before the campaign starts, naming the option.
                 for c in &spec.configs {
                     Topology::named(c, CoreOrder::BigFirst)
@@ -456,7 +475,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench {
             full,
             policies,
-            counters,
+            predictor,
         } => {
             let list: Vec<String> = match policies.as_slice() {
                 [] => colab_campaign::PAPER_POLICIES.map(String::from).to_vec(),
@@ -468,13 +487,7 @@ fn run(cli: Cli) -> Result<()> {
             for p in &list {
                 colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
-            let predictor = if counters {
-                // The paper's model reads the seven events of Fig. 5b.
-                colab_campaign::model_predictor::model_predictor("model:colab-tpds-armv8")
-                    .map_err(anyhow::Error::msg)?
-            } else {
-                PredictorKind::default()
-            };
+            parse_predictor(&predictor)?;
             cmd_bench(full, &list, &predictor)
         }
         Cmd::Native {
@@ -793,25 +806,14 @@ fn cmd_train(args: &TrainArgs) -> Result<()> {
         _ if args.from_sim => {
             let topo = Topology::named(&args.topology, CoreOrder::BigFirst)
                 .with_context(|| format!("--topology {}", args.topology))?;
-            let lib = Library::builtin();
-            let programs = colab_campaign::training::training_programs(
-                &lib,
-                &colab_campaign::COLAB_BENCHMARKS,
-            )?;
-            let sim_table = colab_campaign::training::table_from_sim(&programs, &topo, 1)?;
-            // The CSV format is the interface between the two crates.
-            let mut csv = Vec::new();
-            sim_table.write_csv(&mut csv)?;
-            let table = colab_model::TrainingTable::from_csv_str(&String::from_utf8(csv)?)
-                .context("the simulator's training table")?;
-            let source = format!("simulator ({}, {} programs)", topo.name, programs.len());
+            let (table, source) = colab_campaign::training::sim_training_table(&topo)?;
             (
                 colab_train::LoadedTable {
                     table,
                     source,
                     notes: Vec::new(),
                 },
-                Some(format!("sim-{}", topo.name.to_ascii_lowercase())),
+                Some(colab_campaign::training::sim_model_name(&topo)),
             )
         }
         (None, None) => bail!("give --table FILE, --perf DIR or --from-sim"),
@@ -1109,16 +1111,52 @@ fn alone(p: &colab_workload::Program) -> Workload {
     }
 }
 
+/// A predictor label, checked (`--predictor`).
+fn parse_predictor(label: &str) -> Result<colab_campaign::model_predictor::Predictor> {
+    use colab_campaign::model_predictor::{parse_predictor, LabelError};
+    parse_predictor(label).map_err(|e| match e {
+        LabelError::Unknown => anyhow::anyhow!(
+            "--predictor {label}: expected model, model:NAME, model:FILE (each optionally +R, e.g. model+0.10), noisy, noisy:R or oracle"
+        ),
+        LabelError::Model(problem) => anyhow::anyhow!("--predictor {label}: {problem}"),
+    })
+}
+
+/// What `policy` reads its predictions from on `topo` under `label`.
+fn predictor_on(label: &str, policy: &str, topo: &Topology) -> Result<PredictorKind> {
+    let pol = colab_policies::by_name(policy)?;
+    let kind = parse_predictor(label)?
+        .for_machine(pol.as_ref(), topo)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("--predictor {label}"))?;
+    let missing = colab_campaign::model_predictor::uncovered_core_types(&kind, topo);
+    if !missing.is_empty() {
+        bail!(
+            "--predictor {label}: the model has no entry for core type(s) {} of {}",
+            missing.join(", "),
+            topo.name
+        );
+    }
+    Ok(kind)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn cmd_sim(
     w: &Workload,
     topo: &Topology,
     policy: &str,
+    predictor_label: &str,
     cfg: &SimConfig,
     timeline: Option<&Path>,
     json: bool,
 ) -> Result<()> {
-    let (seed, predictor) = (cfg.seed, cfg.predictor.clone());
     let mut pol = colab_policies::by_name(policy)?;
+    let predictor = predictor_on(predictor_label, policy, topo)?;
+    let cfg = &SimConfig {
+        predictor: predictor.clone(),
+        ..cfg.clone()
+    };
+    let seed = cfg.seed;
     let t0 = Instant::now();
     let r = simulate(w, topo, pol.as_mut(), cfg)
         .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
@@ -1292,7 +1330,7 @@ fn cmd_reproduce(
     Ok(())
 }
 
-fn cmd_bench(full: bool, policies: &[String], predictor: &PredictorKind) -> Result<()> {
+fn cmd_bench(full: bool, policies: &[String], predictor: &str) -> Result<()> {
     let lib = Library::builtin();
     // Single-thread event-loop speed on a few representative workloads.
     let cases = [
@@ -1323,10 +1361,11 @@ fn cmd_bench(full: bool, policies: &[String], predictor: &PredictorKind) -> Resu
         for pol in policies {
             let mut best = f64::MAX;
             let (mut events, mut sch) = (0, 0);
+            let kind = predictor_on(predictor, pol, &topo)?;
             for _ in 0..5 {
                 let mut p = colab_policies::by_name(pol)?;
                 let cfg = SimConfig {
-                    predictor: predictor.clone(),
+                    predictor: kind.clone(),
                     ..SimConfig::default()
                 };
                 let t0 = Instant::now();
@@ -1359,7 +1398,7 @@ fn cmd_bench(full: bool, policies: &[String], predictor: &PredictorKind) -> Resu
     std::io::stdout().flush().ok();
     for quick in if full { vec![true, false] } else { vec![true] } {
         let mut spec = CampaignSpec::paper(&lib, quick)?;
-        spec.predictor = predictor.clone();
+        spec.predictor = predictor.to_string();
         let (_, stats) = colab_campaign::run(&spec, &colab_campaign::NoProgress)?;
         println!(
             "campaign ({}): {} simulations, {} events, {:.2} s wall on {} threads ({:.2} M events/s)",

@@ -68,6 +68,13 @@ pub trait Policy: Send {
     /// Short name used on the command line (`cfs`, `wash`, `colab`, ...).
     fn name(&self) -> &'static str;
 
+    /// Does the policy read `predicted_speedup` / `predicted_energy_ratio`?
+    /// A policy that does not runs without counter work (its schedule is the
+    /// same whatever the predictor). Conservative default: yes.
+    fn reads_predictions(&self) -> bool {
+        true
+    }
+
     /// A thread was created (before its first `select_core`).
     fn thread_created(&mut self, _st: &SchedState, _t: ThreadId) {}
 

@@ -480,6 +480,10 @@ impl colab_core::Policy for Cfs {
     fn name(&self) -> &'static str {
         "cfs"
     }
+
+    fn reads_predictions(&self) -> bool {
+        false
+    }
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
         self.c(st).thread_created(t);
     }

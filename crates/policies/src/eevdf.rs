@@ -472,6 +472,10 @@ impl colab_core::Policy for Eevdf {
         "eevdf"
     }
 
+    fn reads_predictions(&self) -> bool {
+        false
+    }
+
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
         self.init(st);
         self.cfs.as_mut().expect("init").thread_created(t);

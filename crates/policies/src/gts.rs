@@ -361,6 +361,10 @@ impl colab_core::Policy for Gts {
         "gts"
     }
 
+    fn reads_predictions(&self) -> bool {
+        false
+    }
+
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
         if self.cfs.is_none() {
             self.cfs = Some(CfsCore::new(st));

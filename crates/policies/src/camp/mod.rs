@@ -442,6 +442,11 @@ impl Policy for Camp {
         self.variant.name()
     }
 
+    /// PA and RR decide from thread counts alone; CAMP and SFD monitor SFs.
+    fn reads_predictions(&self) -> bool {
+        matches!(self.variant, Variant::Camp | Variant::Sfd)
+    }
+
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
         self.init(st);
         self.cfs_mut().thread_created(t);
