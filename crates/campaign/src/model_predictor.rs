@@ -170,7 +170,17 @@ impl CounterModelPredictor for ModelPredictor {
     }
 
     fn predict(&self, core_type: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
-        let p = self.model.predict(core_type, counts).ok()?;
+        let values = self
+            .model
+            .events(core_type)
+            .iter()
+            .map(|e| counts(e))
+            .collect::<Option<Vec<f64>>>()?;
+        self.predict_in_order(core_type, &values)
+    }
+
+    fn predict_in_order(&self, core_type: &str, values: &[f64]) -> Option<(f64, f64)> {
+        let p = self.model.predict_in_order(core_type, values).ok()?;
         // The paper's energy model is not a big/little ratio: read it as
         // "no energy information" rather than feed a wrong scale to colab-e.
         let energy = if self.model.energy_is_ratio() {
@@ -184,8 +194,8 @@ impl CounterModelPredictor for ModelPredictor {
             // comes from the reading itself: a hash of its counts, which
             // differ from reading to reading. Deterministic for a given run.
             let mut h = 0u64;
-            for ev in self.model.events(core_type) {
-                h = mix(h ^ counts(ev).unwrap_or(0.0).to_bits());
+            for v in values {
+                h = mix(h ^ v.to_bits());
             }
             let unit = |x: u64| (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
             s *= 1.0 + 2.0 * self.extra_err * unit(mix(h ^ 1));

@@ -346,8 +346,71 @@ impl Model {
         core_type: &str,
         counts: &dyn Fn(&str) -> Option<f64>,
     ) -> Result<Prediction, ModelError> {
-        let m = self
-            .entry(core_type)
+        let m = self.entry_or_err(core_type)?;
+        let values = m
+            .counters
+            .iter()
+            .map(|event| {
+                counts(event).ok_or_else(|| ModelError::MissingCounter {
+                    model: self.name.clone(),
+                    core_type: core_type.to_string(),
+                    event: event.to_string(),
+                })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        self.predict_in_order(core_type, &values)
+    }
+
+    /// As [`Model::predict`], from the counts of [`Model::events`] in that
+    /// order (what a PMU programmed with them reads back): no lookups by
+    /// name, for callers that predict at every reading.
+    pub fn predict_in_order(
+        &self,
+        core_type: &str,
+        values: &[f64],
+    ) -> Result<Prediction, ModelError> {
+        let m = self.entry_or_err(core_type)?;
+        if let Some(event) = m.counters.get(values.len()) {
+            return Err(ModelError::MissingCounter {
+                model: self.name.clone(),
+                core_type: core_type.to_string(),
+                event: event.to_string(),
+            });
+        }
+        let cycles_at = m.counters.len() - 1;
+        for (i, &v) in values.iter().enumerate().take(m.counters.len()) {
+            let why = if !v.is_finite() {
+                "not a finite number"
+            } else if v < 0.0 {
+                "negative"
+            } else if i == cycles_at && v == 0.0 {
+                "zero cycles"
+            } else {
+                continue;
+            };
+            return Err(ModelError::BadCounter {
+                model: self.name.clone(),
+                core_type: core_type.to_string(),
+                event: m.counters[i].clone(),
+                value: v,
+                why,
+            });
+        }
+        let cycles = values[cycles_at];
+        let (mut speedup, mut energy_ratio) = (m.speedup.intercept, m.energy_ratio.intercept);
+        for (v, (cs, ce)) in values.iter().zip(&m.coefs) {
+            let rate = v / cycles;
+            speedup += cs * rate;
+            energy_ratio += ce * rate;
+        }
+        Ok(Prediction {
+            speedup,
+            energy_ratio,
+        })
+    }
+
+    fn entry_or_err(&self, core_type: &str) -> Result<&CoreModel, ModelError> {
+        self.entry(core_type)
             .ok_or_else(|| ModelError::UnknownCoreType {
                 model: self.name.clone(),
                 core_type: core_type.to_string(),
@@ -357,44 +420,7 @@ impl Model {
                     .map(String::as_str)
                     .collect::<Vec<_>>()
                     .join(", "),
-            })?;
-        let read = |event: &str| -> Result<f64, ModelError> {
-            let v = counts(event).ok_or_else(|| ModelError::MissingCounter {
-                model: self.name.clone(),
-                core_type: core_type.to_string(),
-                event: event.to_string(),
-            })?;
-            let why = if !v.is_finite() {
-                Some("not a finite number")
-            } else if v < 0.0 {
-                Some("negative")
-            } else if event == CPU_CYCLES && v == 0.0 {
-                Some("zero cycles")
-            } else {
-                None
-            };
-            match why {
-                Some(why) => Err(ModelError::BadCounter {
-                    model: self.name.clone(),
-                    core_type: core_type.to_string(),
-                    event: event.to_string(),
-                    value: v,
-                    why,
-                }),
-                None => Ok(v),
-            }
-        };
-        let cycles = read(CPU_CYCLES)?;
-        let (mut speedup, mut energy_ratio) = (m.speedup.intercept, m.energy_ratio.intercept);
-        for (e, (cs, ce)) in m.events.iter().zip(&m.coefs) {
-            let rate = read(e)? / cycles;
-            speedup += cs * rate;
-            energy_ratio += ce * rate;
-        }
-        Ok(Prediction {
-            speedup,
-            energy_ratio,
-        })
+            })
     }
 }
 

@@ -629,6 +629,23 @@ fn builtin_paper_model_predicts_the_hand_computed_value() {
     let energy = 8.408487886;
     assert!(close(p.speedup, speedup, 1e-9), "{}", p.speedup);
     assert!(close(p.energy_ratio, energy, 1e-9), "{}", p.energy_ratio);
+    // The same from the counts in the model's event order (the engine's path).
+    let in_order: Vec<f64> = m.events("big").iter().map(|e| counts(e).unwrap()).collect();
+    assert_eq!(m.predict_in_order("big", &in_order).unwrap(), p);
+    assert_mentions(
+        &m.predict_in_order("big", &in_order[1..])
+            .unwrap_err()
+            .to_string(),
+        &["needs counter CPU_CYCLES"],
+    );
+    let mut no_cycles = in_order.clone();
+    *no_cycles.last_mut().unwrap() = 0.0;
+    assert_mentions(
+        &m.predict_in_order("big", &no_cycles)
+            .unwrap_err()
+            .to_string(),
+        &["zero cycles"],
+    );
     // And its JSON reads back to the same model.
     assert_eq!(Model::from_json(&m.to_json()).unwrap(), m);
 }

@@ -2,7 +2,7 @@
 //! A fifth argument reads PMU counters: `counters` the seven events of
 //! colab-tpds Fig. 5b with a small linear prediction, `count-only` the same
 //! events with a model that predicts nothing (the cost of synthesis alone).
-//! `colab bench --counters` times the paper's model itself.
+//! `colab bench --predictor model:colab-tpds-armv8` times the paper's model itself.
 use colab_core::{CoreOrder, Topology};
 use colab_sim::{simulate, CounterModelPredictor, CounterPredictorRef, PredictorKind, SimConfig};
 use colab_workload::Library;

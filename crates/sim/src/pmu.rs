@@ -38,36 +38,12 @@ impl CounterTotals {
     }
 }
 
-/// A name's length and its first and last eight bytes: for names of 8 to
-/// 16 bytes (every event name) these are the whole name, so comparing keys
-/// is comparing names, in two loads and no call to `memcmp`.
-#[derive(Clone, Copy, PartialEq)]
-struct Key(usize, u64, u64);
-
-fn key(s: &str) -> Option<Key> {
-    let b = s.as_bytes();
-    let word = |c: &[u8]| u64::from_ne_bytes(c.try_into().expect("8 bytes"));
-    (8..=16)
-        .contains(&b.len())
-        .then(|| Key(b.len(), word(&b[..8]), word(&b[b.len() - 8..])))
-}
-
-/// Name equality, through the keys when both have one.
-#[inline]
-fn same(name: &str, k: Option<Key>, q: &str, qk: Option<Key>) -> bool {
-    match (k, qk) {
-        (Some(a), Some(b)) => a == b,
-        _ => name == q,
-    }
-}
-
 struct TypeSel {
     name: String,
     used: bool,
     events: Vec<Event>,
     /// The predictor's own spelling of each event.
     names: Vec<String>,
-    keys: Vec<Option<Key>>,
 }
 
 /// Phases whose work a reading keeps apart before turning it into counts.
@@ -130,7 +106,6 @@ impl Pmu {
                 name: ct.name.clone(),
                 used,
                 events,
-                keys: names.iter().map(|n| key(n)).collect(),
                 names,
             });
         }
@@ -267,27 +242,10 @@ impl Pmu {
     /// Hands the reading in `scratch` (taken on type `ty`) to the model; a
     /// prediction that is not a finite number counts as none.
     fn ask(&self, ty: usize) -> Option<(f64, f64)> {
+        // `scratch` holds the counts in the order the model asked for them.
         let sel = &self.types[ty];
-        let vals = &self.scratch;
-        // Models usually ask in the order they declared: try the next first.
-        let next = std::cell::Cell::new(0);
-        let lookup = |q: &str| {
-            let n = next.get();
-            let qk = key(q);
-            let hit = |j: usize| same(&sel.names[j], sel.keys[j], q, qk);
-            let j = if n < sel.names.len() && hit(n) {
-                Some(n)
-            } else {
-                (0..sel.names.len()).find(|&j| hit(j)).or_else(|| {
-                    let e = Event::from_name(q)?;
-                    sel.events.iter().position(|x| *x == e)
-                })
-            }?;
-            next.set(j + 1);
-            Some(vals[j])
-        };
         self.model
-            .predict(&sel.name, &lookup)
+            .predict_in_order(&sel.name, &self.scratch[..sel.events.len()])
             .filter(|(s, e)| s.is_finite() && e.is_finite())
     }
 

@@ -60,6 +60,18 @@ pub trait CounterModelPredictor: Send + Sync {
     /// on `core_type`; `counts(name)` gives the count of a requested event.
     /// `None`: no prediction, the thread keeps its previous one.
     fn predict(&self, core_type: &str, counts: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)>;
+    /// As `predict`, with the counts of `events(core_type)` in that order:
+    /// what the engine calls at every reading. Override it to skip lookups
+    /// by name.
+    fn predict_in_order(&self, core_type: &str, values: &[f64]) -> Option<(f64, f64)> {
+        let names = self.events(core_type);
+        self.predict(core_type, &|q| {
+            names
+                .iter()
+                .position(|n| n == q)
+                .and_then(|i| values.get(i).copied())
+        })
+    }
 }
 
 /// A shared counter-based predictor (compared by identity).
