@@ -406,6 +406,17 @@ fn run(cli: Cli) -> Result<()> {
             if (only_traces || !traces.is_empty()) && studies.len() > 1 {
                 bail!("--trace and --only-traces go with one study, not `all`");
             }
+            let (title, baseline) = match study {
+                StudyArg::Colab => ("colab reproduce: the COLAB papers' simulation study", "cfs"),
+                // Both papers report speedups over RR.
+                StudyArg::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
+                StudyArg::Propsp => ("colab reproduce propsp: propsp Table 3", "rr"),
+                // CFS is the one baseline every study runs.
+                StudyArg::All => (
+                    "colab reproduce all: every policy on the COLAB, CAMP and Prop-SP studies",
+                    "cfs",
+                ),
+            };
             let mut specs = Vec::new();
             for &st in &studies {
                 let mut spec = CampaignSpec::study(&lib, st, quick)?;
@@ -438,7 +449,7 @@ fn run(cli: Cli) -> Result<()> {
                         .with_context(|| format!("--configs {c}"))?;
                 }
                 if ablation.is_some() {
-                    spec.policies = colab_campaign::ablation_policies("cfs");
+                    spec.policies = colab_campaign::ablation_policies(baseline);
                 }
                 for p in &spec.policies {
                     spec.policy_and_predictor(p)
@@ -458,17 +469,6 @@ fn run(cli: Cli) -> Result<()> {
                     PathBuf::from("reports/reproduce-all")
                 }
                 _ => out,
-            };
-            let (title, baseline) = match study {
-                StudyArg::Colab => ("colab reproduce: the COLAB papers' simulation study", "cfs"),
-                // Both papers report speedups over RR.
-                StudyArg::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
-                StudyArg::Propsp => ("colab reproduce propsp: propsp Table 3", "rr"),
-                // CFS is the one baseline every study runs.
-                StudyArg::All => (
-                    "colab reproduce all: every policy on the COLAB, CAMP and Prop-SP studies",
-                    "cfs",
-                ),
             };
             cmd_reproduce(&specs, title, baseline, &out, allow_no_png)
         }

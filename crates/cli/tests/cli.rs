@@ -1328,3 +1328,74 @@ fn reproduce_propsp_quick_runs_on_the_papers_machine_against_rr() {
     assert!(csv.contains(",propsp-2fc-"), "{csv}");
     fails(&["reproduce", "spec2006"], &["spec2006"]);
 }
+
+#[test]
+fn sim_predictor_labels_are_checked_and_name_the_problem() {
+    fails(
+        &["sim", "Sync-1", "--predictor", "psychic"],
+        &["--predictor psychic", "expected model"],
+    );
+    fails(
+        &["sim", "Sync-1", "--predictor", "model+x"],
+        &["--predictor model+x", "extra error 'x'"],
+    );
+    // A fixed model trained on other core types is refused by name; the
+    // default `model` is trained for the machine and runs.
+    fails(
+        &[
+            "sim",
+            "Sync-1",
+            "-t",
+            "camp-amd-2fc-2sc",
+            "--predictor",
+            "model:sim-reference",
+        ],
+        &["no entry for core type(s) fast, slow"],
+    );
+    let model = ok(&["sim", "Sync-1", "-t", "camp-amd-2fc-2sc", "-p", "hsp"]);
+    let oracle = ok(&[
+        "sim",
+        "Sync-1",
+        "-t",
+        "camp-amd-2fc-2sc",
+        "-p",
+        "hsp",
+        "--predictor",
+        "oracle",
+    ]);
+    assert!(model.stdout.contains("H_ANTT") && oracle.stdout.contains("H_ANTT"));
+}
+
+#[test]
+fn the_model_ablation_normalises_to_its_studys_baseline() {
+    let dir = tempdir();
+    let out = dir.path().join("abl");
+    let r = run_limited(
+        &[
+            "reproduce",
+            "propsp",
+            "--quick",
+            "--seeds",
+            "1",
+            "--ablation",
+            "model",
+            "--allow-no-png",
+            "--out",
+            s(&out),
+        ],
+        REPRODUCE_LIMIT,
+    );
+    assert_no_panic(&r);
+    assert_eq!(r.code, Some(0), "{}", r.describe());
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    // Prop-SP's study is normalised to RR, which the ablation runs as its
+    // baseline, so every variant has numbers.
+    let rows: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains("| hsp@oracle |") || l.contains("| propsp@model+0.25 |"))
+        .collect();
+    assert!(!rows.is_empty(), "{summary}");
+    for row in rows {
+        assert!(!row.contains("n/a"), "{row}");
+    }
+}
