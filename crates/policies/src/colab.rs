@@ -6,13 +6,10 @@
 //!
 //! Where the paper leaves a choice open we made it once, here, for every
 //! workload (see [`ColabParams`]):
-//! - Speedup labels split the machine's possible speedup range
-//!   [s_min, s_max] (known from the core types' performance models) in thirds:
-//!   high above 2/3 of the range, low below 1/3.
-//! - Blocking level is an exponentially weighted average (weight 1/2 per
-//!   period) of the futex wait time the thread caused others in the last
-//!   labelling period, divided by the period; "high blocking" at 0.05 or more
-//!   (it held others up for at least 5% of the period).
+//! - The labels (speedup in thirds of the machine's range, blocking as a
+//!   per-period average of the waiting a thread causes) are the shared
+//!   labeller's, `colab-labels`, which scx_colab runs too. The speedup range
+//!   [s_min, s_max] comes from the core types' performance models.
 //! - rr_allocator: round-robin over the candidate cores starting after the
 //!   last choice, taking the first idle core and otherwise the first of the
 //!   shortest run queues (the paper says round-robin "helps keep the system
@@ -40,17 +37,13 @@ use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, SchedState, StopReason, ThreadId, WakeKind,
     NS_PER_MS,
 };
+pub use colab_labels::SpeedupLabel;
+use colab_labels::{BlockTracker, LabelParams, SpeedupRange};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColabParams {
-    /// Labelling period (colab-tpds 5.4: labels are updated every 10 ms).
-    pub label_period_ns: Nanos,
-    /// High-speedup label above this fraction of the machine's speedup range.
-    pub high_speedup_frac: f64,
-    /// Low-speedup label below this fraction of the range.
-    pub low_speedup_frac: f64,
-    /// High-blocking label at or above this blocking level.
-    pub high_block_level: f64,
+    /// The labeller's period and thresholds (colab-labels).
+    pub labels: LabelParams,
     /// Fairness bound for bottleneck-first selection, in units of sched_latency.
     pub fairness_window: f64,
     /// Energy-aware extension (colab-tpds 5.3, Fig. 7): the allocator labels
@@ -71,10 +64,10 @@ pub const COLAB_E_DEFAULT_WEIGHTS: (f64, f64) = (1.0, -1.0);
 impl Default for ColabParams {
     fn default() -> Self {
         ColabParams {
-            label_period_ns: 10 * NS_PER_MS,
-            high_speedup_frac: 2.0 / 3.0,
-            low_speedup_frac: 1.0 / 3.0,
-            high_block_level: 0.05,
+            labels: LabelParams {
+                period_ns: 10 * NS_PER_MS,
+                ..LabelParams::default()
+            },
             fairness_window: 1.0,
             speedup_weight: 1.0,
             energy_weight: 0.0,
@@ -97,22 +90,11 @@ impl ColabParams {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SpeedupLabel {
-    High,
-    #[default]
-    Medium,
-    Low,
-}
-
 #[derive(Clone, Debug, Default)]
 struct Labels {
     speedup: SpeedupLabel,
     high_block: bool,
-    /// EWMA blocking level (fraction of a period of others' waiting caused).
-    block_level: f64,
-    /// blocked_others_ns at the last labelling.
-    last_blocked_others: Nanos,
+    block: BlockTracker,
 }
 
 pub struct Colab {
@@ -122,8 +104,7 @@ pub struct Colab {
     /// Round-robin cursor per candidate set (big, little, all).
     rr: [usize; 3],
     /// Range of the labelled quantity (speedup, or hyper) over the machine.
-    s_min: f64,
-    s_max: f64,
+    range: SpeedupRange,
 }
 
 impl Colab {
@@ -133,8 +114,7 @@ impl Colab {
             cfs: None,
             labels: Vec::new(),
             rr: [0; 3],
-            s_min: 1.0,
-            s_max: 1.0,
+            range: SpeedupRange { min: 1.0, max: 1.0 },
         }
     }
 
@@ -160,8 +140,7 @@ impl Colab {
                 lo = lo.min(h);
                 hi = hi.max(h);
             }
-            self.s_min = lo;
-            self.s_max = hi;
+            self.range = SpeedupRange { min: lo, max: hi };
         }
     }
 
@@ -186,18 +165,7 @@ impl Colab {
 
     /// Label from a predicted speedup (or hyper value, when energy-aware).
     pub fn speedup_label(&self, s: f64) -> SpeedupLabel {
-        let range = self.s_max - self.s_min;
-        if range <= 1e-9 {
-            return SpeedupLabel::Medium;
-        }
-        let x = (s - self.s_min) / range;
-        if x >= self.params.high_speedup_frac {
-            SpeedupLabel::High
-        } else if x <= self.params.low_speedup_frac {
-            SpeedupLabel::Low
-        } else {
-            SpeedupLabel::Medium
-        }
+        self.range.label(s, &self.params.labels)
     }
 
     /// How much faster `t` progresses on `c` than on the slowest cores,
@@ -218,7 +186,7 @@ impl Colab {
     }
 
     fn block_level(&self, t: ThreadId) -> f64 {
-        self.labels.get(t.idx()).map_or(0.0, |l| l.block_level)
+        self.labels.get(t.idx()).map_or(0.0, |l| l.block.level)
     }
 
     /// Round-robin over `mask`: first idle core after the cursor, else the
@@ -394,24 +362,19 @@ impl Policy for Colab {
     }
 
     fn period_ns(&self) -> Option<Nanos> {
-        Some(self.params.label_period_ns)
+        Some(self.params.labels.period_ns)
     }
 
     /// The labeller.
     fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
-        let period = self.params.label_period_ns as f64;
         for th in st.live_threads() {
             let i = th.id.idx();
             if i >= self.labels.len() {
                 continue;
             }
-            let delta = th.blocked_others_ns - self.labels[i].last_blocked_others;
-            let level = 0.5 * self.labels[i].block_level + 0.5 * (delta as f64 / period);
             let speedup = self.label_of(st, th.id);
             let l = &mut self.labels[i];
-            l.last_blocked_others = th.blocked_others_ns;
-            l.block_level = level;
-            l.high_block = level >= self.params.high_block_level;
+            l.high_block = l.block.update(th.blocked_others_ns, &self.params.labels);
             l.speedup = speedup;
         }
     }
