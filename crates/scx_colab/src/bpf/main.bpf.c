@@ -140,6 +140,25 @@ static __always_inline struct colab_cpu_state *lookup_cpu_state(s32 cpu)
 	return bpf_map_lookup_elem(&cpu_state, &key);
 }
 
+/*
+ * Whether @p must stay on its CPU. The header's is_migration_disabled()
+ * reads CONFIG_PREEMPT_RCU as a __kconfig extern, which makes libbpf demand
+ * the kernel's config file (/proc/config.gz or /boot/config-*): absent in a
+ * minimal VM, and then the object does not load. This is its slow path
+ * alone: the BPF trampoline's prolog adds 1 to the current task's count on
+ * the kernels that do that (all before 6.18, e.g. 6.12), which the common
+ * headers' fentry probe on bpf_scx_reg records at attach; until it ran, a
+ * count of 1 is taken as disabled (safe: the task stays where it is).
+ */
+static __always_inline bool colab_migration_disabled(const struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->migration_disabled))
+		return false;
+	if (p->migration_disabled == 1)
+		return __scx_prolog_disables_migration ? bpf_get_current_task_btf() != p : true;
+	return p->migration_disabled > 1;
+}
+
 static __always_inline bool is_big(s32 cpu)
 {
 	return cpu_is_big[cpu & CPU_MASK];
@@ -269,7 +288,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (!tctx)
 		return prev_cpu;
 	refresh_labels(p, tctx);
-	if (p->nr_cpus_allowed == 1 || is_migration_disabled(p))
+	if (p->nr_cpus_allowed == 1 || colab_migration_disabled(p))
 		return prev_cpu;
 
 	cpu = allocate(p, tctx, &fallback);
@@ -303,7 +322,7 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 
 		cs->pull_to = 0;
 		if (big >= 0 && big < COLAB_MAX_CPUS && bpf_cpumask_test_cpu(big, p->cpus_ptr) &&
-		    !is_migration_disabled(p)) {
+		    !colab_migration_disabled(p)) {
 			cpu = big;
 			pulled = true;
 			stat_inc(COLAB_STAT_PULLED);
