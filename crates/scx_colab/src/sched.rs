@@ -57,6 +57,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
+        ro.max_charge_ns = cfg.labeller.params.period_ns;
     }
     let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
     let link = scx_ops_attach!(skel, colab_ops)?;

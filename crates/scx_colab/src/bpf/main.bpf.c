@@ -40,6 +40,12 @@ const volatile u8 cpu_is_big[COLAB_MAX_CPUS];
 const volatile u64 slice_ns = 5000000ULL;
 const volatile u64 fair_window_ns = 12000000ULL;
 const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
+/*
+ * At most this much of one wait is charged (the labelling period): a wait
+ * of seconds that ends now (a join() on a thread that exits, say) kept one
+ * thread waiting during the last period, not thousands.
+ */
+const volatile u64 max_charge_ns = 10000000ULL;
 
 /* Bumped by user space after every labelling pass. */
 volatile u64 label_gen;
@@ -307,7 +313,7 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 	struct colab_cpu_state *cs;
 	s32 cpu = scx_bpf_task_cpu(p);
 	bool pulled = false;
-	u64 vtime, dsq;
+	u64 vtime, dsq, kick;
 
 	if (!tctx) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
@@ -346,13 +352,18 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 	tctx->vruntime = vtime;
 
 	dsq = cpu;
+	kick = SCX_KICK_IDLE;
 	if (tctx->high_block && vtime <= vtime_now + fair_window_ns) {
 		dsq = hb_dsq(cpu);
 		stat_inc(COLAB_STAT_HB_QUEUED);
+		/* Bottleneck first: preempt a CPU running a non-bottleneck. */
+		cs = lookup_cpu_state(cpu);
+		if (cs && cs->pid && cs->pid != p->pid && !cs->high_block)
+			kick = SCX_KICK_PREEMPT;
 	}
 	stat_inc(COLAB_STAT_QUEUED);
-	scx_bpf_dsq_insert_vtime(p, dsq, slice_ns, vtime, enq_flags);
-	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	scx_bpf_dsq_insert_vtime(p, dsq, slice_ns, vtime, enq_flags & ~SCX_ENQ_LAST);
+	scx_bpf_kick_cpu(cpu, kick);
 }
 
 static __always_inline bool take_from(s32 cpu)
@@ -612,7 +623,7 @@ int BPF_PROG(colab_futex_wait_exit, u32 *uaddr, unsigned int flags, u32 val, kti
 	struct task_ctx *tctx = lookup_tctx(self);
 	struct colab_futex_waker *w;
 	struct colab_futex_key key;
-	u64 start, now;
+	u64 start, now, waited;
 
 	if (!tctx)
 		return 0;
@@ -628,7 +639,10 @@ int BPF_PROG(colab_futex_wait_exit, u32 *uaddr, unsigned int flags, u32 val, kti
 	now = bpf_ktime_get_ns();
 	if (now <= start)
 		return 0;
-	charge(w->pid, now - start, w->comm);
+	waited = now - start;
+	if (waited > max_charge_ns)
+		waited = max_charge_ns;
+	charge(w->pid, waited, w->comm);
 	stat_inc(COLAB_STAT_FUTEX_CHARGES);
 	return 0;
 }
