@@ -54,6 +54,11 @@ pub struct Opts {
     #[arg(long, value_name = "FILE.json")]
     model: Option<PathBuf>,
 
+    /// Testing only: make the BPF side call scx_bpf_error() after SECS
+    /// seconds, to check the error exit path (non-zero status).
+    #[arg(long, value_name = "SECS", hide = true)]
+    debug_error_after: Option<f64>,
+
     /// More log output.
     #[arg(short, long)]
     verbose: bool,
@@ -104,6 +109,15 @@ fn main() {
         simplelog::TerminalMode::Stderr,
         simplelog::ColorChoice::Never,
     );
+    // libbpf's own messages: warnings only, unless --verbose.
+    let libbpf_level = if opts.verbose {
+        libbpf_rs::PrintLevel::Debug
+    } else {
+        libbpf_rs::PrintLevel::Warn
+    };
+    libbpf_rs::set_print(Some((libbpf_level, |_, msg: String| {
+        eprint!("{msg}") // libbpf prefixes its messages itself
+    })));
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
     let has_sched_ext = std::path::Path::new("/sys/kernel/sched_ext").exists();
@@ -161,6 +175,7 @@ fn run(opts: Opts) -> Result<i32> {
             fair_window_ns: opts.fair_window_us * 1000,
             stats_every,
             labeller,
+            debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
         },
         shutdown,
     )

@@ -25,6 +25,7 @@ pub struct Config {
     pub fair_window_ns: u64,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
+    pub debug_error_after: Option<Duration>,
 }
 
 /// Runs the scheduler until `shutdown` is set or the kernel ends it.
@@ -73,11 +74,19 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     let mut next_stats = cfg.stats_every.map(|d| Instant::now() + d);
     let mut last_counters = vec![0u64; NR_STATS];
     let mut label_errors = 0u64;
+    let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
     while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
         let now = Instant::now();
         if now < next_label {
             std::thread::sleep(next_label - now);
             continue;
+        }
+        if force_error_at.is_some_and(|at| now >= at) {
+            force_error_at = None;
+            log::warn!("--debug-error-after: asking the BPF side for an error exit");
+            let bss = skel.maps.bss_data.as_mut().context("no bss")?;
+            // SAFETY: mmap()ed .bss of the loaded object.
+            unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_force_error), 1) };
         }
         next_label += period;
         if next_label < now {

@@ -49,6 +49,8 @@ const volatile u64 max_charge_ns = 10000000ULL;
 
 /* Bumped by user space after every labelling pass. */
 volatile u64 label_gen;
+/* Set by user space (hidden --debug-error-after) to test the error exit path. */
+volatile u32 debug_force_error;
 
 /* Largest vruntime of a task that started running. */
 static u64 vtime_now;
@@ -437,6 +439,10 @@ void BPF_STRUCT_OPS(colab_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u32 own, other;
 
+	if (debug_force_error) {
+		scx_bpf_error("forced error (--debug-error-after)");
+		return;
+	}
 	/* 1. The CPU's own queues, high-blocking first. */
 	if (take_from(cpu)) {
 		stat_inc(COLAB_STAT_LOCAL);
