@@ -21,6 +21,9 @@ pub struct Sample {
     pub pid: u32,
     pub blocked_others_ns: u64,
     pub comm: String,
+    /// The task's predicted big/little speedup; None without counters (the
+    /// labeller's default prediction applies).
+    pub predicted_speedup: Option<f64>,
 }
 
 /// What the BPF side reads (struct colab_label).
@@ -82,8 +85,9 @@ pub struct Labeller {
     pub params: LabelParams,
     range: SpeedupRange,
     /// Predicted speedup of every task without counters (capacity ratio or
-    /// --speedup). TODO(counters): per-task predictions from a colab-model
-    /// model and perf counters where the machine has them.
+    /// --speedup). TODO(counters): per-task predictions (Sample's
+    /// predicted_speedup) from a colab-model model and perf counters where
+    /// the machine has them, with the range from the model's core types.
     default_speedup: f64,
     tasks: HashMap<u32, TaskLabels>,
 }
@@ -93,19 +97,21 @@ impl Labeller {
     /// machine's speedup range is that one value and every task is labelled
     /// medium (colab-labels: no range, no distinction).
     pub fn new(params: LabelParams, default_speedup: f64) -> Labeller {
+        let flat = SpeedupRange {
+            min: default_speedup,
+            max: default_speedup,
+        };
+        Labeller::with_range(params, flat, default_speedup)
+    }
+
+    /// With the machine's speedup range (per-task predictions).
+    pub fn with_range(params: LabelParams, range: SpeedupRange, default_speedup: f64) -> Labeller {
         Labeller {
             params,
-            range: SpeedupRange {
-                min: default_speedup,
-                max: default_speedup,
-            },
+            range,
             default_speedup,
             tasks: HashMap::new(),
         }
-    }
-
-    fn predicted_speedup(&self, _pid: u32) -> f64 {
-        self.default_speedup
     }
 
     /// One labelling period: `samples` holds every task with a counter (the
@@ -115,7 +121,7 @@ impl Labeller {
         let mut seen = std::collections::HashSet::with_capacity(samples.len());
         for s in samples {
             seen.insert(s.pid);
-            let speedup = self.predicted_speedup(s.pid);
+            let speedup = s.predicted_speedup.unwrap_or(self.default_speedup);
             let label = self.range.label(speedup, &self.params);
             let t = self.tasks.entry(s.pid).or_default();
             if !s.comm.is_empty() {
@@ -203,7 +209,81 @@ mod tests {
             pid,
             blocked_others_ns: ns,
             comm: comm.into(),
+            predicted_speedup: None,
         }
+    }
+
+    fn set_of(writes: &[Write], pid: u32) -> Label {
+        writes
+            .iter()
+            .find_map(|w| match *w {
+                Write::Set(p, l) if p == pid => Some(l),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no label written for {pid}"))
+    }
+
+    /// crates/policies' colab_selector_runs_the_most_blocking_thread_first:
+    /// 1 ms and 8 ms of others' waiting in a 10 ms period. The BPF side
+    /// ranks by block_level_fp (big-core pulls) and queues both as
+    /// high-blocking (1 ms gives 0.05, at the threshold).
+    #[test]
+    fn most_blocking_ranks_first_as_in_the_simulator() {
+        let mut l = Labeller::new(LabelParams::default(), 2.0);
+        let w = l.period(&[sample(1, 1_000_000, "a"), sample(2, 8_000_000, "b")]);
+        let top = l.leaders(5);
+        assert_eq!(top.iter().map(|x| x.pid).collect::<Vec<_>>(), vec![2, 1]);
+        assert!((top[0].level - 0.4).abs() < 1e-12 && (top[1].level - 0.05).abs() < 1e-12);
+        let (a, b) = (set_of(&w, 1), set_of(&w, 2));
+        assert!(b.block_level_fp > a.block_level_fp);
+        assert!(a.high_block && b.high_block);
+    }
+
+    /// crates/policies' colab_allocator_follows_labels: the reference
+    /// machine's range 1.2 .. ~3.14; 3.0 is high, 1.3 low; a low-speedup
+    /// thread that blocks others (9 ms) is low but high-blocking, which the
+    /// BPF allocator sends to any cluster.
+    #[test]
+    fn speedup_labels_with_a_range_as_in_the_simulator() {
+        let range = SpeedupRange {
+            min: 1.2,
+            max: 3.15, // the simulator's ~3.14 (clippy takes 3.14 for pi)
+        };
+        let mut l = Labeller::with_range(LabelParams::default(), range, 2.0);
+        let with = |pid, ns, s| Sample {
+            predicted_speedup: Some(s),
+            ..sample(pid, ns, "t")
+        };
+        let w = l.period(&[with(0, 0, 3.0), with(1, 0, 1.3), with(2, 9_000_000, 1.3)]);
+        assert_eq!(l.task(0).unwrap().speedup, SpeedupLabel::High);
+        assert_eq!(l.task(1).unwrap().speedup, SpeedupLabel::Low);
+        let t2 = set_of(&w, 2);
+        assert_eq!((t2.speedup_label, t2.high_block), (2, true));
+        assert_eq!(set_of(&w, 0).speedup_label, 1);
+        assert_eq!(
+            set_of(&w, 1),
+            Label {
+                speedup_label: 2,
+                high_block: false,
+                block_level_fp: 0,
+                speedup_fp: 1331
+            }
+        );
+    }
+
+    /// crates/policies' colab_blocking_level_decays: 4 ms gives 0.2 (high);
+    /// five quiet periods later 0.2 / 32 < 0.05 (low again).
+    #[test]
+    fn blocking_level_decays_as_in_the_simulator() {
+        let mut l = Labeller::new(LabelParams::default(), 2.0);
+        l.period(&[sample(0, 4_000_000, "t")]);
+        assert!(l.task(0).unwrap().high_block);
+        assert!((l.task(0).unwrap().block.level - 0.2).abs() < 1e-12);
+        for _ in 0..5 {
+            l.period(&[sample(0, 4_000_000, "t")]);
+        }
+        assert!(!l.task(0).unwrap().high_block);
+        assert!((l.task(0).unwrap().block.level - 0.2 / 32.0).abs() < 1e-12);
     }
 
     /// colab-labels' hand-built case: 2 ms of others' waiting in the first

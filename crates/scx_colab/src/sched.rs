@@ -161,6 +161,7 @@ fn label_pass(skel: &mut BpfSkel, labeller: &mut Labeller) -> Result<()> {
             pid: u32::from_ne_bytes(key[..4].try_into().unwrap()),
             blocked_others_ns: bs.blocked_others_ns,
             comm: comm_of(&bs.comm),
+            predicted_speedup: None, // TODO(counters): per-task predictions
         });
     }
     let writes = labeller.period(&samples);
