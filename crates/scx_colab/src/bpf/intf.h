@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scx_colab: definitions shared by the BPF side (main.bpf.c) and user space
+ * (bindgen turns this file into bpf_intf.rs).
+ */
+#ifndef __COLAB_INTF_H
+#define __COLAB_INTF_H
+
+#ifndef __VMLINUX_H__
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef int s32;
+typedef unsigned long long u64;
+typedef long long s64;
+#endif
+
+enum colab_consts {
+	/* Upper bound on CPU ids handled (a power of two, for masking). */
+	COLAB_MAX_CPUS = 256,
+	/* The DSQ of CPU c is c; its high-blocking DSQ is COLAB_HB_DSQ_BASE + c. */
+	COLAB_HB_DSQ_BASE = 0x10000,
+	/* Fixed point of the predicted speedup: 1024 is 1.0. */
+	COLAB_FP_ONE = 1024,
+	COLAB_COMM_LEN = 16,
+	/* Entries of the per-pid maps (blocking counters, labels). */
+	COLAB_MAX_TASKS = 16384,
+	/* Entries of the futex-waker map. */
+	COLAB_MAX_FUTEXES = 16384,
+};
+
+/* Speedup labels (colab-tpds 5.4). */
+enum colab_speedup_label {
+	COLAB_SPEEDUP_MEDIUM = 0,
+	COLAB_SPEEDUP_HIGH = 1,
+	COLAB_SPEEDUP_LOW = 2,
+};
+
+/* Indices of the per-CPU counters (map `stats`). */
+enum colab_stat {
+	COLAB_STAT_DIRECT,      /* woken onto an idle CPU of its allocated set */
+	COLAB_STAT_QUEUED,      /* queued on a CPU's DSQ (no idle CPU) */
+	COLAB_STAT_HB_QUEUED,   /* ... of which on a high-blocking DSQ */
+	COLAB_STAT_LOCAL,       /* dispatched from the CPU's own DSQs */
+	COLAB_STAT_STEAL_OWN,   /* taken from another CPU of the same cluster */
+	COLAB_STAT_STEAL_OTHER, /* taken from a CPU of another cluster */
+	COLAB_STAT_BIG_PREEMPT, /* an idle big CPU preempted a little one */
+	COLAB_STAT_PULLED,      /* ... and the task moved to the big CPU */
+	COLAB_STAT_MIGRATIONS,  /* a task started on another CPU than last time */
+	COLAB_STAT_FUTEX_CHARGES, /* futex waits charged to a waker */
+	COLAB_NR_STATS,
+};
+
+/*
+ * What the futex hooks count per waker, keyed by pid (thread id) in the
+ * hash map `block_stats`; user space reads it every labelling period.
+ */
+struct colab_block_stat {
+	u64 blocked_others_ns; /* futex wait time this task caused others */
+	u64 charges;           /* number of waits charged */
+	char comm[COLAB_COMM_LEN];
+};
+
+/* Labels written by user space, keyed by pid in the hash map `labels`. */
+struct colab_label {
+	u32 speedup_label;   /* enum colab_speedup_label */
+	u32 high_block;      /* labelled high-blocking */
+	u32 block_level_fp;  /* blocking level * COLAB_FP_ONE (ranking) */
+	u32 speedup_fp;      /* predicted speedup * COLAB_FP_ONE; 0: default */
+};
+
+/* Per-CPU state the dispatch path of other CPUs reads (map `cpu_state`). */
+struct colab_cpu_state {
+	u32 pid;            /* running task (0: none) */
+	u32 block_level_fp; /* its blocking level */
+	u32 high_block;
+	s32 pull_to;        /* big CPU + 1 asking for the running task; 0: none */
+};
+
+#endif /* __COLAB_INTF_H */

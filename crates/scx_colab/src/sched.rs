@@ -1,0 +1,255 @@
+//! Loading, attaching and running the BPF scheduler: the labeller every
+//! period, the stats line every `--stats` seconds, the exit report.
+
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use libbpf_rs::{MapCore, MapFlags};
+use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report};
+
+use crate::bpf_intf;
+use crate::bpf_skel::{BpfSkel, BpfSkelBuilder};
+use crate::labeller::{to_fp, Label, Labeller, Sample, Write};
+use crate::stats;
+use crate::topo::Split;
+
+const MAX_CPUS: usize = bpf_intf::colab_consts_COLAB_MAX_CPUS as usize;
+const NR_STATS: usize = bpf_intf::colab_stat_COLAB_NR_STATS as usize;
+
+pub struct Config {
+    pub split: Split,
+    pub slice_ns: u64,
+    pub fair_window_ns: u64,
+    pub stats_every: Option<Duration>,
+    pub labeller: Labeller,
+    pub debug_error_after: Option<Duration>,
+}
+
+/// Runs the scheduler until `shutdown` is set or the kernel ends it.
+/// Returns the process exit code: 0 after a requested, clean detach.
+pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
+    let nr_cpu_ids = libbpf_rs::num_possible_cpus().context("counting possible CPUs")?;
+    if nr_cpu_ids > MAX_CPUS {
+        bail!("{nr_cpu_ids} possible CPUs; scx_colab handles at most {MAX_CPUS}");
+    }
+    let mut open_object = MaybeUninit::uninit();
+    let builder = BpfSkelBuilder::default();
+    let mut skel = scx_ops_open!(
+        builder,
+        &mut open_object,
+        colab_ops,
+        None::<libbpf_rs::libbpf_sys::bpf_object_open_opts>
+    )?;
+    {
+        let ro = skel.maps.rodata_data.as_mut().context("no rodata")?;
+        ro.nr_cpus = nr_cpu_ids as u32;
+        ro.nr_big = cfg.split.big.len() as u32;
+        ro.nr_little = cfg.split.little.len() as u32;
+        for (i, &c) in cfg.split.big.iter().enumerate() {
+            ro.big_cpus[i] = c as u32;
+            ro.cpu_is_big[c] = 1;
+        }
+        for (i, &c) in cfg.split.little.iter().enumerate() {
+            ro.little_cpus[i] = c as u32;
+        }
+        ro.slice_ns = cfg.slice_ns;
+        ro.fair_window_ns = cfg.fair_window_ns;
+        ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
+        ro.max_charge_ns = cfg.labeller.params.period_ns;
+    }
+    let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
+    let link = scx_ops_attach!(skel, colab_ops)?;
+    println!(
+        "scx_colab: attached ({}; slice {} us, labels every {} ms)",
+        cfg.split.describe(),
+        cfg.slice_ns / 1000,
+        cfg.labeller.params.period_ns / 1_000_000
+    );
+
+    let period = Duration::from_nanos(cfg.labeller.params.period_ns);
+    let mut next_label = Instant::now() + period;
+    let mut next_stats = cfg.stats_every.map(|d| Instant::now() + d);
+    let mut last_counters = vec![0u64; NR_STATS];
+    let mut label_errors = 0u64;
+    let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
+    while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
+        let now = Instant::now();
+        if now < next_label {
+            std::thread::sleep(next_label - now);
+            continue;
+        }
+        if force_error_at.is_some_and(|at| now >= at) {
+            force_error_at = None;
+            log::warn!("--debug-error-after: asking the BPF side for an error exit");
+            let bss = skel.maps.bss_data.as_mut().context("no bss")?;
+            // SAFETY: mmap()ed .bss of the loaded object.
+            unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_force_error), 1) };
+        }
+        next_label += period;
+        if next_label < now {
+            next_label = now + period; // fell behind: skip, don't burst
+        }
+        if let Err(e) = label_pass(&mut skel, &mut cfg.labeller) {
+            label_errors += 1;
+            if label_errors <= 3 {
+                log::warn!("labeller: {e:#}");
+            }
+        }
+        if let (Some(at), Some(every)) = (next_stats, cfg.stats_every) {
+            if now >= at {
+                next_stats = Some(at + every);
+                let counters = read_counters(&skel)?;
+                let d = stats::delta(&counters, &last_counters);
+                last_counters = counters;
+                println!(
+                    "scx_colab: {} | {} | {}",
+                    stats::labels_line(&cfg.labeller.counts()),
+                    stats::counters_line(&d),
+                    stats::leaders_line(&cfg.labeller.leaders(5))
+                );
+            }
+        }
+    }
+    let requested = shutdown.load(Ordering::Relaxed);
+    drop(link);
+    match uei_report!(&skel, uei) {
+        Ok(_) if requested => {
+            println!("scx_colab: detached on request");
+            Ok(0)
+        }
+        Ok(_) => {
+            println!("scx_colab: the kernel unregistered the scheduler");
+            Ok(1)
+        }
+        Err(e) => {
+            eprintln!("scx_colab: the kernel ended the scheduler: {e:#}");
+            Ok(1)
+        }
+    }
+}
+
+fn comm_of(raw: &[std::os::raw::c_char]) -> String {
+    let bytes: Vec<u8> = raw
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// One labelling period: counters in, label changes out, generation bumped.
+fn label_pass(skel: &mut BpfSkel, labeller: &mut Labeller) -> Result<()> {
+    let map = &skel.maps.block_stats;
+    let mut samples = Vec::new();
+    for key in map.keys() {
+        if key.len() != 4 {
+            continue;
+        }
+        let Some(val) = map.lookup(&key, MapFlags::ANY)? else {
+            continue; // exited meanwhile
+        };
+        if val.len() < std::mem::size_of::<bpf_intf::colab_block_stat>() {
+            bail!("block_stats value of {} bytes", val.len());
+        }
+        // SAFETY: the value is a struct colab_block_stat (size checked), read unaligned.
+        let bs: bpf_intf::colab_block_stat =
+            unsafe { std::ptr::read_unaligned(val.as_ptr() as *const _) };
+        samples.push(Sample {
+            pid: u32::from_ne_bytes(key[..4].try_into().unwrap()),
+            blocked_others_ns: bs.blocked_others_ns,
+            comm: comm_of(&bs.comm),
+            predicted_speedup: None, // TODO(counters): per-task predictions
+        });
+    }
+    let writes = labeller.period(&samples);
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let labels = &skel.maps.labels;
+    for w in &writes {
+        match *w {
+            Write::Set(pid, l) => {
+                labels.update(&pid.to_ne_bytes(), &label_bytes(&l), MapFlags::ANY)?
+            }
+            Write::Delete(pid) => {
+                let _ = labels.delete(&pid.to_ne_bytes()); // may be gone with the task
+            }
+        }
+    }
+    let bss = skel.maps.bss_data.as_mut().context("no bss")?;
+    // SAFETY: bss is the mmap()ed .bss of the loaded object; BPF reads it concurrently.
+    unsafe {
+        let p = std::ptr::addr_of_mut!(bss.label_gen);
+        std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1));
+    }
+    Ok(())
+}
+
+fn label_bytes(l: &Label) -> Vec<u8> {
+    let mut v = Vec::with_capacity(16);
+    for x in [
+        l.speedup_label,
+        l.high_block as u32,
+        l.block_level_fp,
+        l.speedup_fp,
+    ] {
+        v.extend_from_slice(&x.to_ne_bytes());
+    }
+    v
+}
+
+fn read_counters(skel: &BpfSkel) -> Result<Vec<u64>> {
+    let mut out = vec![0u64; NR_STATS];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let key = (i as u32).to_ne_bytes();
+        if let Some(per_cpu) = skel.maps.stats.lookup_percpu(&key, MapFlags::ANY)? {
+            *slot = per_cpu
+                .iter()
+                .filter(|v| v.len() >= 8)
+                .map(|v| u64::from_ne_bytes(v[..8].try_into().unwrap()))
+                .sum();
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_layout_matches_intf_h() {
+        let l = Label {
+            speedup_label: 2,
+            high_block: true,
+            block_level_fp: 300,
+            speedup_fp: 2048,
+        };
+        let b = label_bytes(&l);
+        assert_eq!(b.len(), std::mem::size_of::<bpf_intf::colab_label>());
+        // SAFETY: same size, plain u32 fields.
+        let c: bpf_intf::colab_label = unsafe { std::ptr::read_unaligned(b.as_ptr() as *const _) };
+        assert_eq!(
+            (
+                c.speedup_label,
+                c.high_block,
+                c.block_level_fp,
+                c.speedup_fp
+            ),
+            (2, 1, 300, 2048)
+        );
+        assert_eq!(stats::STAT_NAMES.len(), NR_STATS);
+    }
+
+    #[test]
+    fn comm_stops_at_nul() {
+        let raw: Vec<std::os::raw::c_char> = b"lockholder\0\0\0\0\0\0"
+            .iter()
+            .map(|&b| b as std::os::raw::c_char)
+            .collect();
+        assert_eq!(comm_of(&raw), "lockholder");
+    }
+}

@@ -1,0 +1,250 @@
+//! The machine as COLAB sees it: a big and a little cluster, and the
+//! predicted speedup of the big cores when no counters are available.
+
+use anyhow::{bail, Context, Result};
+
+/// Parses a CPU list like `0,1`, `0-3` or `0-1,4,6-7` (sorted, deduplicated).
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        if part.is_empty() {
+            bail!("empty item in CPU list {s:?}");
+        }
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let lo: usize = lo
+            .parse()
+            .with_context(|| format!("bad CPU number {lo:?} in {s:?}"))?;
+        let hi: usize = hi
+            .parse()
+            .with_context(|| format!("bad CPU number {hi:?} in {s:?}"))?;
+        if hi < lo {
+            bail!("descending CPU range {part:?} in {s:?}");
+        }
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+/// One online CPU and its capacity (1024 for the fastest).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuCap {
+    pub id: usize,
+    pub capacity: usize,
+}
+
+/// Where the big/little split came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitMode {
+    /// `--big-cpus` on any hardware.
+    Declared,
+    /// Different CPU capacities (a real AMP).
+    Hardware,
+    /// One core type: a single cluster.
+    Homogeneous,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Split {
+    pub big: Vec<usize>,
+    pub little: Vec<usize>,
+    /// Predicted big/little speedup used for every task (capacity fallback).
+    pub speedup: f64,
+    pub mode: SplitMode,
+}
+
+impl Split {
+    pub fn is_asymmetric(&self) -> bool {
+        !self.big.is_empty() && !self.little.is_empty()
+    }
+
+    pub fn describe(&self) -> String {
+        fn list(v: &[usize]) -> String {
+            v.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        match self.mode {
+            SplitMode::Homogeneous => format!(
+                "homogeneous machine and no --big-cpus: all {} CPUs in one cluster ({})",
+                self.little.len(),
+                list(&self.little)
+            ),
+            SplitMode::Declared => format!(
+                "AMP declared by --big-cpus: big {} / little {}, speedup {:.2} (--speedup)",
+                list(&self.big),
+                list(&self.little),
+                self.speedup
+            ),
+            SplitMode::Hardware => format!(
+                "AMP from CPU capacities: big {} / little {}, speedup {:.2} (capacity ratio)",
+                list(&self.big),
+                list(&self.little),
+                self.speedup
+            ),
+        }
+    }
+}
+
+/// Splits the online CPUs into clusters. `--big-cpus` wins; otherwise the
+/// CPUs of the highest capacity are big when capacities differ, and the
+/// speedup is the capacity ratio (or `speedup`, when given); otherwise one
+/// cluster.
+pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) -> Result<Split> {
+    if cpus.is_empty() {
+        bail!("no online CPUs found");
+    }
+    if let Some(s) = speedup {
+        if !(s.is_finite() && s >= 1.0) {
+            bail!("--speedup must be a number >= 1, got {s}");
+        }
+    }
+    let ids: Vec<usize> = cpus.iter().map(|c| c.id).collect();
+    if let Some(big) = big_flag {
+        if let Some(bad) = big.iter().find(|c| !ids.contains(c)) {
+            bail!("--big-cpus: CPU {bad} is not online (online: {ids:?})");
+        }
+        let little: Vec<usize> = ids.iter().copied().filter(|c| !big.contains(c)).collect();
+        if big.is_empty() || little.is_empty() {
+            bail!("--big-cpus must leave at least one big and one little CPU (online: {ids:?})");
+        }
+        return Ok(Split {
+            big: big.to_vec(),
+            little,
+            speedup: speedup.unwrap_or(2.0),
+            mode: SplitMode::Declared,
+        });
+    }
+    let max = cpus.iter().map(|c| c.capacity).max().unwrap_or(0);
+    let min = cpus.iter().map(|c| c.capacity).min().unwrap_or(0);
+    if min > 0 && max > min {
+        let big = cpus
+            .iter()
+            .filter(|c| c.capacity == max)
+            .map(|c| c.id)
+            .collect();
+        let little = cpus
+            .iter()
+            .filter(|c| c.capacity < max)
+            .map(|c| c.id)
+            .collect();
+        return Ok(Split {
+            big,
+            little,
+            speedup: speedup.unwrap_or(max as f64 / min as f64),
+            mode: SplitMode::Hardware,
+        });
+    }
+    Ok(Split {
+        big: Vec::new(),
+        little: ids,
+        speedup: 1.0,
+        mode: SplitMode::Homogeneous,
+    })
+}
+
+/// The online CPUs and their capacities, from scx_utils' topology (sysfs
+/// cpu_capacity, else cpufreq); from /sys directly if that fails.
+pub fn online_cpus() -> Result<Vec<CpuCap>> {
+    match scx_utils::Topology::new() {
+        Ok(topo) => Ok(topo
+            .all_cpus
+            .values()
+            .map(|c| CpuCap {
+                id: c.id,
+                capacity: c.cpu_capacity.max(1),
+            })
+            .collect()),
+        Err(e) => {
+            log::warn!("scx_utils topology unavailable ({e:#}); reading /sys directly");
+            let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+                .context("reading /sys/devices/system/cpu/online")?;
+            let ids = parse_cpu_list(online.trim())?;
+            Ok(ids
+                .into_iter()
+                .map(|id| {
+                    let path = format!("/sys/devices/system/cpu/cpu{id}/cpu_capacity");
+                    let capacity = std::fs::read_to_string(path)
+                        .ok()
+                        .and_then(|s| s.trim().parse().ok())
+                        .unwrap_or(1024);
+                    CpuCap { id, capacity }
+                })
+                .collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(v: &[usize]) -> Vec<CpuCap> {
+        v.iter()
+            .enumerate()
+            .map(|(id, &capacity)| CpuCap { id, capacity })
+            .collect()
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0,1").unwrap(), vec![0, 1]);
+        assert_eq!(parse_cpu_list("0-3").unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(parse_cpu_list("6-7, 0-1,4,1").unwrap(), vec![0, 1, 4, 6, 7]);
+        assert_eq!(parse_cpu_list("5").unwrap(), vec![5]);
+        assert!(parse_cpu_list("").is_err());
+        assert!(parse_cpu_list("0,,1").is_err());
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(parse_cpu_list("a").is_err());
+        assert!(parse_cpu_list("0-").is_err());
+    }
+
+    #[test]
+    fn declared_split_on_homogeneous_hardware() {
+        let s = split(&caps(&[1024; 4]), Some(&[0, 1]), None).unwrap();
+        assert_eq!(s.big, vec![0, 1]);
+        assert_eq!(s.little, vec![2, 3]);
+        assert_eq!(s.speedup, 2.0);
+        assert_eq!(s.mode, SplitMode::Declared);
+        assert!(s.is_asymmetric());
+        let s = split(&caps(&[1024; 4]), Some(&[3]), Some(1.5)).unwrap();
+        assert_eq!((s.big, s.little, s.speedup), (vec![3], vec![0, 1, 2], 1.5));
+        // All big, none, or offline CPUs are refused.
+        assert!(split(&caps(&[1024; 2]), Some(&[0, 1]), None).is_err());
+        assert!(split(&caps(&[1024; 2]), Some(&[]), None).is_err());
+        assert!(split(&caps(&[1024; 2]), Some(&[5]), None).is_err());
+        assert!(split(&caps(&[1024; 2]), Some(&[0]), Some(0.5)).is_err());
+    }
+
+    #[test]
+    fn hardware_split_from_capacities() {
+        let s = split(&caps(&[512, 1024, 512, 1024]), None, None).unwrap();
+        assert_eq!(s.big, vec![1, 3]);
+        assert_eq!(s.little, vec![0, 2]);
+        assert_eq!(s.speedup, 2.0);
+        assert_eq!(s.mode, SplitMode::Hardware);
+        // --speedup overrides the capacity ratio; --big-cpus overrides capacities.
+        assert_eq!(
+            split(&caps(&[512, 1024]), None, Some(3.0)).unwrap().speedup,
+            3.0
+        );
+        let s = split(&caps(&[512, 1024]), Some(&[0]), None).unwrap();
+        assert_eq!((s.big, s.little), (vec![0], vec![1]));
+    }
+
+    #[test]
+    fn homogeneous_is_one_cluster() {
+        let s = split(&caps(&[1024; 3]), None, None).unwrap();
+        assert!(s.big.is_empty());
+        assert_eq!(s.little, vec![0, 1, 2]);
+        assert_eq!(s.mode, SplitMode::Homogeneous);
+        assert!(!s.is_asymmetric());
+        assert!(s.describe().contains("one cluster"));
+        assert!(split(&[], None, None).is_err());
+    }
+}
