@@ -1,0 +1,35 @@
+# Shared helpers for scripts/vm/*.sh (sourced, not run).
+# shellcheck shell=bash
+
+VM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VM_CACHE="${VM_CACHE:-$VM_ROOT/.cache/vm}"
+VM_SCRIPTS="$VM_ROOT/scripts/vm"
+
+vm_log() { echo "[vm $(date +%H:%M:%S)] $*" >&2; }
+
+# vm_die WHERE MESSAGE: prints what failed and where, then exits 1.
+vm_die() {
+  local where="$1"; shift
+  echo "[vm] FAILED in $where: $*" >&2
+  exit 1
+}
+
+# vm_run WHERE TIMEOUT_SECS CMD...: runs CMD with a timeout; on failure or
+# timeout names the step and exits.
+vm_run() {
+  local where="$1" secs="$2"; shift 2
+  local rc=0
+  timeout --kill-after=10 "$secs" "$@" || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    vm_die "$where" "timed out after ${secs}s: $*"
+  elif [ "$rc" -ne 0 ]; then
+    vm_die "$where" "exit status $rc: $*"
+  fi
+}
+
+# Puts clang-19/llvm-19 first on PATH (Debian installs them off PATH).
+vm_llvm_path() {
+  if [ -d /usr/lib/llvm-19/bin ]; then
+    export PATH="/usr/lib/llvm-19/bin:$PATH"
+  fi
+}
