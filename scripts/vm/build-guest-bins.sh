@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the static colab-vmload for the VM and, if the crate exists and no
+# scheduler path is forced, scx_colab. Prints "vmload=PATH" and
+# "scx_colab=PATH" (empty when not available) on stdout.
+#
+#   bash scripts/vm/build-guest-bins.sh [--no-colab]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$VM_ROOT"
+
+TRIPLE=x86_64-unknown-linux-gnu
+TARGET_DIR="${CARGO_TARGET_DIR:-$VM_ROOT/target}"
+vm_log "building colab-vmload (static, release)"
+RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo build -p vm-workloads" 1800 \
+  cargo build --release --locked -q -p vm-workloads --target "$TRIPLE" >&2
+vmload="$TARGET_DIR/$TRIPLE/release/colab-vmload"
+[ -x "$vmload" ] || vm_die "build-guest-bins.sh" "$vmload missing after the build"
+if ldd "$vmload" >/dev/null 2>&1; then
+  vm_die "build-guest-bins.sh" "$vmload is dynamically linked (the VM has no libc)"
+fi
+echo "vmload=$vmload"
+
+colab=""
+if [ "${1:-}" != "--no-colab" ] && [ -f "$VM_ROOT/crates/scx_colab/Cargo.toml" ]; then
+  vm_log "building scx_colab (release)"
+  vm_run "build-guest-bins.sh: cargo build -p scx_colab" 2400 \
+    cargo build --release --locked -q -p scx_colab >&2
+  colab="$TARGET_DIR/release/scx_colab"
+  [ -x "$colab" ] || vm_die "build-guest-bins.sh" "$colab missing after building scx_colab"
+fi
+echo "scx_colab=$colab"

@@ -1,0 +1,82 @@
+# Guest-side helpers (busybox sh), prepended to the guest scripts by the host
+# scripts. Expects SCHED_BIN, SCHED_ARGS (may be empty) to be set by the caller.
+
+FAILS=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+info() { echo "INFO: $*"; }
+
+sx_state() { cat /sys/kernel/sched_ext/state 2>/dev/null || echo "(no /sys/kernel/sched_ext/state)"; }
+sx_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null || true; }
+
+# wait_state WANT SECS: polls the sched_ext state every 0.1 s until it is WANT.
+wait_state() {
+  _n=$(($2 * 10))
+  while [ "$_n" -gt 0 ]; do
+    [ "$(sx_state)" = "$1" ] && return 0
+    sleep 0.1
+    _n=$((_n - 1))
+  done
+  [ "$(sx_state)" = "$1" ]
+}
+
+# proc_alive PID: true while PID runs (a zombie counts as dead).
+proc_alive() {
+  [ -r "/proc/$1/status" ] || return 1
+  ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# wait_gone PID SECS: polls until PID has exited (or is a zombie).
+wait_gone() {
+  _n=$(($2 * 10))
+  while [ "$_n" -gt 0 ]; do
+    proc_alive "$1" || return 0
+    sleep 0.1
+    _n=$((_n - 1))
+  done
+  ! proc_alive "$1"
+}
+
+dmesg_mark() { dmesg | wc -l; }
+# dmesg_since MARK: kernel log lines after MARK lines.
+dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
+
+# start_sched TAG: starts the scheduler in the background (SPID, SOUT) and
+# waits for state "enabled" (20 s). Returns non-zero if it did not attach.
+start_sched() {
+  SOUT="/tmp/sched-$1.out"
+  # shellcheck disable=SC2086
+  "$SCHED_BIN" $SCHED_ARGS >"$SOUT" 2>&1 &
+  SPID=$!
+  _t0=$(date +%s)
+  if wait_state enabled 20; then
+    pass "[$1] scheduler $SCHED_NAME attached: state 'enabled' after $(($(date +%s) - _t0)) s (pid $SPID)"
+  else
+    fail "[$1] scheduler $SCHED_NAME attach: expected state 'enabled' within 20 s, saw '$(sx_state)'"
+    info "[$1] scheduler output (last 40 lines):"; tail -n 40 "$SOUT"
+    info "[$1] kernel log (last 20 lines):"; dmesg | tail -n 20
+    kill -TERM "$SPID" 2>/dev/null; wait_gone "$SPID" 5; kill -KILL "$SPID" 2>/dev/null
+    return 1
+  fi
+}
+
+# stop_sched TAG: SIGTERM, waits for state "disabled" (10 s) and the exit.
+stop_sched() {
+  kill -TERM "$SPID" 2>/dev/null
+  if wait_state disabled 10; then
+    pass "[$1] scheduler detached: state 'disabled' after SIGTERM"
+  else
+    fail "[$1] scheduler detach: expected state 'disabled' within 10 s of SIGTERM, saw '$(sx_state)'"
+  fi
+  if wait_gone "$SPID" 10; then
+    wait "$SPID"; _rc=$?
+    if [ "$_rc" -eq 0 ]; then
+      pass "[$1] scheduler exit status 0"
+    else
+      fail "[$1] scheduler exit status: expected 0, saw $_rc"
+    fi
+  else
+    fail "[$1] scheduler process: expected it to exit within 10 s of SIGTERM, still running; killing it"
+    kill -KILL "$SPID" 2>/dev/null
+  fi
+}
