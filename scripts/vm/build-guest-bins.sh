@@ -15,7 +15,7 @@ RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo bui
   cargo build --release --locked -q -p vm-workloads --target "$TRIPLE" >&2
 vmload="$TARGET_DIR/$TRIPLE/release/colab-vmload"
 [ -x "$vmload" ] || vm_die "build-guest-bins.sh" "$vmload missing after the build"
-if ldd "$vmload" >/dev/null 2>&1; then
+if ! vm_is_static "$vmload"; then
   vm_die "build-guest-bins.sh" "$vmload is dynamically linked (the VM has no libc)"
 fi
 echo "vmload=$vmload"

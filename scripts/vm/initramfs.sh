@@ -24,7 +24,7 @@ done
 [ -f "$guest" ] || vm_die "initramfs.sh" "guest script '$guest' not found (--guest)"
 BUSYBOX="${VM_BUSYBOX:-/bin/busybox}"
 [ -x "$BUSYBOX" ] || vm_die "initramfs.sh" "$BUSYBOX not found: run scripts/vm/deps.sh (busybox-static)"
-if ldd "$BUSYBOX" >/dev/null 2>&1; then
+if ! vm_is_static "$BUSYBOX"; then
   vm_die "initramfs.sh" "$BUSYBOX is dynamically linked; install busybox-static"
 fi
 
@@ -37,7 +37,7 @@ cp "$BUSYBOX" "$root/bin/busybox"
 # copy_libs PROGRAM: copies the shared libraries PROGRAM needs (if any).
 copy_libs() {
   local lib
-  ldd "$1" >/dev/null 2>&1 || return 0
+  vm_is_static "$1" && return 0
   for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
     [ -e "$root$lib" ] && continue
     mkdir -p "$root$(dirname "$lib")"

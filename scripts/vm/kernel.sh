@@ -85,7 +85,7 @@ vm_run "kernel.sh: static link of scx_simple" 120 gcc -static -o "$TOOLS/scx_sim
 # <<< recipe
 t1=$(date +%s)
 
-if ldd "$TOOLS/scx_simple.static" >/dev/null 2>&1; then
+if ! vm_is_static "$TOOLS/scx_simple.static"; then
   vm_die "kernel.sh: static link of scx_simple" "$TOOLS/scx_simple.static is dynamically linked"
 fi
 

@@ -33,3 +33,10 @@ vm_llvm_path() {
     export PATH="/usr/lib/llvm-19/bin:$PATH"
   fi
 }
+
+# vm_is_static FILE: true when FILE is an ELF program with no program
+# interpreter and no shared-library dependencies (static or static-pie).
+vm_is_static() {
+  ! readelf -lW "$1" 2>/dev/null | grep -q 'program interpreter' &&
+    ! readelf -dW "$1" 2>/dev/null | grep -q '(NEEDED)'
+}
