@@ -49,10 +49,17 @@ start_sched() {
   "$SCHED_BIN" $SCHED_ARGS >"$SOUT" 2>&1 &
   SPID=$!
   _t0=$(date +%s)
-  if wait_state enabled 20; then
+  # Poll (0.1 s) for "enabled"; stop early if the scheduler process exits.
+  _n=200
+  while [ "$_n" -gt 0 ] && [ "$(sx_state)" != enabled ] && proc_alive "$SPID"; do
+    sleep 0.1
+    _n=$((_n - 1))
+  done
+  if [ "$(sx_state)" = enabled ]; then
     pass "[$1] scheduler $SCHED_NAME attached: state 'enabled' after $(($(date +%s) - _t0)) s (pid $SPID)"
   else
-    fail "[$1] scheduler $SCHED_NAME attach: expected state 'enabled' within 20 s, saw '$(sx_state)'"
+    if proc_alive "$SPID"; then _why="still running"; else wait "$SPID"; _why="exited with status $?"; fi
+    fail "[$1] scheduler $SCHED_NAME attach: expected state 'enabled' within 20 s, saw '$(sx_state)' (scheduler process $_why)"
     info "[$1] scheduler output (last 40 lines):"; tail -n 40 "$SOUT"
     info "[$1] kernel log (last 20 lines):"; dmesg | tail -n 20
     kill -TERM "$SPID" 2>/dev/null; wait_gone "$SPID" 5; kill -KILL "$SPID" 2>/dev/null
