@@ -407,7 +407,9 @@ mod tests {
     #[test]
     fn timed_workloads_complete_and_count() {
         let l = lock(2, 0.1, Duration::from_millis(1));
-        assert!(l.extra[0].1 > 0 && l.extra[1].1 > 0, "{l:?}");
+        // (whether the waiters get the unfair mutex in 0.1 s depends on the machine's load)
+        assert!(l.extra[0].1 > 0, "{l:?}");
+        assert_eq!(l.ops, l.extra[0].1 + l.extra[1].1);
         assert!(barrier(3, 0.05, Duration::from_micros(200)).ops > 0);
         assert!(hogs(2, 0.05).ops > 0);
         assert!(sleepers(2, 0.05).ops > 0);
