@@ -5,7 +5,7 @@
 #
 #   bash scripts/vm/test.sh [--scheduler PATH] [--sched-args "ARGS"]
 #        [--stats-cmd "CMD"] [--expect-high | --no-expect-high]
-#        [--mix-secs N] [--stress-secs N] [--log FILE]
+#        [--mix-secs N] [--stress-secs N] [--attach-secs N] [--log FILE]
 #
 # Default scheduler: scx_colab built from crates/scx_colab (with
 # "--big-cpus 0,1 --stats 1" and the lockholder HIGH check), else the
@@ -15,7 +15,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log=""
+sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log="" attach=20
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) sched="$2"; shift 2 ;;
@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
     --mix-secs) mix="$2"; shift 2 ;;
     --stress-secs) stress="$2"; shift 2 ;;
     --log) log="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --attach-secs) attach="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) vm_die "test.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -57,8 +58,13 @@ fi
 if [ -z "$expect_high" ]; then
   case "$name" in scx_colab*) expect_high=1 ;; *) expect_high=0 ;; esac
 fi
-expect_ops=""
-[ "$name" = scx_simple ] && expect_ops="simple"
+# Expected /sys/kernel/sched_ext/root/ops (a shell pattern; scx's Rust
+# schedulers append version and build to the name, e.g. colab_0.1.0_..._debug).
+case "$name" in
+  scx_simple) expect_ops="simple" ;;
+  scx_colab*) expect_ops="colab*" ;;
+  *) expect_ops="" ;;
+esac
 
 work="$VM_CACHE/test"
 mkdir -p "$work"
@@ -72,7 +78,7 @@ guest="$work/guest.sh"
   printf 'EXPECT_HIGH=%q\n' "$expect_high"
   printf 'EXPECT_OPS=%q\n' "$expect_ops"
   printf 'EXIT_RE=%q\n' 'unregistered from user space|EXIT'
-  printf 'MIX_SECS=%q\nSTRESS_SECS=%q\n' "$mix" "$stress"
+  printf 'MIX_SECS=%q\nSTRESS_SECS=%q\nATTACH_SECS=%q\n' "$mix" "$stress" "$attach"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
 } >"$guest"
 bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest" \

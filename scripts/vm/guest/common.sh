@@ -9,13 +9,16 @@ info() { echo "INFO: $*"; }
 sx_state() { cat /sys/kernel/sched_ext/state 2>/dev/null || echo "(no /sys/kernel/sched_ext/state)"; }
 sx_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null || true; }
 
-# wait_state WANT SECS: polls the sched_ext state every 0.1 s until it is WANT.
+# now_ms: wall-clock milliseconds (from /proc/uptime).
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# wait_state WANT SECS: polls the sched_ext state every 0.1 s until it is WANT
+# (wall-clock deadline: polling itself is slow under TCG).
 wait_state() {
-  _n=$(($2 * 10))
-  while [ "$_n" -gt 0 ]; do
+  _end=$(($(now_ms) + $2 * 1000))
+  while [ "$(now_ms)" -lt "$_end" ]; do
     [ "$(sx_state)" = "$1" ] && return 0
     sleep 0.1
-    _n=$((_n - 1))
   done
   [ "$(sx_state)" = "$1" ]
 }
@@ -28,11 +31,10 @@ proc_alive() {
 
 # wait_gone PID SECS: polls until PID has exited (or is a zombie).
 wait_gone() {
-  _n=$(($2 * 10))
-  while [ "$_n" -gt 0 ]; do
+  _end=$(($(now_ms) + $2 * 1000))
+  while [ "$(now_ms)" -lt "$_end" ]; do
     proc_alive "$1" || return 0
     sleep 0.1
-    _n=$((_n - 1))
   done
   ! proc_alive "$1"
 }
@@ -42,24 +44,24 @@ dmesg_mark() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n +"$(($1 + 1))"; }
 
 # start_sched TAG: starts the scheduler in the background (SPID, SOUT) and
-# waits for state "enabled" (20 s). Returns non-zero if it did not attach.
+# waits for state "enabled" (ATTACH_SECS, default 20 s). Returns non-zero if it did not attach.
 start_sched() {
   SOUT="/tmp/sched-$1.out"
   # shellcheck disable=SC2086
   "$SCHED_BIN" $SCHED_ARGS >"$SOUT" 2>&1 &
   SPID=$!
-  _t0=$(date +%s)
+  _t0=$(now_ms)
+  _end=$((_t0 + ${ATTACH_SECS:-20} * 1000))
   # Poll (0.1 s) for "enabled"; stop early if the scheduler process exits.
-  _n=200
-  while [ "$_n" -gt 0 ] && [ "$(sx_state)" != enabled ] && proc_alive "$SPID"; do
+  while [ "$(now_ms)" -lt "$_end" ] && [ "$(sx_state)" != enabled ] && proc_alive "$SPID"; do
     sleep 0.1
-    _n=$((_n - 1))
   done
   if [ "$(sx_state)" = enabled ]; then
-    pass "[$1] scheduler $SCHED_NAME attached: state 'enabled' after $(($(date +%s) - _t0)) s (pid $SPID)"
+    _ms=$(($(now_ms) - _t0))
+    pass "[$1] scheduler $SCHED_NAME attached: state 'enabled' after $((_ms / 1000)).$((_ms % 1000 / 100)) s (pid $SPID)"
   else
     if proc_alive "$SPID"; then _why="still running"; else wait "$SPID"; _why="exited with status $?"; fi
-    fail "[$1] scheduler $SCHED_NAME attach: expected state 'enabled' within 20 s, saw '$(sx_state)' (scheduler process $_why)"
+    fail "[$1] scheduler $SCHED_NAME attach: expected state 'enabled' within ${ATTACH_SECS:-20} s, saw '$(sx_state)' (scheduler process $_why)"
     info "[$1] scheduler output (last 40 lines):"; tail -n 40 "$SOUT"
     info "[$1] kernel log (last 20 lines):"; dmesg | tail -n 20
     kill -TERM "$SPID" 2>/dev/null; wait_gone "$SPID" 5; kill -KILL "$SPID" 2>/dev/null
