@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the static colab-vmload for the VM and, if the crate exists and no
-# scheduler path is forced, scx_colab. Prints "vmload=PATH" and
+# scheduler path is forced, a static scx_colab. Prints "vmload=PATH" and
 # "scx_colab=PATH" (empty when not available) on stdout.
 #
 #   bash scripts/vm/build-guest-bins.sh [--no-colab]
@@ -22,10 +22,13 @@ echo "vmload=$vmload"
 
 colab=""
 if [ "${1:-}" != "--no-colab" ] && [ -f "$VM_ROOT/crates/scx_colab/Cargo.toml" ]; then
-  vm_log "building scx_colab (release)"
-  vm_run "build-guest-bins.sh: cargo build -p scx_colab" 2400 \
-    cargo build --release --locked -q -p scx_colab >&2
-  colab="$TARGET_DIR/release/scx_colab"
+  # Static like colab-vmload (same RUSTFLAGS and --target: shared build
+  # cache; see crates/scx_colab/README.md). clang-19 for its BPF code.
+  vm_llvm_path
+  vm_log "building scx_colab (static, release)"
+  RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo build -p scx_colab" 2400 \
+    cargo build --release --locked -q -p scx_colab --target "$TRIPLE" >&2
+  colab="$TARGET_DIR/$TRIPLE/release/scx_colab"
   [ -x "$colab" ] || vm_die "build-guest-bins.sh" "$colab missing after building scx_colab"
 fi
 echo "scx_colab=$colab"
