@@ -236,6 +236,12 @@ impl CampaignSpec {
         Ok((colab_policies::by_name(base)?, pred))
     }
 
+    /// The policy of `name` alone (its predictor label, after `@`, left aside).
+    fn policy(&self, name: &str) -> Result<Box<dyn colab_core::Policy>, CampaignError> {
+        let base = name.split_once('@').map_or(name, |(b, _)| b);
+        Ok(colab_policies::by_name(base)?)
+    }
+
     /// The policy called `name` and what it reads its predictions from on
     /// machine `topo`.
     pub fn policy_on(
@@ -528,7 +534,7 @@ fn run_job(
     } else {
         (Topology::named(config, order)?, config.as_str())
     };
-    let (mut pol, _) = spec.policy_and_predictor(policy)?;
+    let mut pol = spec.policy(policy)?;
     // The machine's predictor (its model covers both of its core types).
     let predictor = kinds[&(policy.clone(), machine.to_string())].clone();
     let cfg = SimConfig {

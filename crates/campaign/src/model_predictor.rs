@@ -117,15 +117,19 @@ impl Predictor {
         policy: &dyn Policy,
         topo: &Topology,
     ) -> Result<PredictorKind, String> {
-        let types = (0..topo.core_types.len())
-            .filter(|t| topo.core_type_of.contains(t))
-            .count();
         if !policy.reads_predictions() {
             return Ok(PredictorKind::Oracle);
         }
         match self {
             Predictor::Direct(k) | Predictor::Fixed(k) => Ok(k.clone()),
-            Predictor::MachineModel { .. } if types < 2 => Ok(PredictorKind::Oracle),
+            Predictor::MachineModel { .. }
+                if (0..topo.core_types.len())
+                    .filter(|t| topo.core_type_of.contains(t))
+                    .count()
+                    < 2 =>
+            {
+                Ok(PredictorKind::Oracle)
+            }
             Predictor::MachineModel { extra_err } => Ok(PredictorKind::Counters(
                 CounterPredictorRef::new(ModelPredictor {
                     model: machine_model(topo)?,

@@ -65,6 +65,10 @@ impl CounterModelPredictor for EventReader {
     fn predict(&self, _: &str, _: &dyn Fn(&str) -> Option<f64>) -> Option<(f64, f64)> {
         None
     }
+    // Called at every reading: skip the default's copy of the event names.
+    fn predict_in_order(&self, _: &str, _: &[f64]) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// The built-in programs called `names`, each at n = 1 if its model accepts

@@ -35,7 +35,6 @@
 use crate::cfs::CfsCore;
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, SchedState, StopReason, ThreadId, WakeKind,
-    NS_PER_MS,
 };
 pub use colab_labels::SpeedupLabel;
 use colab_labels::{BlockTracker, LabelParams, SpeedupRange};
@@ -64,10 +63,7 @@ pub const COLAB_E_DEFAULT_WEIGHTS: (f64, f64) = (1.0, -1.0);
 impl Default for ColabParams {
     fn default() -> Self {
         ColabParams {
-            labels: LabelParams {
-                period_ns: 10 * NS_PER_MS,
-                ..LabelParams::default()
-            },
+            labels: LabelParams::default(),
             fairness_window: 1.0,
             speedup_weight: 1.0,
             energy_weight: 0.0,
