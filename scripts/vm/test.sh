@@ -5,17 +5,22 @@
 #
 #   bash scripts/vm/test.sh [--scheduler PATH] [--sched-args "ARGS"]
 #        [--stats-cmd "CMD"] [--expect-high | --no-expect-high]
-#        [--mix-secs N] [--stress-secs N] [--attach-secs N] [--log FILE]
+#        [--mix-secs N] [--stress-secs N] [--counter-secs N] [--attach-secs N]
+#        [--log FILE]
 #
 # Default scheduler: scx_colab built from crates/scx_colab (with
 # "--big-cpus 0,1 --stats 1" and the lockholder HIGH check), else the
 # kernel's scx_simple (no HIGH check). --stats-cmd runs CMD in the guest
 # (background, during the workloads); its output is searched for the
-# lockholder HIGH line too. Exit status non-zero when any check fails.
+# lockholder HIGH line too. scx_colab then runs a counter phase
+# (--counter-secs, default 15, 0 to skip): page-faulting threads and hogs
+# under a software-event model, checking the faulters are labelled HIGH
+# speedup. Exit status non-zero when any check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log="" attach=20
+counters=15
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) sched="$2"; shift 2 ;;
@@ -25,9 +30,10 @@ while [ $# -gt 0 ]; do
     --no-expect-high) expect_high=0; shift ;;
     --mix-secs) mix="$2"; shift 2 ;;
     --stress-secs) stress="$2"; shift 2 ;;
+    --counter-secs) counters="$2"; shift 2 ;;
     --log) log="$2"; shift 2 ;;
     --attach-secs) attach="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) vm_die "test.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -55,6 +61,12 @@ if [ "$sched_args" = "__default__" ]; then
     *) sched_args="" ;;
   esac
 fi
+# The counter phase (scx_colab only): the VM has no PMU, so the model's
+# cycles are the software cpu-clock (see guest/counters-model.json).
+counter_args=""
+case "$name" in
+  scx_colab*) [ "$counters" -gt 0 ] && counter_args="--model /tmp/counters-model.json --event CPU_CYCLES=cpu-clock --speedup-range 1,2" ;;
+esac
 if [ -z "$expect_high" ]; then
   case "$name" in scx_colab*) expect_high=1 ;; *) expect_high=0 ;; esac
 fi
@@ -79,13 +91,15 @@ guest="$work/guest.sh"
   printf 'EXPECT_OPS=%q\n' "$expect_ops"
   printf 'EXIT_RE=%q\n' 'unregistered from user space|EXIT'
   printf 'MIX_SECS=%q\nSTRESS_SECS=%q\nATTACH_SECS=%q\n' "$mix" "$stress" "$attach"
+  printf 'COUNTER_ARGS=%q\nCOUNTER_SECS=%q\n' "$counter_args" "$counters"
+  printf 'COUNTER_MODEL_JSON=%q\n' "$(tr -d '\n' <"$VM_SCRIPTS/guest/counters-model.json")"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
 } >"$guest"
 bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest" \
   --bin "$vmload" --bin "$sched:$name"
 
 [ -n "$log" ] || log="$VM_CACHE/logs/test-$(date +%Y%m%d-%H%M%S).log"
-vm_timeout=$((mix + stress + 420))
+vm_timeout=$((mix + stress + counters + 480))
 rc=0
 bash "$VM_SCRIPTS/run.sh" --kernel "$KDIR/bzImage" --initrd "$work/initramfs.cpio.gz" \
   --log "$log" --timeout "$vm_timeout" || rc=$?

@@ -60,6 +60,8 @@ pub struct TaskLabels {
     pub block: BlockTracker,
     pub high_block: bool,
     pub speedup: SpeedupLabel,
+    /// The predicted speedup the label came from.
+    pub predicted: f64,
     written: Option<Label>,
 }
 
@@ -84,10 +86,8 @@ pub struct LabelCounts {
 pub struct Labeller {
     pub params: LabelParams,
     range: SpeedupRange,
-    /// Predicted speedup of every task without counters (capacity ratio or
-    /// --speedup). TODO(counters): per-task predictions (Sample's
-    /// predicted_speedup) from a colab-model model and perf counters where
-    /// the machine has them, with the range from the model's core types.
+    /// Predicted speedup of a task without a prediction of its own (the
+    /// capacity ratio or --speedup; with counters, before its first reading).
     default_speedup: f64,
     tasks: HashMap<u32, TaskLabels>,
 }
@@ -114,6 +114,12 @@ impl Labeller {
         }
     }
 
+    /// Labels from now on are relative to `range` (counters: see
+    /// counters.rs for where it comes from).
+    pub fn set_range(&mut self, range: SpeedupRange) {
+        self.range = range;
+    }
+
     /// One labelling period: `samples` holds every task with a counter (the
     /// others never kept anyone waiting). Returns the label changes.
     pub fn period(&mut self, samples: &[Sample]) -> Vec<Write> {
@@ -129,6 +135,7 @@ impl Labeller {
             }
             t.high_block = t.block.update(s.blocked_others_ns, &self.params);
             t.speedup = label;
+            t.predicted = speedup;
             let new = Label {
                 speedup_label: speedup_label_code(label),
                 high_block: t.high_block,
@@ -180,6 +187,17 @@ impl Labeller {
             .collect();
         v.sort_by(|a, b| b.level.total_cmp(&a.level).then(a.pid.cmp(&b.pid)));
         v.truncate(n);
+        v
+    }
+
+    /// Every task's (name, pid, predicted speedup, label), highest first.
+    pub fn speedups(&self) -> Vec<(String, u32, f64, SpeedupLabel)> {
+        let mut v: Vec<_> = self
+            .tasks
+            .iter()
+            .map(|(&pid, t)| (t.comm.clone(), pid, t.predicted, t.speedup))
+            .collect();
+        v.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
         v
     }
 

@@ -4,19 +4,21 @@
 
 mod bpf_intf;
 mod bpf_skel;
+mod counters;
 mod labeller;
+mod pmu;
 mod sched;
 mod stats;
 mod topo;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use colab_labels::LabelParams;
+use colab_labels::{LabelParams, SpeedupRange};
+use colab_model::Model;
 
 /// COLAB: heterogeneity-aware scheduling for asymmetric multicores, as a
 /// sched_ext scheduler (needs a kernel with CONFIG_SCHED_CLASS_EXT, and root).
@@ -49,10 +51,32 @@ pub struct Opts {
     #[arg(long, default_value_t = 10)]
     period_ms: u64,
 
-    /// A colab-model model file for per-task speedups from perf counters.
-    /// Not implemented yet: the capacity fallback is used (see README).
-    #[arg(long, value_name = "FILE.json")]
-    model: Option<PathBuf>,
+    /// Per-task speedups from performance counters with this colab-model
+    /// model: a file (`colab train` writes them) or a built-in name
+    /// (colab-tpds-armv8, sim-reference). Without a PMU the capacity
+    /// fallback is used, with a warning.
+    #[arg(long, value_name = "FILE|NAME")]
+    model: Option<String>,
+
+    /// The model's core type for the big CPUs.
+    #[arg(long, value_name = "TYPE", default_value = "big")]
+    big_type: String,
+
+    /// The model's core type for the little CPUs (all CPUs of a
+    /// homogeneous machine).
+    #[arg(long, value_name = "TYPE", default_value = "little")]
+    little_type: String,
+
+    /// Count model event NAME with SPEC: raw:HEX (the PMU's event number),
+    /// TYPE:CONFIG, or a perf event name (e.g. `--event L2D_CACHE=raw:0x16`,
+    /// `--event CPU_CYCLES=cycles`). Repeatable.
+    #[arg(long = "event", value_name = "NAME=SPEC", value_parser = pmu::parse_mapping)]
+    events: Vec<(String, pmu::PerfEvent)>,
+
+    /// Label speedups relative to LO,HI. Default: the range the model was
+    /// trained on, else each period's range of predictions.
+    #[arg(long, value_name = "LO,HI", value_parser = parse_range)]
+    speedup_range: Option<SpeedupRange>,
 
     /// Testing only: make the BPF side call scx_bpf_error() after SECS
     /// seconds, to check the error exit path (non-zero status).
@@ -72,6 +96,105 @@ fn parse_cpus(s: &str) -> Result<CpuList, String> {
     topo::parse_cpu_list(s)
         .map(CpuList)
         .map_err(|e| format!("{e:#}"))
+}
+
+fn parse_range(s: &str) -> Result<SpeedupRange, String> {
+    let bad = || format!("`{s}`: expected LO,HI with 0 < LO < HI, e.g. 1.2,3.0");
+    let (lo, hi) = s.split_once(',').ok_or_else(bad)?;
+    let (lo, hi): (f64, f64) = (
+        lo.trim().parse().map_err(|_| bad())?,
+        hi.trim().parse().map_err(|_| bad())?,
+    );
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Err(bad());
+    }
+    Ok(SpeedupRange { min: lo, max: hi })
+}
+
+/// A built-in model by name, else a model file.
+fn load_model(what: &str) -> Result<Model> {
+    if let Some(m) = Model::builtin(what) {
+        return Ok(m);
+    }
+    let text = std::fs::read_to_string(what).with_context(|| {
+        let names: Vec<&str> = colab_model::BUILTIN_MODELS
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        format!(
+            "--model {what}: not a built-in model ({}) and not a readable file",
+            names.join(", ")
+        )
+    })?;
+    Model::from_json(&text).with_context(|| format!("--model {what}"))
+}
+
+/// The counters for `--model`: None (and a warning) when the machine cannot
+/// count them; an error when the model does not fit the machine or the
+/// options.
+fn setup_counters(opts: &Opts, split: &topo::Split) -> Result<Option<sched::Counters>> {
+    let Some(what) = &opts.model else {
+        return Ok(None);
+    };
+    let model = counters::CounterModel::new(load_model(what)?, &opts.big_type, &opts.little_type)?;
+    let arch = std::env::consts::ARCH;
+    let resolve = |cluster: usize| -> Result<Vec<(String, pmu::PerfEvent)>> {
+        model
+            .events(cluster)
+            .iter()
+            .map(|n| {
+                pmu::resolve(n, &opts.events, arch)
+                    .map(|e| (n.clone(), e))
+                    .map_err(anyhow::Error::msg)
+            })
+            .collect()
+    };
+    let events = [resolve(counters::BIG)?, resolve(counters::LITTLE)?];
+    let cpus = [split.big.as_slice(), split.little.as_slice()];
+    let fds = match pmu::open_all(cpus, [&events[0], &events[1]], counters::MAX_EVENTS) {
+        Ok(fds) => fds,
+        Err(why) => {
+            log::warn!(
+                "--model {what}: cannot count {why}; every task gets the capacity-ratio speedup"
+            );
+            return Ok(None);
+        }
+    };
+    let nr_events = [0, 1].map(|c| {
+        if cpus[c].is_empty() {
+            0
+        } else {
+            events[c].len() as u32
+        }
+    });
+    let range = opts.speedup_range.or_else(|| model.trained_range());
+    println!(
+        "scx_colab: counters for model `{}`: {} on big CPUs, {} on little CPUs; labels relative to {}",
+        model.model().name(),
+        describe_events(&events[0], cpus[0].is_empty()),
+        describe_events(&events[1], cpus[1].is_empty()),
+        match range {
+            Some(r) => format!("speedups {:.2}..{:.2}", r.min, r.max),
+            None => "each period's range of predictions".into(),
+        }
+    );
+    Ok(Some(sched::Counters {
+        model,
+        fds,
+        nr_events,
+        range,
+    }))
+}
+
+fn describe_events(events: &[(String, pmu::PerfEvent)], none: bool) -> String {
+    if none {
+        return "(no CPUs)".into();
+    }
+    events
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 pub const NEED_ROOT: &str = "scx_colab needs root (CAP_SYS_ADMIN, CAP_BPF) to load a BPF scheduler";
@@ -135,13 +258,6 @@ fn main() {
 }
 
 fn run(opts: Opts) -> Result<i32> {
-    if let Some(m) = &opts.model {
-        // TODO(counters): per-task speedup from colab-model and perf counters.
-        log::warn!(
-            "--model {}: the counter path is not implemented; using the capacity fallback",
-            m.display()
-        );
-    }
     let cpus = topo::online_cpus()?;
     let split = topo::split(
         &cpus,
@@ -156,7 +272,11 @@ fn run(opts: Opts) -> Result<i32> {
         period_ns: opts.period_ms.max(1) * 1_000_000,
         ..LabelParams::default()
     };
-    let labeller = labeller::Labeller::new(params, split.speedup);
+    let counters = setup_counters(&opts, &split)?;
+    let mut labeller = labeller::Labeller::new(params, split.speedup);
+    if let Some(r) = counters.as_ref().and_then(|c| c.range) {
+        labeller.set_range(r);
+    }
     let stats_every = match opts.stats {
         Some(s) if s > 0.0 && s.is_finite() => Some(Duration::from_secs_f64(s)),
         Some(s) => anyhow::bail!("--stats must be a positive number of seconds, got {s}"),
@@ -175,6 +295,7 @@ fn run(opts: Opts) -> Result<i32> {
             fair_window_ns: opts.fair_window_us * 1000,
             stats_every,
             labeller,
+            counters,
             debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
         },
         shutdown,
@@ -198,6 +319,74 @@ mod tests {
         assert!(Opts::try_parse_from(["scx_colab", "--big-cpus", "3-1"]).is_err());
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
         assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
+    }
+
+    #[test]
+    fn counter_options() {
+        let o = Opts::try_parse_from([
+            "scx_colab",
+            "--model",
+            "sim-reference",
+            "--event",
+            "CPU_CYCLES=cpu-clock",
+            "--event",
+            "l2d_cache=raw:0x16",
+            "--speedup-range",
+            "1.2,3",
+        ])
+        .unwrap();
+        assert_eq!(o.model.as_deref(), Some("sim-reference"));
+        assert_eq!(o.events.len(), 2);
+        assert_eq!(o.events[1].0, "L2D_CACHE");
+        let r = o.speedup_range.unwrap();
+        assert_eq!((r.min, r.max), (1.2, 3.0));
+        assert_eq!(
+            (o.big_type.as_str(), o.little_type.as_str()),
+            ("big", "little")
+        );
+        for bad in ["3,1.2", "1.2", "x,2", "0,2"] {
+            assert!(
+                Opts::try_parse_from(["scx_colab", "--speedup-range", bad]).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(Opts::try_parse_from(["scx_colab", "--event", "cycles"]).is_err());
+    }
+
+    #[test]
+    fn models_load_by_name_or_file_with_clear_errors() {
+        assert_eq!(load_model("sim-reference").unwrap().name(), "sim-reference");
+        let e = format!("{:#}", load_model("/nonexistent/m.json").unwrap_err());
+        assert!(
+            e.contains("not a built-in model") && e.contains("sim-reference"),
+            "{e}"
+        );
+        let dir = std::env::temp_dir().join(format!("scx_colab_model_{}", std::process::id()));
+        std::fs::write(&dir, "{\"format_version\": 1}").unwrap();
+        let e = format!("{:#}", load_model(dir.to_str().unwrap()).unwrap_err());
+        std::fs::remove_file(&dir).unwrap();
+        assert!(e.contains("--model") && e.contains("missing field"), "{e}");
+    }
+
+    /// The built-in ARMv8-event model cannot be counted on x86 without
+    /// mappings: setup says which event and how to map it.
+    #[test]
+    fn an_armv8_model_on_x86_names_the_unmappable_event() {
+        if std::env::consts::ARCH == "aarch64" {
+            return; // resolves by event number there
+        }
+        let o = Opts::try_parse_from(["scx_colab", "--model", "sim-reference"]).unwrap();
+        let split = topo::Split {
+            big: vec![0],
+            little: vec![1],
+            speedup: 2.0,
+            mode: topo::SplitMode::Declared,
+        };
+        let e = format!("{:#}", setup_counters(&o, &split).err().unwrap());
+        assert!(
+            e.contains("BUS_ACCESS") && e.contains("--event BUS_ACCESS="),
+            "{e}"
+        );
     }
 
     #[test]

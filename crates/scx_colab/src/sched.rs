@@ -1,17 +1,21 @@
 //! Loading, attaching and running the BPF scheduler: the labeller every
 //! period, the stats line every `--stats` seconds, the exit report.
 
+use std::collections::{HashMap, HashSet};
 use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use colab_labels::SpeedupRange;
 use libbpf_rs::{MapCore, MapFlags};
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report};
 
 use crate::bpf_intf;
 use crate::bpf_skel::{BpfSkel, BpfSkelBuilder};
+use crate::counters::{self, CounterModel, TaskTotals};
 use crate::labeller::{to_fp, Label, Labeller, Sample, Write};
 use crate::stats;
 use crate::topo::Split;
@@ -25,7 +29,19 @@ pub struct Config {
     pub fair_window_ns: u64,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
+    pub counters: Option<Counters>,
     pub debug_error_after: Option<Duration>,
+}
+
+/// Per-task speedups from counters (main.rs sets them up).
+pub struct Counters {
+    pub model: CounterModel,
+    /// (index in the BPF map pmu_events, the perf event's descriptor).
+    pub fds: Vec<(u32, OwnedFd)>,
+    /// Counters per CPU of the big and the little cluster.
+    pub nr_events: [u32; 2],
+    /// Fixed range of the labels; None: each period's predictions.
+    pub range: Option<SpeedupRange>,
 }
 
 /// Runs the scheduler until `shutdown` is set or the kernel ends it.
@@ -59,8 +75,25 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         ro.fair_window_ns = cfg.fair_window_ns;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
         ro.max_charge_ns = cfg.labeller.params.period_ns;
+        ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
+    }
+    if cfg.counters.is_none() {
+        // No counters: no tracepoint program on every context switch.
+        skel.progs.colab_pmu_switch.set_autoload(false);
     }
     let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
+    if let Some(c) = &cfg.counters {
+        for (idx, fd) in &c.fds {
+            skel.maps
+                .pmu_events
+                .update(
+                    &idx.to_ne_bytes(),
+                    &fd.as_raw_fd().to_ne_bytes(),
+                    MapFlags::ANY,
+                )
+                .with_context(|| format!("adding perf counter {idx} to the BPF map"))?;
+        }
+    }
     let link = scx_ops_attach!(skel, colab_ops)?;
     println!(
         "scx_colab: attached ({}; slice {} us, labels every {} ms)",
@@ -92,7 +125,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         if next_label < now {
             next_label = now + period; // fell behind: skip, don't burst
         }
-        if let Err(e) = label_pass(&mut skel, &mut cfg.labeller) {
+        if let Err(e) = label_pass(&mut skel, &mut cfg.labeller, cfg.counters.as_mut()) {
             label_errors += 1;
             if label_errors <= 3 {
                 log::warn!("labeller: {e:#}");
@@ -104,8 +137,12 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
                 let counters = read_counters(&skel)?;
                 let d = stats::delta(&counters, &last_counters);
                 last_counters = counters;
+                let speedups = match cfg.counters {
+                    Some(_) => format!(" | {}", stats::speedups_line(&cfg.labeller.speedups(), 3)),
+                    None => String::new(),
+                };
                 println!(
-                    "scx_colab: {} | {} | {}",
+                    "scx_colab: {} | {} | {}{speedups}",
                     stats::labels_line(&cfg.labeller.counts()),
                     stats::counters_line(&d),
                     stats::leaders_line(&cfg.labeller.leaders(5))
@@ -140,8 +177,35 @@ fn comm_of(raw: &[std::os::raw::c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// Every task's counter totals (map task_pmu).
+fn read_task_pmu(skel: &BpfSkel) -> Result<HashMap<u32, TaskTotals>> {
+    let mut out = HashMap::new();
+    let iter = skel
+        .maps
+        .task_pmu
+        .lookup_batch(256, MapFlags::ANY, MapFlags::ANY)?;
+    for (key, val) in iter {
+        if key.len() < 4 {
+            continue;
+        }
+        let pid = u32::from_ne_bytes(key[..4].try_into().unwrap());
+        let t = TaskTotals::from_bytes(&val)
+            .with_context(|| format!("task_pmu value of {} bytes", val.len()))?;
+        out.insert(pid, t);
+    }
+    Ok(out)
+}
+
 /// One labelling period: counters in, label changes out, generation bumped.
-fn label_pass(skel: &mut BpfSkel, labeller: &mut Labeller) -> Result<()> {
+fn label_pass(
+    skel: &mut BpfSkel,
+    labeller: &mut Labeller,
+    counters: Option<&mut Counters>,
+) -> Result<()> {
+    let mut totals = match counters {
+        Some(_) => read_task_pmu(skel)?,
+        None => HashMap::new(),
+    };
     let map = &skel.maps.block_stats;
     let mut samples = Vec::new();
     for key in map.keys() {
@@ -161,8 +225,32 @@ fn label_pass(skel: &mut BpfSkel, labeller: &mut Labeller) -> Result<()> {
             pid: u32::from_ne_bytes(key[..4].try_into().unwrap()),
             blocked_others_ns: bs.blocked_others_ns,
             comm: comm_of(&bs.comm),
-            predicted_speedup: None, // TODO(counters): per-task predictions
+            predicted_speedup: None,
         });
+    }
+    if let Some(c) = counters {
+        // Tasks that ran but kept nobody waiting: a sample with no waiting.
+        for s in &mut samples {
+            if let Some(t) = totals.remove(&s.pid) {
+                s.predicted_speedup = c.model.update(s.pid, &t);
+            }
+        }
+        for (pid, t) in totals {
+            samples.push(Sample {
+                pid,
+                blocked_others_ns: 0,
+                predicted_speedup: c.model.update(pid, &t),
+                comm: t.comm,
+            });
+        }
+        let alive: HashSet<u32> = samples.iter().map(|s| s.pid).collect();
+        c.model.retain(&alive);
+        if c.range.is_none() {
+            let predicted = samples.iter().filter_map(|s| s.predicted_speedup);
+            if let Some(r) = counters::observed_range(predicted) {
+                labeller.set_range(r);
+            }
+        }
     }
     let writes = labeller.period(&samples);
     if writes.is_empty() {

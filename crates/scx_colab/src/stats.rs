@@ -1,10 +1,12 @@
 //! The `--stats` line, in the scx_stats spirit: one line per interval with
 //! the blocking leaders, the label counts and the BPF counters' deltas.
 
+use colab_labels::SpeedupLabel;
+
 use crate::labeller::{LabelCounts, Leader};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 10] = [
+pub const STAT_NAMES: [&str; 13] = [
     "direct",
     "queued",
     "hb_queued",
@@ -15,6 +17,9 @@ pub const STAT_NAMES: [&str; 10] = [
     "pulled",
     "migrations",
     "futex_charges",
+    "pmu_reads",
+    "pmu_errors",
+    "pmu_multiplexed",
 ];
 
 /// `blocking leaders: NAME(pid PID, level L, HIGH) NAME(pid PID, level L, low) ...`
@@ -34,6 +39,31 @@ pub fn leaders_line(leaders: &[Leader]) -> String {
             tag
         ));
     }
+    s
+}
+
+/// With counters: `speedups: highest NAME(pid PID, S, LABEL) ... lowest ...`,
+/// `n` tasks at each end of `sorted` (highest prediction first).
+pub fn speedups_line(sorted: &[(String, u32, f64, SpeedupLabel)], n: usize) -> String {
+    let item = |(name, pid, s, l): &(String, u32, f64, SpeedupLabel)| {
+        let name = if name.is_empty() { "?" } else { name };
+        format!(
+            " {}(pid {pid}, {s:.2}, {})",
+            name.replace(char::is_whitespace, "_"),
+            l.as_str().to_uppercase()
+        )
+    };
+    if sorted.is_empty() {
+        return "speedups: (none)".into();
+    }
+    let n = n.min(sorted.len().div_ceil(2));
+    let mut s = String::from("speedups: highest");
+    sorted[..n].iter().for_each(|t| s.push_str(&item(t)));
+    s.push_str(" lowest");
+    sorted[sorted.len() - n..]
+        .iter()
+        .rev()
+        .for_each(|t| s.push_str(&item(t)));
     s
 }
 
@@ -94,10 +124,11 @@ mod tests {
     fn counters_and_labels_lines() {
         assert_eq!(delta(&[5, 7, 1], &[2, 7]), vec![3, 0, 1]);
         assert_eq!(delta(&[1], &[4]), vec![0]);
-        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
         assert!(line.starts_with("sched: direct 1 queued 2 hb_queued 3"));
         assert!(line.contains("steal_own 5 steal_other 6 big_preempts_little 7"));
-        assert!(line.ends_with("migrations 9 futex_charges 10"));
+        assert!(line.contains("migrations 9 futex_charges 10"));
+        assert!(line.ends_with("pmu_reads 11 pmu_errors 12 pmu_multiplexed 13"));
         let c = LabelCounts {
             tracked: 3,
             high_block: 1,
@@ -107,5 +138,25 @@ mod tests {
         };
         assert!(labels_line(&c)
             .starts_with("labels: tracked 3 high-blocking 1 speedup high/medium/low 0/3/0"));
+    }
+
+    #[test]
+    fn speedups_line_shows_both_ends() {
+        let t = |n: &str, pid, s, l| (n.to_string(), pid, s, l);
+        let v = vec![
+            t("faulter", 5, 2.93, SpeedupLabel::High),
+            t("mid", 6, 2.0, SpeedupLabel::Medium),
+            t("hog", 7, 1.0, SpeedupLabel::Low),
+        ];
+        assert_eq!(
+            speedups_line(&v, 1),
+            "speedups: highest faulter(pid 5, 2.93, HIGH) lowest hog(pid 7, 1.00, LOW)"
+        );
+        // Never more than half from each end: nobody is listed twice.
+        assert_eq!(
+            speedups_line(&v[..2], 5),
+            "speedups: highest faulter(pid 5, 2.93, HIGH) lowest mid(pid 6, 2.00, MEDIUM)"
+        );
+        assert_eq!(speedups_line(&[], 3), "speedups: (none)");
     }
 }

@@ -190,16 +190,65 @@ pub fn barrier(threads: usize, secs: f64, unit: Duration) -> Report {
 
 /// `threads` CPU-bound `hog` threads; ops are 1 ms chunks of work.
 pub fn hogs(threads: usize, secs: f64) -> Report {
+    timed_threads("hogs", "hog", threads, secs, || {
+        spin_for(Duration::from_millis(1));
+        1
+    })
+}
+
+/// Size of the region a `faulter` maps, touches and unmaps per operation.
+const FAULT_REGION: usize = 256 * 1024;
+const PAGE: usize = 4096;
+
+/// Maps a fresh anonymous region, writes one byte per page (a page fault
+/// each) and unmaps it. Returns the pages touched.
+fn fault_pages() -> u64 {
+    // SAFETY: a private anonymous mapping of FAULT_REGION bytes, written
+    // only inside its bounds and unmapped before returning.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            FAULT_REGION,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert!(p != libc::MAP_FAILED, "mmap of {FAULT_REGION} bytes failed");
+        let base = p as *mut u8;
+        for off in (0..FAULT_REGION).step_by(PAGE) {
+            std::ptr::write_volatile(base.add(off), 1);
+        }
+        libc::munmap(p, FAULT_REGION);
+    }
+    (FAULT_REGION / PAGE) as u64
+}
+
+/// `threads` `faulter` threads that map fresh memory, touch every page and
+/// unmap it, in a loop: a page fault per 4 KiB, which a software counter
+/// sees (the VM test's counter phase); ops are pages touched.
+pub fn faults(threads: usize, secs: f64) -> Report {
+    timed_threads("faults", "faulter", threads, secs, fault_pages)
+}
+
+/// `threads` threads named `name` running `op` until `secs` pass; ops are
+/// the sum of what `op` returned.
+fn timed_threads(
+    workload: &'static str,
+    name: &str,
+    threads: usize,
+    secs: f64,
+    op: fn() -> u64,
+) -> Report {
     let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
     let hs: Vec<_> = (0..threads)
         .map(|_| {
             let stop = stop.clone();
-            spawn_named("hog", move || {
+            spawn_named(name, move || {
                 let mut n = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    spin_for(Duration::from_millis(1));
-                    n += 1;
+                    n += op();
                 }
                 n
             })
@@ -209,10 +258,10 @@ pub fn hogs(threads: usize, secs: f64) -> Report {
     stop.store(true, Ordering::Relaxed);
     let ops = hs
         .into_iter()
-        .map(|h| h.join().expect("hog panicked"))
+        .map(|h| h.join().unwrap_or_else(|_| panic!("{name} panicked")))
         .sum();
     Report {
-        workload: "hogs",
+        workload,
         threads,
         ops,
         elapsed_s: start.elapsed().as_secs_f64(),
@@ -412,6 +461,9 @@ mod tests {
         assert_eq!(l.ops, l.extra[0].1 + l.extra[1].1);
         assert!(barrier(3, 0.05, Duration::from_micros(200)).ops > 0);
         assert!(hogs(2, 0.05).ops > 0);
+        let f = faults(2, 0.05);
+        // Whole regions only: 64 pages each.
+        assert!(f.ops > 0 && f.ops.is_multiple_of(64), "{f:?}");
         assert!(sleepers(2, 0.05).ops > 0);
         let c = churn(3, 0.05, None);
         assert_eq!(c.extra[0].1, 3 * c.ops);

@@ -43,6 +43,14 @@ enum Cmd {
         #[arg(long, default_value_t = 10.0)]
         secs: f64,
     },
+    /// `faulter` threads mapping, touching and unmapping memory: a page
+    /// fault per 4 KiB (for the counter test).
+    Faults {
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        #[arg(long, default_value_t = 10.0)]
+        secs: f64,
+    },
     /// Threads that sleep 1-5 ms and compute a little, repeatedly.
     Sleepers {
         #[arg(long, default_value_t = 4)]
@@ -95,6 +103,7 @@ fn main() {
             unit_us,
         } => w::barrier(threads, secs, Duration::from_micros(unit_us)),
         Cmd::Hogs { threads, secs } => w::hogs(threads, secs),
+        Cmd::Faults { threads, secs } => w::faults(threads, secs),
         Cmd::Sleepers { threads, secs } => w::sleepers(threads, secs),
         Cmd::Churn {
             threads,

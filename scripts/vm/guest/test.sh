@@ -1,6 +1,7 @@
 # Guest side of scripts/vm/test.sh (busybox sh). Prepended: config variables
 # (SCHED_BIN SCHED_NAME SCHED_ARGS STATS_CMD EXPECT_HIGH EXPECT_OPS EXIT_RE
-# MIX_SECS STRESS_SECS) and guest/common.sh.
+# MIX_SECS STRESS_SECS COUNTER_ARGS COUNTER_SECS COUNTER_MODEL_JSON) and
+# guest/common.sh.
 
 LOAD=/bin/colab-vmload
 BAD_DMESG='runnable task stall|watchdog: |BUG|Oops|Call Trace|[Pp]anic|sched_ext: .*disabled \((runtime error|scx_bpf_error|runnable task stall)|sched_ext:.*[Ee]rror|WARNING:'
@@ -118,6 +119,46 @@ run_phase stress "$STRESS_SECS" \
   "churn --threads 8 --secs $STRESS_SECS" \
   "hogs --threads 4 --secs $STRESS_SECS" \
   "lock --waiters 3 --secs $STRESS_SECS"
+
+# Counter phase (scx_colab): per-task speedups from perf counters through
+# the BPF tracepoint and the model. The VM has no PMU, so COUNTER_ARGS maps
+# the model's CPU_CYCLES to the software cpu-clock and the model reads page
+# faults (scripts/vm/guest/counters-model.json): `faulter` threads must come
+# out at the top with the HIGH speedup label.
+if [ -n "$COUNTER_ARGS" ]; then
+  printf '%s\n' "$COUNTER_MODEL_JSON" >/tmp/counters-model.json
+  saved_args=$SCHED_ARGS saved_high=$EXPECT_HIGH
+  SCHED_ARGS="$SCHED_ARGS $COUNTER_ARGS" EXPECT_HIGH=0
+  run_phase counters "$COUNTER_SECS" \
+    "faults --threads 2 --secs $COUNTER_SECS" \
+    "hogs --threads 2 --secs $COUNTER_SECS"
+  SCHED_ARGS=$saved_args EXPECT_HIGH=$saved_high
+  out=/tmp/sched-counters.out
+  if grep -q 'counters for model `vm-page-faults`' "$out"; then
+    pass "[counters] counters opened: $(grep 'counters for model' "$out" | head -n 1)"
+  else
+    fail "[counters] expected 'counters for model \`vm-page-faults\`' in the scheduler output, saw: $(head -n 5 "$out" | tr '\n' '|')"
+  fi
+  reads=$(grep -o 'pmu_reads [0-9]*' "$out" | awk '{s += $2} END {print s + 0}')
+  errs=$(grep -o 'pmu_errors [0-9]*' "$out" | awk '{s += $2} END {print s + 0}')
+  if [ "$reads" -gt 0 ] && [ "$errs" -eq 0 ]; then
+    pass "[counters] the tracepoint read the counters at $reads task switches, no read errors"
+  else
+    fail "[counters] counter reads: expected > 0 and no errors, saw $reads reads and $errs errors"
+  fi
+  line=$(grep 'speedups: highest' "$out" | tail -n 1)
+  top=${line#*speedups: highest}; top=${top%% lowest*}
+  case "$top" in
+    *"faulter(pid "*", HIGH)"*) pass "[counters] page-faulting threads predicted fastest and labelled HIGH: ${line#*speedups: }" ;;
+    *) fail "[counters] expected 'faulter(... HIGH)' among the highest speedups, saw: '${line:-no speedups line}'" ;;
+  esac
+  lows=$(grep 'speedup high/medium/low' "$out" | tail -n 1 | sed -n 's#.*speedup high/medium/low [0-9]*/[0-9]*/\([0-9]*\).*#\1#p')
+  if [ "${lows:-0}" -ge 2 ]; then
+    pass "[counters] $lows tasks labelled LOW speedup (the hogs among them)"
+  else
+    fail "[counters] expected at least 2 tasks labelled LOW speedup, saw '${lows:-none}'"
+  fi
+fi
 
 if [ "$FAILS" -eq 0 ]; then
   echo "SUMMARY: all checks passed"

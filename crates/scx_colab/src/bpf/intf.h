@@ -26,6 +26,10 @@ enum colab_consts {
 	COLAB_MAX_TASKS = 16384,
 	/* Entries of the futex-waker map. */
 	COLAB_MAX_FUTEXES = 16384,
+	/* Counters programmed per CPU (a model's events plus CPU_CYCLES). */
+	COLAB_MAX_EVENTS = 8,
+	/* Clusters of struct colab_task_pmu: 0 big, 1 little. */
+	COLAB_NR_CLUSTERS = 2,
 };
 
 /* Speedup labels (colab-tpds 5.4). */
@@ -47,6 +51,9 @@ enum colab_stat {
 	COLAB_STAT_PULLED,      /* ... and the task moved to the big CPU */
 	COLAB_STAT_MIGRATIONS,  /* a task started on another CPU than last time */
 	COLAB_STAT_FUTEX_CHARGES, /* futex waits charged to a waker */
+	COLAB_STAT_PMU_READS,   /* task switches that read the CPU's counters */
+	COLAB_STAT_PMU_ERRORS,  /* ... and a counter could not be read */
+	COLAB_STAT_PMU_MUX,     /* ... and counters were multiplexed */
 	COLAB_NR_STATS,
 };
 
@@ -57,6 +64,18 @@ enum colab_stat {
 struct colab_block_stat {
 	u64 blocked_others_ns; /* futex wait time this task caused others */
 	u64 charges;           /* number of waits charged */
+	char comm[COLAB_COMM_LEN];
+};
+
+/*
+ * A task's performance counts, keyed by pid in the hash map `task_pmu`:
+ * per cluster, what the CPU's counters advanced while the task ran there
+ * (index e is the e-th event programmed on that cluster) and for how long.
+ * Totals that only grow; the labeller takes differences every period.
+ */
+struct colab_task_pmu {
+	u64 counts[COLAB_NR_CLUSTERS][COLAB_MAX_EVENTS];
+	u64 run_ns[COLAB_NR_CLUSTERS];
 	char comm[COLAB_COMM_LEN];
 };
 

@@ -19,6 +19,15 @@
  * (return 0) after that waker's record is charged to the waker: its
  * blocked_others_ns grows by the wait time, both in its task storage and in
  * the hash map block_stats that the labeller reads.
+ *
+ * Performance counters (colab-tpds 5.1), when user space runs a model: it
+ * opens the model's events on every CPU (perf_event_open, pid -1) and puts
+ * them in the perf event array pmu_events. At every context switch the
+ * tracepoint program reads the CPU's counters once: the task switched out
+ * is charged what they advanced since it was switched in (map task_pmu, per
+ * cluster), and the task switched in records where they stand. Struct_ops
+ * programs cannot read perf counters (bpf_scx_get_func_proto), hence a
+ * tracing program.
  */
 #include <scx/common.bpf.h>
 #include "intf.h"
@@ -46,6 +55,8 @@ const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
  * thread waiting during the last period, not thousands.
  */
 const volatile u64 max_charge_ns = 10000000ULL;
+/* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
+const volatile u32 nr_events[COLAB_NR_CLUSTERS];
 
 /* Bumped by user space after every labelling pass. */
 volatile u64 label_gen;
@@ -70,7 +81,9 @@ struct task_ctx {
 	u32 speedup_label;     /* enum colab_speedup_label */
 	u32 high_block;
 	s32 last_cpu;
-	u32 pad;
+	s32 pmu_cpu;           /* CPU whose counters pmu_start holds; -1: none */
+	u64 pmu_started_at;    /* when it was switched in there */
+	u64 pmu_start[COLAB_MAX_EVENTS];
 };
 
 struct {
@@ -120,6 +133,21 @@ struct {
 	__type(key, u32);
 	__type(value, struct colab_cpu_state);
 } cpu_state SEC(".maps");
+
+/* Counter e of CPU c at index c * COLAB_MAX_EVENTS + e (fds from user space). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+	__uint(max_entries, COLAB_MAX_CPUS * COLAB_MAX_EVENTS);
+} pmu_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, COLAB_MAX_TASKS);
+	__type(key, u32);
+	__type(value, struct colab_task_pmu);
+} task_pmu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -532,6 +560,7 @@ s32 BPF_STRUCT_OPS(colab_init_task, struct task_struct *p, struct scx_init_task_
 	if (!tctx)
 		return -ENOMEM;
 	tctx->last_cpu = -1;
+	tctx->pmu_cpu = -1;
 	tctx->label_gen = (u64)-1;
 	tctx->speedup_fp = default_speedup_fp;
 	return 0;
@@ -543,6 +572,7 @@ void BPF_STRUCT_OPS(colab_exit_task, struct task_struct *p, struct scx_exit_task
 
 	bpf_map_delete_elem(&labels, &pid);
 	bpf_map_delete_elem(&block_stats, &pid);
+	bpf_map_delete_elem(&task_pmu, &pid);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(colab_init)
@@ -664,6 +694,83 @@ int BPF_PROG(colab_futex_wake, u32 *uaddr, unsigned int flags, int nr_wake, u32 
 	w.pid = bpf_get_current_pid_tgid();
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	bpf_map_update_elem(&futex_wakers, &key, &w, BPF_ANY);
+	return 0;
+}
+
+/* ---- Performance counters (colab-tpds 5.1) ---- */
+
+static __always_inline struct colab_task_pmu *task_pmu_of(u32 pid)
+{
+	struct colab_task_pmu zero = {}, *tp;
+
+	tp = bpf_map_lookup_elem(&task_pmu, &pid);
+	if (tp)
+		return tp;
+	bpf_map_update_elem(&task_pmu, &pid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&task_pmu, &pid);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(colab_pmu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct bpf_perf_event_value v;
+	struct colab_task_pmu *tp = NULL;
+	struct task_ctx *pctx, *nctx;
+	u64 now_counts[COLAB_MAX_EVENTS] = {};
+	u32 cpu = bpf_get_smp_processor_id();
+	u32 set = is_big(cpu) ? 0 : 1;
+	u32 n = nr_events[set];
+	bool mux = false;
+	u64 now;
+	u32 e;
+
+	if (!n || cpu >= COLAB_MAX_CPUS)
+		return 0;
+	pctx = lookup_tctx(prev);
+	nctx = lookup_tctx(next);
+	if (!pctx && !nctx)
+		return 0;
+	for (e = 0; e < COLAB_MAX_EVENTS; e++) {
+		if (e >= n)
+			break;
+		if (bpf_perf_event_read_value(&pmu_events, cpu * COLAB_MAX_EVENTS + e, &v,
+					      sizeof(v))) {
+			/* Not readable here: nobody is charged across this switch. */
+			stat_inc(COLAB_STAT_PMU_ERRORS);
+			if (pctx)
+				pctx->pmu_cpu = -1;
+			if (nctx)
+				nctx->pmu_cpu = -1;
+			return 0;
+		}
+		now_counts[e] = v.counter;
+		mux |= v.running < v.enabled;
+	}
+	stat_inc(COLAB_STAT_PMU_READS);
+	if (mux)
+		stat_inc(COLAB_STAT_PMU_MUX);
+	now = bpf_ktime_get_ns();
+	if (pctx && pctx->pmu_cpu == (s32)cpu) {
+		tp = task_pmu_of(prev->pid);
+		if (tp) {
+			for (e = 0; e < COLAB_MAX_EVENTS; e++) {
+				if (e >= n)
+					break;
+				tp->counts[set][e] += now_counts[e] - pctx->pmu_start[e];
+			}
+			tp->run_ns[set] += now - pctx->pmu_started_at;
+			bpf_probe_read_kernel_str(tp->comm, sizeof(tp->comm), prev->comm);
+		}
+	}
+	if (pctx)
+		pctx->pmu_cpu = -1;
+	if (nctx) {
+		for (e = 0; e < COLAB_MAX_EVENTS; e++)
+			nctx->pmu_start[e] = now_counts[e];
+		nctx->pmu_cpu = cpu;
+		nctx->pmu_started_at = now;
+	}
 	return 0;
 }
 
