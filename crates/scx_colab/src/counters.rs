@@ -305,9 +305,9 @@ mod tests {
         let m = Model::from_json(text).unwrap();
         let mut cm = CounterModel::new(m, "big", "little").unwrap();
         assert_eq!(cm.events(LITTLE), ["PAGE_FAULTS", "CPU_CYCLES"]);
-        // cpu-clock as CPU_CYCLES: 1 ms of CPU, a fault every 10 us.
+        // cpu-clock as CPU_CYCLES: 1 ms of CPU, a fault every 100 us.
         assert_eq!(
-            cm.update(1, &totals(BIG, 100, 1_000_000, 1_000_000)),
+            cm.update(1, &totals(BIG, 10, 1_000_000, 1_000_000)),
             Some(3.0)
         );
         assert_eq!(

@@ -24,6 +24,8 @@ pub struct Sample {
     /// The task's predicted big/little speedup; None without counters (the
     /// labeller's default prediction applies).
     pub predicted_speedup: Option<f64>,
+    /// Its CPU time so far (a total that only grows; 0 without counters).
+    pub run_ns: u64,
 }
 
 /// What the BPF side reads (struct colab_label).
@@ -62,7 +64,21 @@ pub struct TaskLabels {
     pub speedup: SpeedupLabel,
     /// The predicted speedup the label came from.
     pub predicted: f64,
+    /// CPU time per period, halved every period (who is busy lately).
+    pub busy_ns: f64,
+    run_total: u64,
     written: Option<Label>,
+}
+
+/// The tasks of one name among the busiest (the `--stats` line).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NameSummary {
+    pub name: String,
+    pub tasks: usize,
+    pub mean_speedup: f64,
+    /// Tasks labelled high, medium, low.
+    pub labels: [usize; 3],
+    busy_ns: f64,
 }
 
 /// A task among the most blocking.
@@ -136,6 +152,9 @@ impl Labeller {
             t.high_block = t.block.update(s.blocked_others_ns, &self.params);
             t.speedup = label;
             t.predicted = speedup;
+            let ran = s.run_ns.saturating_sub(t.run_total);
+            t.run_total = s.run_ns;
+            t.busy_ns = t.busy_ns / 2.0 + ran as f64;
             let new = Label {
                 speedup_label: speedup_label_code(label),
                 high_block: t.high_block,
@@ -190,14 +209,37 @@ impl Labeller {
         v
     }
 
-    /// Every task's (name, pid, predicted speedup, label), highest first.
-    pub fn speedups(&self) -> Vec<(String, u32, f64, SpeedupLabel)> {
-        let mut v: Vec<_> = self
-            .tasks
-            .iter()
-            .map(|(&pid, t)| (t.comm.clone(), pid, t.predicted, t.speedup))
+    /// The `n` names whose tasks ran most lately, busiest first, with
+    /// their mean predicted speedup and labels.
+    pub fn busiest_names(&self, n: usize) -> Vec<NameSummary> {
+        let mut by_name: HashMap<&str, NameSummary> = HashMap::new();
+        for t in self.tasks.values() {
+            let e = by_name.entry(&t.comm).or_insert_with(|| NameSummary {
+                name: t.comm.clone(),
+                tasks: 0,
+                mean_speedup: 0.0,
+                labels: [0; 3],
+                busy_ns: 0.0,
+            });
+            e.tasks += 1;
+            e.mean_speedup += t.predicted;
+            e.busy_ns += t.busy_ns;
+            e.labels[match t.speedup {
+                SpeedupLabel::High => 0,
+                SpeedupLabel::Medium => 1,
+                SpeedupLabel::Low => 2,
+            }] += 1;
+        }
+        let mut v: Vec<NameSummary> = by_name
+            .into_values()
+            .filter(|s| s.busy_ns > 0.0)
+            .map(|mut s| {
+                s.mean_speedup /= s.tasks as f64;
+                s
+            })
             .collect();
-        v.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+        v.sort_by(|a, b| b.busy_ns.total_cmp(&a.busy_ns).then(a.name.cmp(&b.name)));
+        v.truncate(n);
         v
     }
 
@@ -228,6 +270,7 @@ mod tests {
             blocked_others_ns: ns,
             comm: comm.into(),
             predicted_speedup: None,
+            run_ns: 0,
         }
     }
 
@@ -409,5 +452,41 @@ mod tests {
         assert_eq!(speedup_label_code(SpeedupLabel::High), 1);
         assert_eq!(speedup_label_code(SpeedupLabel::Low), 2);
         assert_eq!(to_fp(1.5), 1536);
+    }
+
+    /// The busiest names come first, their threads summed, labels counted.
+    #[test]
+    fn busiest_names_rank_by_recent_cpu_time() {
+        let range = SpeedupRange { min: 1.0, max: 2.0 };
+        let mut l = Labeller::with_range(LabelParams::default(), range, 1.5);
+        let s = |pid, comm: &str, speedup, run_ns| Sample {
+            predicted_speedup: Some(speedup),
+            run_ns,
+            ..sample(pid, 0, comm)
+        };
+        l.period(&[
+            s(1, "faulter", 2.5, 4_000_000),
+            s(2, "faulter", 2.0, 4_000_000),
+            s(3, "hog", 1.0, 5_000_000),
+            s(4, "sh", 3.0, 100_000),
+            s(5, "idle", 1.0, 0),
+        ]);
+        // Next period: the hog ran 5 ms more, the faulters 4 ms each.
+        l.period(&[
+            s(1, "faulter", 2.5, 8_000_000),
+            s(2, "faulter", 2.0, 8_000_000),
+            s(3, "hog", 1.0, 10_000_000),
+            s(4, "sh", 3.0, 100_000),
+            s(5, "idle", 1.0, 0),
+        ]);
+        let b = l.busiest_names(5);
+        let names: Vec<&str> = b.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["faulter", "hog", "sh"]); // idle never ran
+        assert_eq!(
+            (b[0].tasks, b[0].mean_speedup, b[0].labels),
+            (2, 2.25, [2, 0, 0])
+        );
+        assert_eq!((b[1].tasks, b[1].labels), (1, [0, 0, 1]));
+        assert_eq!(l.busiest_names(1).len(), 1);
     }
 }

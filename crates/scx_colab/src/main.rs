@@ -47,6 +47,12 @@ pub struct Opts {
     #[arg(long, default_value_t = 12000)]
     fair_window_us: u64,
 
+    /// Wake-ups go round-robin over the allocated cluster exactly as
+    /// colab-tpds Fig. 6. Default: the task's previous CPU first when it is
+    /// idle and in the cluster (cache warmth, cheap ping-pong wake-ups).
+    #[arg(long)]
+    strict_rr: bool,
+
     /// Labelling period in milliseconds (colab-tpds: 10).
     #[arg(long, default_value_t = 10)]
     period_ms: u64,
@@ -293,6 +299,7 @@ fn run(opts: Opts) -> Result<i32> {
             split,
             slice_ns: opts.slice_us.max(100) * 1000,
             fair_window_ns: opts.fair_window_us * 1000,
+            strict_rr: opts.strict_rr,
             stats_every,
             labeller,
             counters,

@@ -27,6 +27,7 @@ pub struct Config {
     pub split: Split,
     pub slice_ns: u64,
     pub fair_window_ns: u64,
+    pub strict_rr: bool,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
@@ -73,6 +74,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         }
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
+        ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
         ro.max_charge_ns = cfg.labeller.params.period_ns;
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
@@ -138,7 +140,9 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
                 let d = stats::delta(&counters, &last_counters);
                 last_counters = counters;
                 let speedups = match cfg.counters {
-                    Some(_) => format!(" | {}", stats::speedups_line(&cfg.labeller.speedups(), 3)),
+                    Some(_) => {
+                        format!(" | {}", stats::busiest_line(&cfg.labeller.busiest_names(6)))
+                    }
                     None => String::new(),
                 };
                 println!(
@@ -226,6 +230,7 @@ fn label_pass(
             blocked_others_ns: bs.blocked_others_ns,
             comm: comm_of(&bs.comm),
             predicted_speedup: None,
+            run_ns: 0,
         });
     }
     if let Some(c) = counters {
@@ -233,6 +238,7 @@ fn label_pass(
         for s in &mut samples {
             if let Some(t) = totals.remove(&s.pid) {
                 s.predicted_speedup = c.model.update(s.pid, &t);
+                s.run_ns = t.run_ns.iter().sum();
             }
         }
         for (pid, t) in totals {
@@ -240,6 +246,7 @@ fn label_pass(
                 pid,
                 blocked_others_ns: 0,
                 predicted_speedup: c.model.update(pid, &t),
+                run_ns: t.run_ns.iter().sum(),
                 comm: t.comm,
             });
         }

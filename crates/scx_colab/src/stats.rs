@@ -1,13 +1,12 @@
 //! The `--stats` line, in the scx_stats spirit: one line per interval with
 //! the blocking leaders, the label counts and the BPF counters' deltas.
 
-use colab_labels::SpeedupLabel;
-
-use crate::labeller::{LabelCounts, Leader};
+use crate::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 13] = [
+pub const STAT_NAMES: [&str; 14] = [
     "direct",
+    "prev_idle",
     "queued",
     "hb_queued",
     "local",
@@ -42,29 +41,32 @@ pub fn leaders_line(leaders: &[Leader]) -> String {
     s
 }
 
-/// With counters: `speedups: highest NAME(pid PID, S, LABEL) ... lowest ...`,
-/// `n` tasks at each end of `sorted` (highest prediction first).
-pub fn speedups_line(sorted: &[(String, u32, f64, SpeedupLabel)], n: usize) -> String {
-    let item = |(name, pid, s, l): &(String, u32, f64, SpeedupLabel)| {
-        let name = if name.is_empty() { "?" } else { name };
-        format!(
-            " {}(pid {pid}, {s:.2}, {})",
-            name.replace(char::is_whitespace, "_"),
-            l.as_str().to_uppercase()
-        )
-    };
-    if sorted.is_empty() {
-        return "speedups: (none)".into();
+/// With counters: `busiest: NAME xTASKS SPEEDUP LABEL, ...`, the names
+/// whose tasks ran most lately, with their mean predicted speedup and their
+/// label (`mixed(hN mN lN)` when their tasks' labels differ).
+pub fn busiest_line(names: &[NameSummary]) -> String {
+    if names.is_empty() {
+        return "busiest: (none)".into();
     }
-    let n = n.min(sorted.len().div_ceil(2));
-    let mut s = String::from("speedups: highest");
-    sorted[..n].iter().for_each(|t| s.push_str(&item(t)));
-    s.push_str(" lowest");
-    sorted[sorted.len() - n..]
+    let items: Vec<String> = names
         .iter()
-        .rev()
-        .for_each(|t| s.push_str(&item(t)));
-    s
+        .map(|s| {
+            let name = if s.name.is_empty() { "?" } else { &s.name };
+            let label = match s.labels {
+                [n, 0, 0] if n > 0 => "HIGH".to_string(),
+                [0, n, 0] if n > 0 => "MEDIUM".to_string(),
+                [0, 0, n] if n > 0 => "LOW".to_string(),
+                [h, m, l] => format!("mixed(h{h} m{m} l{l})"),
+            };
+            format!(
+                "{} x{} {:.2} {label}",
+                name.replace(char::is_whitespace, "_"),
+                s.tasks,
+                s.mean_speedup
+            )
+        })
+        .collect();
+    format!("busiest: {}", items.join(", "))
 }
 
 pub fn labels_line(c: &LabelCounts) -> String {
@@ -93,6 +95,7 @@ pub fn delta(now: &[u64], before: &[u64]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::labeller::{Labeller, Sample};
 
     #[test]
     fn leaders_line_has_the_tested_form() {
@@ -124,11 +127,11 @@ mod tests {
     fn counters_and_labels_lines() {
         assert_eq!(delta(&[5, 7, 1], &[2, 7]), vec![3, 0, 1]);
         assert_eq!(delta(&[1], &[4]), vec![0]);
-        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-        assert!(line.starts_with("sched: direct 1 queued 2 hb_queued 3"));
-        assert!(line.contains("steal_own 5 steal_other 6 big_preempts_little 7"));
-        assert!(line.contains("migrations 9 futex_charges 10"));
-        assert!(line.ends_with("pmu_reads 11 pmu_errors 12 pmu_multiplexed 13"));
+        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+        assert!(line.starts_with("sched: direct 1 prev_idle 2 queued 3 hb_queued 4"));
+        assert!(line.contains("steal_own 6 steal_other 7 big_preempts_little 8"));
+        assert!(line.contains("migrations 10 futex_charges 11"));
+        assert!(line.ends_with("pmu_reads 12 pmu_errors 13 pmu_multiplexed 14"));
         let c = LabelCounts {
             tracked: 3,
             high_block: 1,
@@ -141,22 +144,30 @@ mod tests {
     }
 
     #[test]
-    fn speedups_line_shows_both_ends() {
-        let t = |n: &str, pid, s, l| (n.to_string(), pid, s, l);
-        let v = vec![
-            t("faulter", 5, 2.93, SpeedupLabel::High),
-            t("mid", 6, 2.0, SpeedupLabel::Medium),
-            t("hog", 7, 1.0, SpeedupLabel::Low),
-        ];
-        assert_eq!(
-            speedups_line(&v, 1),
-            "speedups: highest faulter(pid 5, 2.93, HIGH) lowest hog(pid 7, 1.00, LOW)"
+    fn busiest_line_names_speedups_and_labels() {
+        let mut l = Labeller::with_range(
+            colab_labels::LabelParams::default(),
+            colab_labels::SpeedupRange { min: 1.0, max: 2.0 },
+            1.5,
         );
-        // Never more than half from each end: nobody is listed twice.
+        let s = |pid, comm: &str, speedup: f64, run_ns| Sample {
+            pid,
+            blocked_others_ns: 0,
+            comm: comm.into(),
+            predicted_speedup: Some(speedup),
+            run_ns,
+        };
+        l.period(&[
+            s(1, "faulter", 2.5, 9_000_000),
+            s(2, "faulter", 2.1, 9_000_000),
+            s(3, "hog", 1.0, 5_000_000),
+            s(4, "mix", 2.0, 1_000_000),
+            s(5, "mix", 1.0, 1_000_000),
+        ]);
         assert_eq!(
-            speedups_line(&v[..2], 5),
-            "speedups: highest faulter(pid 5, 2.93, HIGH) lowest mid(pid 6, 2.00, MEDIUM)"
+            busiest_line(&l.busiest_names(3)),
+            "busiest: faulter x2 2.30 HIGH, hog x1 1.00 LOW, mix x2 1.50 mixed(h1 m0 l1)"
         );
-        assert_eq!(speedups_line(&[], 3), "speedups: (none)");
+        assert_eq!(busiest_line(&[]), "busiest: (none)");
     }
 }

@@ -55,6 +55,8 @@ const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
  * thread waiting during the last period, not thousands.
  */
 const volatile u64 max_charge_ns = 10000000ULL;
+/* Fig. 6's plain round-robin, without trying the previous CPU first. */
+const volatile bool strict_rr;
 /* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];
 
@@ -249,8 +251,13 @@ static __always_inline u32 queued_on(s32 cpu)
  * Round-robin over one cluster (@set: 0 big, 1 little) from its cursor: the
  * first allowed idle CPU (claimed), or -1. *@fallback gets the allowed CPU
  * with the shortest queue, for when no CPU is idle.
+ *
+ * Unless strict_rr, the task's previous CPU comes first when it is idle
+ * and in the set: a deviation from Fig. 6's plain round-robin, for cache
+ * warmth and cheap wake-ups of tasks that sleep and wake in quick
+ * succession (message passing); see README.md for what it measured.
  */
-static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback,
+static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu, s32 *fallback,
 				   u32 *fallback_load)
 {
 	u32 n = set ? nr_little : nr_big;
@@ -259,6 +266,12 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback
 
 	if (!n)
 		return -1;
+	if (!strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
+	    (u32)is_big(prev_cpu) == (set ? 0 : 1) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
+	    scx_bpf_test_and_clear_cpu_idle(prev_cpu)) {
+		stat_inc(COLAB_STAT_PREV_IDLE);
+		return prev_cpu;
+	}
 	bpf_for(i, 0, n) {
 		u32 idx = (start + i) % n;
 		s32 cpu = set ? little_cpus[idx & CPU_MASK] : big_cpus[idx & CPU_MASK];
@@ -287,7 +300,7 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback
  * otherwise any CPU, the clusters taking turns. Returns a claimed idle CPU
  * or -1, with *@fallback the least loaded allowed CPU of the set.
  */
-static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx,
+static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx, s32 prev,
 				    s32 *fallback)
 {
 	u32 load = 0;
@@ -297,23 +310,23 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 	*fallback = -1;
 	if (nr_big && nr_little) {
 		if (tctx->speedup_label == COLAB_SPEEDUP_HIGH) {
-			cpu = rr_pick(p, 0, fallback, &load);
+			cpu = rr_pick(p, 0, prev, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		} else if (tctx->speedup_label == COLAB_SPEEDUP_LOW && !tctx->high_block) {
-			cpu = rr_pick(p, 1, fallback, &load);
+			cpu = rr_pick(p, 1, prev, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		}
 		/* Any CPU (or the preferred set is outside the affinity). */
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
-		cpu = rr_pick(p, first, fallback, &load);
+		cpu = rr_pick(p, first, prev, fallback, &load);
 		if (cpu >= 0)
 			return cpu;
-		return rr_pick(p, first ^ 1, fallback, &load);
+		return rr_pick(p, first ^ 1, prev, fallback, &load);
 	}
-	return rr_pick(p, nr_big ? 0 : 1, fallback, &load);
+	return rr_pick(p, nr_big ? 0 : 1, prev, fallback, &load);
 }
 
 s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -327,7 +340,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (p->nr_cpus_allowed == 1 || colab_migration_disabled(p))
 		return prev_cpu;
 
-	cpu = allocate(p, tctx, &fallback);
+	cpu = allocate(p, tctx, prev_cpu, &fallback);
 	if (cpu >= 0) {
 		stat_inc(COLAB_STAT_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
@@ -727,10 +740,10 @@ int BPF_PROG(colab_pmu_switch, bool preempt, struct task_struct *prev, struct ta
 
 	if (!n || cpu >= COLAB_MAX_CPUS)
 		return 0;
+	/* (No early return when neither has storage: the verifier refuses
+	 * the pointer OR clang makes of `!pctx && !nctx`.) */
 	pctx = lookup_tctx(prev);
 	nctx = lookup_tctx(next);
-	if (!pctx && !nctx)
-		return 0;
 	for (e = 0; e < COLAB_MAX_EVENTS; e++) {
 		if (e >= n)
 			break;
