@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark in ONE VM boot: times the `futex` and `msg` workloads (fixed work,
 # REPS repetitions each) under the kernel's default scheduler (EEVDF), under
-# scx_simple and under scx_colab (if built), and reports medians and their
-# ratios to the default scheduler (ratio < 1: faster than the default).
+# scx_simple and under scx_colab (if built; also as scx_colab_rr, run with
+# --strict-rr), and reports medians and their ratios to the default
+# scheduler (ratio < 1: faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
 #        [--futex-ops N] [--msg-ops N] [--out DIR]
@@ -33,7 +34,12 @@ colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 
 scheds="default scx_simple"
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
-if [ -n "$colab" ]; then scheds="$scheds scx_colab"; binargs+=(--bin "$colab:scx_colab"); fi
+if [ -n "$colab" ]; then
+  # scx_colab_rr: the same binary run with --strict-rr (Fig. 6's plain
+  # round-robin wake-ups), to measure the previous-CPU-first deviation.
+  scheds="$scheds scx_colab scx_colab_rr"
+  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_rr")
+fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"
   scheds="$scheds $(basename "$p")"; binargs+=(--bin "$p")

@@ -1162,7 +1162,13 @@ fn cmd_sim(
         .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
     let wall = t0.elapsed().as_secs_f64();
     // Baselines for the metrics: alone on all-big (T_SB, CFS) and alone here (same policy).
+    // CFS gets the predictor campaigns give it (it reads no predictions: the oracle).
     let sb_topo = topo.all_fastest();
+    let sb_base = SimConfig {
+        seed,
+        predictor: predictor_on(predictor_label, "cfs", topo)?,
+        ..SimConfig::default()
+    };
     let mut t_sb = Vec::new();
     let mut t_alone = Vec::new();
     for p in &w.programs {
@@ -1173,7 +1179,7 @@ fn cmd_sim(
             predictor: predictor.clone(),
             ..SimConfig::default()
         };
-        t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &base)?.programs[0].turnaround_ns as f64);
+        t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &sb_base)?.programs[0].turnaround_ns as f64);
         let mut same = colab_policies::by_name(policy)?;
         t_alone.push(simulate(&a, topo, same.as_mut(), &base)?.programs[0].turnaround_ns as f64);
     }

@@ -1372,6 +1372,28 @@ fn sim_predictor_labels_are_checked_and_name_the_problem() {
     assert!(model.stdout.contains("H_ANTT") && oracle.stdout.contains("H_ANTT"));
 }
 
+/// T_SB is CFS alone on all-big cores; CFS reads no predictions, so as in
+/// campaigns its baseline runs on the oracle whatever --predictor says.
+#[test]
+fn sim_t_sb_does_not_depend_on_the_predictor() {
+    let t_sb = |pred: &str| {
+        let r = ok(&[
+            "sim", "Sync-1", "-t", "2B2S", "-p", "colab", "--seed", "3", "--json",
+            "--predictor", pred,
+        ]);
+        let v = parse_json(&r.stdout, "sim --json output");
+        v["programs"]
+            .as_array()
+            .expect("programs array")
+            .iter()
+            .map(|p| p["t_sb_ns"].as_u64().expect("t_sb_ns"))
+            .collect::<Vec<u64>>()
+    };
+    let oracle = t_sb("oracle");
+    assert_eq!(t_sb("noisy:0.3"), oracle);
+    assert_eq!(t_sb("model"), oracle);
+}
+
 #[test]
 fn the_model_ablation_normalises_to_its_studys_baseline() {
     let dir = tempdir();

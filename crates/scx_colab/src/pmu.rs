@@ -285,7 +285,7 @@ pub fn resolve(
     };
     Err(format!(
         "model event {name}: {why}; map it with --event {name}=raw:HEX (this PMU's event number) \
-         or train a model on this machine's own events (colab train --from-perf)"
+         or train a model on this machine's own events (colab train --perf DIR)"
     ))
 }
 

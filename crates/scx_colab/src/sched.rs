@@ -109,6 +109,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     let mut next_stats = cfg.stats_every.map(|d| Instant::now() + d);
     let mut last_counters = vec![0u64; NR_STATS];
     let mut label_errors = 0u64;
+    let mut passes = 0u64; // labelling passes since the last stats line
     let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
     while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
         let now = Instant::now();
@@ -127,6 +128,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         if next_label < now {
             next_label = now + period; // fell behind: skip, don't burst
         }
+        passes += 1;
         if let Err(e) = label_pass(&mut skel, &mut cfg.labeller, cfg.counters.as_mut()) {
             label_errors += 1;
             if label_errors <= 3 {
@@ -147,7 +149,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
                 };
                 println!(
                     "scx_colab: {} | {} | {}{speedups}",
-                    stats::labels_line(&cfg.labeller.counts()),
+                    stats::labels_line(&cfg.labeller.counts(), std::mem::take(&mut passes)),
                     stats::counters_line(&d),
                     stats::leaders_line(&cfg.labeller.leaders(5))
                 );

@@ -69,9 +69,11 @@ pub fn busiest_line(names: &[NameSummary]) -> String {
     format!("busiest: {}", items.join(", "))
 }
 
-pub fn labels_line(c: &LabelCounts) -> String {
+/// `labels: passes N tracked ...`: N labelling passes ran in the interval
+/// (100 per second when the labeller keeps its 10 ms period).
+pub fn labels_line(c: &LabelCounts, passes: u64) -> String {
     format!(
-        "labels: tracked {} high-blocking {} speedup high/medium/low {}/{}/{} (untracked tasks: medium, not blocking)",
+        "labels: passes {passes} tracked {} high-blocking {} speedup high/medium/low {}/{}/{} (untracked tasks: medium, not blocking)",
         c.tracked, c.high_block, c.speedup_high, c.speedup_medium, c.speedup_low
     )
 }
@@ -139,8 +141,9 @@ mod tests {
             speedup_medium: 3,
             speedup_low: 0,
         };
-        assert!(labels_line(&c)
-            .starts_with("labels: tracked 3 high-blocking 1 speedup high/medium/low 0/3/0"));
+        assert!(labels_line(&c, 97).starts_with(
+            "labels: passes 97 tracked 3 high-blocking 1 speedup high/medium/low 0/3/0"
+        ));
     }
 
     #[test]

@@ -7,7 +7,10 @@ for s in $SCHEDS; do
   info "===== bench under $s ====="
   if [ "$s" != default ]; then
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
-    case "$s" in scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;; esac
+    case "$s" in
+      scx_colab_rr) SCHED_ARGS="$COLAB_ARGS --strict-rr" ;;
+      scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;;
+    esac
     if ! start_sched "bench-$s"; then
       echo "@@BENCH-FAILED,$s,attach"
       continue
