@@ -59,6 +59,11 @@ pub struct Opts {
     #[arg(long, value_name = "SECS", hide = true)]
     debug_error_after: Option<f64>,
 
+    /// Testing only: make the BPF side stop dispatching after SECS seconds,
+    /// so that the kernel's watchdog ends the scheduler (runnable task stall).
+    #[arg(long, value_name = "SECS", hide = true)]
+    debug_stall_after: Option<f64>,
+
     /// More log output.
     #[arg(short, long)]
     verbose: bool,
@@ -176,6 +181,7 @@ fn run(opts: Opts) -> Result<i32> {
             stats_every,
             labeller,
             debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
+            debug_stall_after: opts.debug_stall_after.map(Duration::from_secs_f64),
         },
         shutdown,
     )
@@ -198,6 +204,25 @@ mod tests {
         assert!(Opts::try_parse_from(["scx_colab", "--big-cpus", "3-1"]).is_err());
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
         assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
+    }
+
+    #[test]
+    fn hidden_debug_flags() {
+        let o = Opts::try_parse_from(["scx_colab", "--debug-stall-after", "2"]).unwrap();
+        assert_eq!(
+            (o.debug_stall_after, o.debug_error_after),
+            (Some(2.0), None)
+        );
+        let o = Opts::try_parse_from(["scx_colab", "--debug-error-after", "3"]).unwrap();
+        assert_eq!(
+            (o.debug_stall_after, o.debug_error_after),
+            (None, Some(3.0))
+        );
+        let help = <Opts as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        assert!(help.contains("--big-cpus"));
+        assert!(!help.contains("--debug-stall-after") && !help.contains("--debug-error-after"));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub struct Config {
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
     pub debug_error_after: Option<Duration>,
+    pub debug_stall_after: Option<Duration>,
 }
 
 /// Runs the scheduler until `shutdown` is set or the kernel ends it.
@@ -75,6 +76,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     let mut last_counters = vec![0u64; NR_STATS];
     let mut label_errors = 0u64;
     let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
+    let mut force_stall_at = cfg.debug_stall_after.map(|d| Instant::now() + d);
     while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
         let now = Instant::now();
         if now < next_label {
@@ -87,6 +89,13 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
             let bss = skel.maps.bss_data.as_mut().context("no bss")?;
             // SAFETY: mmap()ed .bss of the loaded object.
             unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_force_error), 1) };
+        }
+        if force_stall_at.is_some_and(|at| now >= at) {
+            force_stall_at = None;
+            log::warn!("--debug-stall-after: asking the BPF side to stop dispatching");
+            let bss = skel.maps.bss_data.as_mut().context("no bss")?;
+            // SAFETY: mmap()ed .bss of the loaded object.
+            unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_stall), 1) };
         }
         next_label += period;
         if next_label < now {
