@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # CI test of a sched_ext scheduler in a QEMU VM: attach, a 20 s mixed workload
 # (lock + barrier + hogs + sleepers), detach, then a 60 s stress phase (thread
-# and process churn + hogs + lock), with PASS/FAIL lines for every check.
+# and process churn + hogs + lock), with PASS/FAIL lines for every check;
+# then (scx_colab) a stall phase whose checks must flag a forced stall.
 #
 #   bash scripts/vm/test.sh [--scheduler PATH] [--sched-args "ARGS"]
 #        [--stats-cmd "CMD"] [--expect-high | --no-expect-high]
 #        [--mix-secs N] [--stress-secs N] [--attach-secs N] [--log FILE]
+#        [--stall-args "ARGS" | --no-stall] [--stall-secs N]
 #
 # Default scheduler: scx_colab built from crates/scx_colab (with
-# "--big-cpus 0,1 --stats 1" and the lockholder HIGH check), else the
-# kernel's scx_simple (no HIGH check). --stats-cmd runs CMD in the guest
-# (background, during the workloads); its output is searched for the
-# lockholder HIGH line too. Exit status non-zero when any check fails.
+# "--big-cpus 0,1 --stats 1", the lockholder HIGH check and the stall phase
+# with "--debug-stall-after 2"), else the kernel's scx_simple (no HIGH
+# check, no stall phase). --stats-cmd runs CMD in the guest (background,
+# during the workloads); its output is searched for the lockholder HIGH line
+# too. --stall-args: extra scheduler arguments that make it stall (the phase
+# runs when non-empty); --stall-secs: its hogs' duration (15).
+# Exit status non-zero when any check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log="" attach=20
+stall_args="__default__" stall=15
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) sched="$2"; shift 2 ;;
@@ -27,7 +33,10 @@ while [ $# -gt 0 ]; do
     --stress-secs) stress="$2"; shift 2 ;;
     --log) log="$2"; shift 2 ;;
     --attach-secs) attach="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --stall-args) stall_args="$2"; shift 2 ;;
+    --no-stall) stall_args=""; shift ;;
+    --stall-secs) stall="$2"; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) vm_die "test.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -55,6 +64,19 @@ if [ "$sched_args" = "__default__" ]; then
     *) sched_args="" ;;
   esac
 fi
+if [ "$stall_args" = "__default__" ]; then
+  case "$name" in
+    scx_colab*) stall_args="--debug-stall-after 2" ;;
+    *) stall_args="" ;;
+  esac
+fi
+# The exact lines a requested detach prints: the kernel's exit kind
+# (SCX_EXIT_UNREG) as the UEI report gives it, and scx_colab's own line.
+uei_exit_line="EXIT: unregistered from user space"
+case "$name" in
+  scx_colab*) sched_exit_line="scx_colab: detached on request" ;;
+  *) sched_exit_line="" ;;
+esac
 if [ -z "$expect_high" ]; then
   case "$name" in scx_colab*) expect_high=1 ;; *) expect_high=0 ;; esac
 fi
@@ -77,8 +99,10 @@ guest="$work/guest.sh"
   printf 'STATS_CMD=%q\n' "$stats_cmd"
   printf 'EXPECT_HIGH=%q\n' "$expect_high"
   printf 'EXPECT_OPS=%q\n' "$expect_ops"
-  printf 'EXIT_RE=%q\n' 'unregistered from user space|EXIT'
+  printf 'UEI_EXIT_LINE=%q\n' "$uei_exit_line"
+  printf 'SCHED_EXIT_LINE=%q\n' "$sched_exit_line"
   printf 'MIX_SECS=%q\nSTRESS_SECS=%q\nATTACH_SECS=%q\n' "$mix" "$stress" "$attach"
+  printf 'STALL_ARGS=%q\nSTALL_SECS=%q\n' "$stall_args" "$stall"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
 } >"$guest"
 bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest" \
@@ -86,6 +110,7 @@ bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest"
 
 [ -n "$log" ] || log="$VM_CACHE/logs/test-$(date +%Y%m%d-%H%M%S).log"
 vm_timeout=$((mix + stress + 420))
+[ -z "$stall_args" ] || vm_timeout=$((vm_timeout + stall + 150))
 rc=0
 bash "$VM_SCRIPTS/run.sh" --kernel "$KDIR/bzImage" --initrd "$work/initramfs.cpio.gz" \
   --log "$log" --timeout "$vm_timeout" || rc=$?
