@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # CI test of a sched_ext scheduler in a QEMU VM: attach, a 20 s mixed workload
 # (lock + barrier + hogs + sleepers), detach, then a 60 s stress phase (thread
-# and process churn + hogs + lock), with PASS/FAIL lines for every check.
+# and process churn + hogs + lock), with PASS/FAIL lines for every check;
+# then (scx_colab) a counter phase and a stall phase whose checks must flag a
+# forced stall.
 #
 #   bash scripts/vm/test.sh [--scheduler PATH] [--sched-args "ARGS"]
 #        [--stats-cmd "CMD"] [--expect-high | --no-expect-high]
-#        [--mix-secs N] [--stress-secs N] [--counter-secs N] [--attach-secs N]
-#        [--log FILE]
+#        [--mix-secs N] [--stress-secs N] [--attach-secs N] [--log FILE]
+#        [--counter-secs N] [--stall-args "ARGS" | --no-stall] [--stall-secs N]
 #
 # Default scheduler: scx_colab built from crates/scx_colab (with
-# "--big-cpus 0,1 --stats 1" and the lockholder HIGH check), else the
-# kernel's scx_simple (no HIGH check). --stats-cmd runs CMD in the guest
-# (background, during the workloads); its output is searched for the
-# lockholder HIGH line too. scx_colab then runs a counter phase
-# (--counter-secs, default 15, 0 to skip): page-faulting threads and hogs
-# under a software-event model, checking the faulters are labelled HIGH
-# speedup. Exit status non-zero when any check fails.
+# "--big-cpus 0,1 --stats 1", the lockholder HIGH check and the stall phase
+# with "--debug-stall-after 2"), else the kernel's scx_simple (no HIGH
+# check, no stall phase). --stats-cmd runs CMD in the guest (background,
+# during the workloads); its output is searched for the lockholder HIGH line
+# too. --stall-args: extra scheduler arguments that make it stall (the phase
+# runs when non-empty); --stall-secs: its hogs' duration (15).
+# --counter-secs (scx_colab; default 15, 0 skips it): page-faulting threads
+# and hogs under a software-event model, checking the faulters are labelled
+# HIGH speedup and the hogs LOW. Exit status non-zero when any check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log="" attach=20
-counters=15
+stall_args="__default__" stall=15 counters=15
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) sched="$2"; shift 2 ;;
@@ -30,10 +34,13 @@ while [ $# -gt 0 ]; do
     --no-expect-high) expect_high=0; shift ;;
     --mix-secs) mix="$2"; shift 2 ;;
     --stress-secs) stress="$2"; shift 2 ;;
-    --counter-secs) counters="$2"; shift 2 ;;
     --log) log="$2"; shift 2 ;;
     --attach-secs) attach="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --stall-args) stall_args="$2"; shift 2 ;;
+    --no-stall) stall_args=""; shift ;;
+    --stall-secs) stall="$2"; shift 2 ;;
+    --counter-secs) counters="$2"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) vm_die "test.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -61,11 +68,24 @@ if [ "$sched_args" = "__default__" ]; then
     *) sched_args="" ;;
   esac
 fi
+if [ "$stall_args" = "__default__" ]; then
+  case "$name" in
+    scx_colab*) stall_args="--debug-stall-after 2" ;;
+    *) stall_args="" ;;
+  esac
+fi
 # The counter phase (scx_colab only): the VM has no PMU, so the model's
 # cycles are the software cpu-clock (see guest/counters-model.json).
 counter_args=""
 case "$name" in
   scx_colab*) [ "$counters" -gt 0 ] && counter_args="--model /tmp/counters-model.json --event CPU_CYCLES=cpu-clock --speedup-range 1,2" ;;
+esac
+# The exact lines a requested detach prints: the kernel's exit kind
+# (SCX_EXIT_UNREG) as the UEI report gives it, and scx_colab's own line.
+uei_exit_line="EXIT: unregistered from user space"
+case "$name" in
+  scx_colab*) sched_exit_line="scx_colab: detached on request" ;;
+  *) sched_exit_line="" ;;
 esac
 if [ -z "$expect_high" ]; then
   case "$name" in scx_colab*) expect_high=1 ;; *) expect_high=0 ;; esac
@@ -89,8 +109,10 @@ guest="$work/guest.sh"
   printf 'STATS_CMD=%q\n' "$stats_cmd"
   printf 'EXPECT_HIGH=%q\n' "$expect_high"
   printf 'EXPECT_OPS=%q\n' "$expect_ops"
-  printf 'EXIT_RE=%q\n' 'unregistered from user space|EXIT'
+  printf 'UEI_EXIT_LINE=%q\n' "$uei_exit_line"
+  printf 'SCHED_EXIT_LINE=%q\n' "$sched_exit_line"
   printf 'MIX_SECS=%q\nSTRESS_SECS=%q\nATTACH_SECS=%q\n' "$mix" "$stress" "$attach"
+  printf 'STALL_ARGS=%q\nSTALL_SECS=%q\n' "$stall_args" "$stall"
   printf 'COUNTER_ARGS=%q\nCOUNTER_SECS=%q\n' "$counter_args" "$counters"
   printf 'COUNTER_MODEL_JSON=%q\n' "$(tr -d '\n' <"$VM_SCRIPTS/guest/counters-model.json")"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
@@ -99,7 +121,9 @@ bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest"
   --bin "$vmload" --bin "$sched:$name"
 
 [ -n "$log" ] || log="$VM_CACHE/logs/test-$(date +%Y%m%d-%H%M%S).log"
-vm_timeout=$((mix + stress + counters + 480))
+vm_timeout=$((mix + stress + 420))
+[ -z "$stall_args" ] || vm_timeout=$((vm_timeout + stall + 150))
+[ -z "$counter_args" ] || vm_timeout=$((vm_timeout + counters + 90))
 rc=0
 bash "$VM_SCRIPTS/run.sh" --kernel "$KDIR/bzImage" --initrd "$work/initramfs.cpio.gz" \
   --log "$log" --timeout "$vm_timeout" || rc=$?

@@ -1378,8 +1378,17 @@ fn sim_predictor_labels_are_checked_and_name_the_problem() {
 fn sim_t_sb_does_not_depend_on_the_predictor() {
     let t_sb = |pred: &str| {
         let r = ok(&[
-            "sim", "Sync-1", "-t", "2B2S", "-p", "colab", "--seed", "3", "--json",
-            "--predictor", pred,
+            "sim",
+            "Sync-1",
+            "-t",
+            "2B2S",
+            "-p",
+            "colab",
+            "--seed",
+            "3",
+            "--json",
+            "--predictor",
+            pred,
         ]);
         let v = parse_json(&r.stdout, "sim --json output");
         v["programs"]

@@ -89,6 +89,11 @@ pub struct Opts {
     #[arg(long, value_name = "SECS", hide = true)]
     debug_error_after: Option<f64>,
 
+    /// Testing only: make the BPF side stop dispatching after SECS seconds,
+    /// so that the kernel's watchdog ends the scheduler (runnable task stall).
+    #[arg(long, value_name = "SECS", hide = true)]
+    debug_stall_after: Option<f64>,
+
     /// More log output.
     #[arg(short, long)]
     verbose: bool,
@@ -304,6 +309,7 @@ fn run(opts: Opts) -> Result<i32> {
             labeller,
             counters,
             debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
+            debug_stall_after: opts.debug_stall_after.map(Duration::from_secs_f64),
         },
         shutdown,
     )
@@ -394,6 +400,25 @@ mod tests {
             e.contains("BUS_ACCESS") && e.contains("--event BUS_ACCESS="),
             "{e}"
         );
+    }
+
+    #[test]
+    fn hidden_debug_flags() {
+        let o = Opts::try_parse_from(["scx_colab", "--debug-stall-after", "2"]).unwrap();
+        assert_eq!(
+            (o.debug_stall_after, o.debug_error_after),
+            (Some(2.0), None)
+        );
+        let o = Opts::try_parse_from(["scx_colab", "--debug-error-after", "3"]).unwrap();
+        assert_eq!(
+            (o.debug_stall_after, o.debug_error_after),
+            (None, Some(3.0))
+        );
+        let help = <Opts as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        assert!(help.contains("--big-cpus"));
+        assert!(!help.contains("--debug-stall-after") && !help.contains("--debug-error-after"));
     }
 
     #[test]

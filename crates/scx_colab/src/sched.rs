@@ -32,6 +32,7 @@ pub struct Config {
     pub labeller: Labeller,
     pub counters: Option<Counters>,
     pub debug_error_after: Option<Duration>,
+    pub debug_stall_after: Option<Duration>,
 }
 
 /// Per-task speedups from counters (main.rs sets them up).
@@ -111,6 +112,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     let mut label_errors = 0u64;
     let mut passes = 0u64; // labelling passes since the last stats line
     let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
+    let mut force_stall_at = cfg.debug_stall_after.map(|d| Instant::now() + d);
     while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
         let now = Instant::now();
         if now < next_label {
@@ -123,6 +125,13 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
             let bss = skel.maps.bss_data.as_mut().context("no bss")?;
             // SAFETY: mmap()ed .bss of the loaded object.
             unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_force_error), 1) };
+        }
+        if force_stall_at.is_some_and(|at| now >= at) {
+            force_stall_at = None;
+            log::warn!("--debug-stall-after: asking the BPF side to stop dispatching");
+            let bss = skel.maps.bss_data.as_mut().context("no bss")?;
+            // SAFETY: mmap()ed .bss of the loaded object.
+            unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!(bss.debug_stall), 1) };
         }
         next_label += period;
         if next_label < now {

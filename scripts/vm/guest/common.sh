@@ -69,6 +69,36 @@ start_sched() {
   fi
 }
 
+# Verdicts: a check function sets V_OK (1: the run looks clean, 0: the check
+# flagged it), V_MSG (what it saw, phrased for a PASS/FAIL line) and V_SEEN
+# (the observation itself). The normal phases need every check clean
+# (expect_clean); the stall phase needs the same checks to flag the stall
+# (expect_flagged): the code that would fail a real run must fire there.
+V_OK=1 V_MSG="" V_SEEN=""
+verdict() { V_OK=$1; V_MSG=$2; V_SEEN=$3; }
+expect_clean() { if [ "$V_OK" = 1 ]; then pass "[$1] $V_MSG"; else fail "[$1] $V_MSG"; fi; }
+expect_flagged() {
+  if [ "$V_OK" = 0 ]; then pass "[$1] flagged as expected ($2): $V_MSG"
+  else fail "[$1] $2 went unnoticed: $V_MSG"; fi
+}
+
+# v_sched_exit SECS: waits (polled) up to SECS for the scheduler process to
+# exit; verdict clean when it exited with status 0. SRC: its status, or
+# "running" if it did not exit.
+v_sched_exit() {
+  if wait_gone "$SPID" "$1"; then
+    wait "$SPID"; SRC=$?
+    if [ "$SRC" -eq 0 ]; then
+      verdict 1 "scheduler exit status 0" "$SRC"
+    else
+      verdict 0 "scheduler exit status: expected 0, saw $SRC" "$SRC"
+    fi
+  else
+    SRC=running
+    verdict 0 "scheduler process: expected it to exit within $1 s, still running" running
+  fi
+}
+
 # stop_sched TAG: SIGTERM, waits for state "disabled" (10 s) and the exit.
 stop_sched() {
   kill -TERM "$SPID" 2>/dev/null
@@ -77,15 +107,10 @@ stop_sched() {
   else
     fail "[$1] scheduler detach: expected state 'disabled' within 10 s of SIGTERM, saw '$(sx_state)'"
   fi
-  if wait_gone "$SPID" 10; then
-    wait "$SPID"; _rc=$?
-    if [ "$_rc" -eq 0 ]; then
-      pass "[$1] scheduler exit status 0"
-    else
-      fail "[$1] scheduler exit status: expected 0, saw $_rc"
-    fi
-  else
-    fail "[$1] scheduler process: expected it to exit within 10 s of SIGTERM, still running; killing it"
+  v_sched_exit 10
+  expect_clean "$1"
+  if [ "$SRC" = running ]; then
+    info "[$1] killing the scheduler (SIGKILL)"
     kill -KILL "$SPID" 2>/dev/null
   fi
 }

@@ -1,10 +1,148 @@
 # Guest side of scripts/vm/test.sh (busybox sh). Prepended: config variables
-# (SCHED_BIN SCHED_NAME SCHED_ARGS STATS_CMD EXPECT_HIGH EXPECT_OPS EXIT_RE
-# MIX_SECS STRESS_SECS COUNTER_ARGS COUNTER_SECS COUNTER_MODEL_JSON) and
-# guest/common.sh.
+# (SCHED_BIN SCHED_NAME SCHED_ARGS STATS_CMD EXPECT_HIGH EXPECT_OPS
+# SCHED_EXIT_LINE UEI_EXIT_LINE MIX_SECS STRESS_SECS ATTACH_SECS STALL_ARGS
+# STALL_SECS COUNTER_ARGS COUNTER_SECS COUNTER_MODEL_JSON) and guest/common.sh.
 
 LOAD=/bin/colab-vmload
-BAD_DMESG='runnable task stall|watchdog: |BUG|Oops|Call Trace|[Pp]anic|sched_ext: .*disabled \((runtime error|scx_bpf_error|runnable task stall)|sched_ext:.*[Ee]rror|WARNING:'
+# Kernel log lines that fail a phase (kernel 6.12, kernel/sched/ext.c).
+# sched_ext / BPF: the disable line of an error exit (scx_ops_disable_workfn
+# prints 'sched_ext: BPF scheduler "NAME" disabled (REASON)' with pr_err for
+# the kinds >= SCX_EXIT_ERROR: "runtime error" (scx_ops_error), "scx_bpf_error",
+# "runnable task stall"), the watchdog's messages (check_rq_for_timeouts:
+# "COMM[PID] failed to run for N.NNNs"; scx_tick: "watchdog failed to check
+# in for N.NNNs"), "has zero slice in", and WARN()s located in sched_ext or
+# BPF code ("WARNING: CPU: N PID: N at kernel/sched/ext.c:LINE scx_...").
+SCX_BAD_DMESG='sched_ext: BPF scheduler ".*" disabled \((runtime error|scx_bpf_error|runnable task stall|<UNKNOWN>)\)|runnable task stall|failed to run for [0-9]+\.[0-9]+s|watchdog failed to check in|sched_ext: .* has zero slice in|WARNING: .* at (kernel/sched/ext\.c|kernel/bpf/)|WARNING: .* (scx_|bpf_)'
+# Generic kernel failures (any subsystem): BUG (incl. the lockup detectors'
+# "watchdog: BUG: soft lockup"), Oops, panic, GPF, hard lockups.
+KERNEL_BAD_DMESG='BUG:|kernel BUG at|Oops|Kernel panic|general protection fault|watchdog: '
+
+# ---- checks: each sets a verdict (see common.sh) --------------------------
+
+# start_workloads TAG WORKLOAD...: starts each colab-vmload WORKLOAD in the
+# background; NW: how many. Each writes /tmp/w-TAG-I.{out,rc}.
+start_workloads() {
+  _tag=$1; shift
+  NW=0
+  for _w in "$@"; do
+    NW=$((NW + 1))
+    rm -f "/tmp/w-$_tag-$NW.rc"
+    # shellcheck disable=SC2086
+    ( $LOAD $_w >"/tmp/w-$_tag-$NW.out" 2>&1; echo $? >"/tmp/w-$_tag-$NW.rc" ) &
+  done
+}
+
+# watch_sched TAG SECS [EXTRA]: polls (0.5 s) until every workload of TAG
+# wrote its exit status or SECS + 90 s pass, watching the scheduler: POLLS,
+# BAD (polls with the state not 'enabled'), BADSEEN (the first such state),
+# DEAD (1 once the scheduler process was seen gone). With EXTRA, keeps
+# polling up to EXTRA s more after the workloads while the state is 'enabled'.
+watch_sched() {
+  _limit=$(($(date +%s) + $2 + 90))
+  POLLS=0; BAD=0; BADSEEN=""; DEAD=0; _extra_end=""
+  while :; do
+    _done=0; _i=0
+    while [ $_i -lt "$NW" ]; do _i=$((_i + 1)); [ -f "/tmp/w-$1-$_i.rc" ] && _done=$((_done + 1)); done
+    _st=$(sx_state)
+    if [ $_done -eq "$NW" ] || [ "$(date +%s)" -ge $_limit ]; then
+      [ "${3:-0}" -gt 0 ] && [ "$_st" = enabled ] || break
+      [ -n "$_extra_end" ] || _extra_end=$(($(date +%s) + $3))
+      [ "$(date +%s)" -ge "$_extra_end" ] && break
+    fi
+    POLLS=$((POLLS + 1))
+    if [ "$_st" != enabled ]; then BAD=$((BAD + 1)); [ -z "$BADSEEN" ] && BADSEEN="$_st"; fi
+    proc_alive "$SPID" || DEAD=1
+    sleep 0.5
+  done
+}
+
+v_enabled_throughout() {
+  if [ $BAD -eq 0 ] && [ $POLLS -gt 0 ]; then
+    verdict 1 "state stayed 'enabled' while the workloads ran ($POLLS polls)" enabled
+  else
+    verdict 0 "state while the workloads ran: expected 'enabled' throughout, saw '$BADSEEN' in $BAD of $POLLS polls" "$BADSEEN"
+  fi
+}
+
+v_alive_throughout() {
+  if [ $DEAD -eq 0 ] && proc_alive "$SPID"; then
+    verdict 1 "scheduler process alive throughout" alive
+  else
+    verdict 0 "scheduler process: expected alive throughout, it exited" exited
+  fi
+}
+
+# v_workload TAG I W SECS: workload I (args W) exited 0 with its JSON line.
+v_workload() {
+  _rc=$(cat "/tmp/w-$1-$2.rc" 2>/dev/null || echo "none (did not finish within $(($4 + 90)) s)")
+  _json=$(grep '^{.*"ok":true' "/tmp/w-$1-$2.out" | tail -n 1)
+  if [ "$_rc" = 0 ] && [ -n "$_json" ]; then
+    verdict 1 "workload '$3' completed: $_json" "$_json"
+  else
+    verdict 0 "workload '$3': expected exit 0 and a JSON result line, saw exit $_rc, output: $(tail -n 5 "/tmp/w-$1-$2.out" | tr '\n' ' ')" "$_rc"
+  fi
+}
+
+# v_exit_reason FILE: the scheduler's output has the exact lines of a
+# requested detach: UEI_EXIT_LINE (the kernel's exit kind SCX_EXIT_UNREG as
+# the scheduler reports it, "EXIT: unregistered from user space") and, if
+# set, SCHED_EXIT_LINE (scx_colab: "scx_colab: detached on request").
+# V_SEEN: the exit lines it printed.
+v_exit_reason() {
+  _seen=$(grep -E 'EXIT: |detached|unregistered|ended the scheduler' "$1" | tail -n 3 | tr '\n' '|')
+  _want="'$UEI_EXIT_LINE'${SCHED_EXIT_LINE:+ and '$SCHED_EXIT_LINE'}"
+  if grep -Fxq "$UEI_EXIT_LINE" "$1" && { [ -z "$SCHED_EXIT_LINE" ] || grep -Fxq "$SCHED_EXIT_LINE" "$1"; }; then
+    verdict 1 "scheduler printed the exit lines of a requested detach ($_want): $_seen" "$_seen"
+  else
+    verdict 0 "scheduler exit lines: expected $_want, saw: ${_seen:-$(tail -n 3 "$1" | tr '\n' '|')}" "$_seen"
+  fi
+}
+
+# v_dmesg_clean MARK: no sched_ext/BPF failure and no generic kernel failure
+# in the kernel log since MARK. V_SEEN: the sched_ext/BPF lines; KBAD: the
+# generic ones.
+v_dmesg_clean() {
+  _new=$(dmesg_since "$1")
+  _sbad=$(echo "$_new" | grep -E "$SCX_BAD_DMESG")
+  KBAD=$(echo "$_new" | grep -E "$KERNEL_BAD_DMESG")
+  if [ -z "$_sbad" ] && [ -z "$KBAD" ]; then
+    verdict 1 "kernel log clean (no sched_ext error, stall or warning; no BUG, Oops, panic)" ""
+  else
+    verdict 0 "kernel log: expected no sched_ext/BPF or kernel failures, saw: $(printf '%s\n%s\n' "$_sbad" "$KBAD" | grep -v '^$' | head -n 6 | tr '\n' '|')" "$_sbad"
+  fi
+}
+
+# v_kernel_reason MARK OPS: the kernel's disable line since MARK is exactly
+# 'sched_ext: BPF scheduler "OPS" disabled (unregistered from user space)'
+# (exit kind SCX_EXIT_UNREG). V_SEEN: the reason in the parentheses.
+v_kernel_reason() {
+  _line=$(dmesg_since "$1" | grep -o 'sched_ext: BPF scheduler ".*" disabled (.*)' | tail -n 1)
+  _why=${_line##*disabled (}; _why=${_why%)}
+  _exp="sched_ext: BPF scheduler \"${2:-?}\" disabled (unregistered from user space)"
+  if [ -n "$2" ] && [ "$_line" = "$_exp" ]; then
+    verdict 1 "kernel: $_line" "$_why"
+  elif [ -z "$2" ] && [ "$_why" = "unregistered from user space" ]; then
+    verdict 1 "kernel: $_line" "$_why"
+  else
+    verdict 0 "kernel disable line: expected '$_exp', saw '${_line:-no disable line}'" "$_why"
+  fi
+}
+
+# ---- phases ----------------------------------------------------------------
+
+# check_ops TAG: root/ops names the scheduler (sets OPS).
+check_ops() {
+  OPS=$(sx_ops)
+  if [ -z "$OPS" ]; then
+    info "[$1] /sys/kernel/sched_ext/root/ops not present"
+  else
+    # shellcheck disable=SC2254
+    case "$OPS" in
+      ${EXPECT_OPS:-*}) pass "[$1] sched_ext root/ops is '$OPS' (expected '${EXPECT_OPS:-any}')" ;;
+      *) fail "[$1] sched_ext root/ops: expected '$EXPECT_OPS', saw '$OPS'" ;;
+    esac
+  fi
+}
 
 # run_phase TAG SECS WORKLOAD... (each WORKLOAD one string of colab-vmload args)
 run_phase() {
@@ -12,64 +150,21 @@ run_phase() {
   info "[$tag] ===== phase '$tag': scheduler $SCHED_NAME, workloads for $secs s ====="
   mark=$(dmesg_mark)
   start_sched "$tag" || return 0
-  ops=$(sx_ops)
-  if [ -z "$ops" ]; then
-    info "[$tag] /sys/kernel/sched_ext/root/ops not present"
-  else
-    # shellcheck disable=SC2254
-    case "$ops" in
-      ${EXPECT_OPS:-*}) pass "[$tag] sched_ext root/ops is '$ops' (expected '${EXPECT_OPS:-any}')" ;;
-      *) fail "[$tag] sched_ext root/ops: expected '$EXPECT_OPS', saw '$ops'" ;;
-    esac
-  fi
+  check_ops "$tag"
   STPID=""
   if [ -n "$STATS_CMD" ]; then
     sh -c "$STATS_CMD" >"/tmp/stats-$tag.out" 2>&1 &
     STPID=$!
   fi
 
+  start_workloads "$tag" "$@"
+  watch_sched "$tag" "$secs"
+  v_enabled_throughout; expect_clean "$tag"
+  v_alive_throughout; expect_clean "$tag"
   i=0
   for w in "$@"; do
     i=$((i + 1))
-    rm -f "/tmp/w-$tag-$i.rc"
-    # shellcheck disable=SC2086
-    ( $LOAD $w >"/tmp/w-$tag-$i.out" 2>&1; echo $? >"/tmp/w-$tag-$i.rc" ) &
-  done
-  nw=$i
-  # Poll until every workload wrote its exit status (or the limit passes),
-  # checking the scheduler stays attached and alive.
-  limit=$(($(date +%s) + secs + 90))
-  polls=0; bad=0; badseen=""; dead=0
-  while :; do
-    done_n=0; i=0
-    while [ $i -lt $nw ]; do i=$((i + 1)); [ -f "/tmp/w-$tag-$i.rc" ] && done_n=$((done_n + 1)); done
-    [ $done_n -eq $nw ] && break
-    [ "$(date +%s)" -ge $limit ] && break
-    st=$(sx_state); polls=$((polls + 1))
-    if [ "$st" != enabled ]; then bad=$((bad + 1)); [ -z "$badseen" ] && badseen="$st"; fi
-    proc_alive "$SPID" || dead=1
-    sleep 0.5
-  done
-  if [ $bad -eq 0 ] && [ $polls -gt 0 ]; then
-    pass "[$tag] state stayed 'enabled' while the workloads ran ($polls polls)"
-  else
-    fail "[$tag] state while the workloads ran: expected 'enabled' throughout, saw '$badseen' in $bad of $polls polls"
-  fi
-  if [ $dead -eq 0 ] && proc_alive "$SPID"; then
-    pass "[$tag] scheduler process alive throughout"
-  else
-    fail "[$tag] scheduler process: expected alive throughout, it exited"
-  fi
-  i=0
-  for w in "$@"; do
-    i=$((i + 1))
-    rc=$(cat "/tmp/w-$tag-$i.rc" 2>/dev/null || echo "none (did not finish within $((secs + 90)) s)")
-    json=$(grep '^{.*"ok":true' "/tmp/w-$tag-$i.out" | tail -n 1)
-    if [ "$rc" = 0 ] && [ -n "$json" ]; then
-      pass "[$tag] workload '$w' completed: $json"
-    else
-      fail "[$tag] workload '$w': expected exit 0 and a JSON result line, saw exit $rc, output: $(tail -n 5 "/tmp/w-$tag-$i.out" | tr '\n' ' ')"
-    fi
+    v_workload "$tag" "$i" "$w" "$secs"; expect_clean "$tag"
   done
 
   if [ "$EXPECT_HIGH" = 1 ]; then
@@ -85,24 +180,80 @@ run_phase() {
   [ -n "$STPID" ] && kill -TERM "$STPID" 2>/dev/null
 
   stop_sched "$tag"
-  if grep -Eq "$EXIT_RE" "$SOUT"; then
-    pass "[$tag] scheduler printed its exit reason: $(grep -E "$EXIT_RE" "$SOUT" | tail -n 1)"
-  else
-    fail "[$tag] scheduler output: expected an exit reason matching /$EXIT_RE/, saw: $(tail -n 3 "$SOUT" | tr '\n' '|')"
-  fi
-  new=$(dmesg_since "$mark")
-  badl=$(echo "$new" | grep -E "$BAD_DMESG")
-  if [ -z "$badl" ]; then
-    pass "[$tag] kernel log clean (no sched_ext error, stall, watchdog, BUG, Oops)"
-  else
-    fail "[$tag] kernel log: expected no errors, saw:"; echo "$badl" | head -n 40
-  fi
-  reason=$(echo "$new" | grep -o 'sched_ext: BPF scheduler .* disabled (.*)' | tail -n 1)
-  case "$reason" in
-    *"(unregistered from user space)"*) pass "[$tag] kernel: $reason" ;;
-    *) fail "[$tag] kernel disable reason: expected 'unregistered from user space', saw '${reason:-no disable line}'" ;;
-  esac
+  v_exit_reason "$SOUT"; expect_clean "$tag"
+  v_dmesg_clean "$mark"; expect_clean "$tag"
+  v_kernel_reason "$mark" "$OPS"; expect_clean "$tag"
   info "[$tag] scheduler output (last 8 lines):"; tail -n 8 "$SOUT"
+}
+
+# stall_phase: the scheduler with STALL_ARGS (scx_colab: --debug-stall-after 2,
+# after which its BPF dispatch() dispatches nothing) and CPU hogs; the kernel's
+# watchdog must end it (runnable task stall) and the checks above must flag
+# that. Expected-failure checks: PASS when the detection fires.
+stall_phase() {
+  tag=stall
+  info "[$tag] ===== phase '$tag': $SCHED_NAME $STALL_ARGS with hogs for $STALL_SECS s; the watchdog must end it ====="
+  mark=$(dmesg_mark)
+  _saved=$SCHED_ARGS
+  SCHED_ARGS="$SCHED_ARGS $STALL_ARGS"
+  start_sched "$tag"; _rc=$?
+  SCHED_ARGS=$_saved
+  [ $_rc -eq 0 ] || return 0
+  check_ops "$tag"
+  _w="hogs --threads 4 --secs $STALL_SECS"
+  start_workloads "$tag" "$_w"
+  # The watchdog (timeout_ms 5 s, checked every 2.5 s) should end the
+  # scheduler while the hogs run; if it has not yet, keep watching up to 30 s.
+  watch_sched "$tag" "$STALL_SECS" 30
+  if wait_state disabled 30; then
+    pass "[$tag] state back to 'disabled' without SIGTERM (the kernel ended the scheduler)"
+  else
+    fail "[$tag] state: expected 'disabled' (the watchdog ends a stalled scheduler), saw '$(sx_state)'"
+  fi
+  v_enabled_throughout; expect_flagged "$tag" "the scheduler leaving 'enabled'"
+  v_sched_exit 20
+  if [ "$SRC" = running ]; then
+    fail "[$tag] scheduler process: expected it to exit on its own (non-zero status) after the stall, still running"
+  else
+    expect_flagged "$tag" "a non-zero exit status"
+  fi
+  v_alive_throughout; expect_flagged "$tag" "the scheduler process exiting"
+  if [ "$SRC" = running ]; then
+    info "[$tag] stopping the scheduler (SIGTERM, then SIGKILL)"
+    kill -TERM "$SPID" 2>/dev/null; wait_gone "$SPID" 10; kill -KILL "$SPID" 2>/dev/null
+    wait_state disabled 10
+  fi
+  v_exit_reason "$SOUT"; expect_flagged "$tag" "the stall in the exit lines"
+  case "$V_SEEN" in
+    *"EXIT: runnable task stall"*) pass "[$tag] scheduler reported the kernel's exit kind: $V_SEEN" ;;
+    *) fail "[$tag] scheduler exit lines: expected 'EXIT: runnable task stall (...)', saw: ${V_SEEN:-$(tail -n 3 "$SOUT" | tr '\n' '|')}" ;;
+  esac
+  v_dmesg_clean "$mark"; expect_flagged "$tag" "the stall in the kernel log"
+  if [ -n "$KBAD" ]; then
+    fail "[$tag] kernel log: expected only the sched_ext stall, saw generic kernel failures: $(echo "$KBAD" | head -n 5 | tr '\n' '|')"
+  fi
+  case "$V_SEEN" in
+    *"runnable task stall"*) pass "[$tag] kernel log names the stall: $(echo "$V_SEEN" | grep -E 'failed to run for|watchdog failed to check in' | head -n 1)" ;;
+    *) fail "[$tag] kernel log: expected a 'runnable task stall' disable line, saw: $(echo "$V_SEEN" | head -n 3 | tr '\n' '|')" ;;
+  esac
+  v_kernel_reason "$mark" "$OPS"; expect_flagged "$tag" "the stall as the kernel's exit kind"
+  if [ "$V_SEEN" = "runnable task stall" ]; then
+    pass "[$tag] kernel exit kind is SCX_EXIT_ERROR_STALL ('runnable task stall')"
+  else
+    fail "[$tag] kernel exit kind: expected 'runnable task stall', saw '${V_SEEN:-none}'"
+  fi
+  v_workload "$tag" 1 "$_w" "$STALL_SECS"; expect_clean "$tag"
+  # The system survives: a short workload under the default scheduler.
+  _w="lock --waiters 1 --secs 2"
+  start_workloads "$tag-after" "$_w"
+  watch_sched "$tag-after" 2
+  v_workload "$tag-after" 1 "$_w" 2
+  if [ "$V_OK" = 1 ] && [ "$(sx_state)" = disabled ]; then
+    pass "[$tag] system alive after the stall (state 'disabled'): $V_MSG"
+  else
+    fail "[$tag] system after the stall: expected state 'disabled' and a completed workload, saw state '$(sx_state)', $V_MSG"
+  fi
+  info "[$tag] scheduler output (last 12 lines):"; tail -n 12 "$SOUT"
 }
 
 info "scheduler: $SCHED_NAME ($SCHED_BIN $SCHED_ARGS), lockholder HIGH check: $EXPECT_HIGH"
@@ -165,6 +316,12 @@ if [ -n "$COUNTER_ARGS" ]; then
   else
     fail "[counters] hog labels: expected LOW in every stats line, saw: '$(tr '\n' ';' </tmp/hog.lines)'"
   fi
+fi
+
+if [ -n "$STALL_ARGS" ]; then
+  stall_phase
+else
+  info "stall phase skipped (no stall flag for $SCHED_NAME)"
 fi
 
 if [ "$FAILS" -eq 0 ]; then

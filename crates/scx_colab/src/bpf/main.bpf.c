@@ -64,6 +64,9 @@ const volatile u32 nr_events[COLAB_NR_CLUSTERS];
 volatile u64 label_gen;
 /* Set by user space (hidden --debug-error-after) to test the error exit path. */
 volatile u32 debug_force_error;
+/* Set by user space (hidden --debug-stall-after): dispatch nothing, so the
+ * kernel's watchdog (timeout_ms) ends the scheduler with a runnable task stall. */
+volatile u32 debug_stall;
 
 /* Largest vruntime of a task that started running. */
 static u64 vtime_now;
@@ -484,6 +487,8 @@ void BPF_STRUCT_OPS(colab_dispatch, s32 cpu, struct task_struct *prev)
 		scx_bpf_error("forced error (--debug-error-after)");
 		return;
 	}
+	if (debug_stall)
+		return;
 	/* 1. The CPU's own queues, high-blocking first. */
 	if (take_from(cpu)) {
 		stat_inc(COLAB_STAT_LOCAL);
