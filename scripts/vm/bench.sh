@@ -68,6 +68,9 @@ csv="$outdir/results.csv" md="$outdir/results.md"
 echo "scheduler,workload,rep,elapsed_s" >"$csv"
 grep '^@@BENCH,' "$log" | cut -d, -f2- >>"$csv" || true
 grep '^@@BENCH-FAILED' "$log" >&2 || true
+stats="$outdir/sched-stats.csv"
+echo "scheduler,workload,direct,prev_idle,sync_waker,queued,migrations" >"$stats"
+grep '^@@STATS,' "$log" | cut -d, -f2- >>"$stats" || true
 
 # Medians per (scheduler, workload), then ratios to the default scheduler.
 summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
@@ -97,9 +100,19 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
         printf "| %s | %s | %.3f | %d | %s |\n", w, s, $3, $4, r }' <<<"$summary"
     done
   done
+  if [ "$(wc -l <"$stats")" -gt 1 ]; then
+    echo
+    echo "scx_colab's own counters over each workload's repetitions (its --stats lines, summed):"
+    echo "wake-ups placed straight on a CPU (of which its previous CPU, idle; or its waker's CPU, a"
+    echo "sync wake-up), wake-ups queued, migrations."
+    echo
+    echo "| workload | scheduler | direct | prev CPU | waker's CPU | queued | migrations |"
+    echo "|---|---|---:|---:|---:|---:|---:|"
+    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6, $7 }'
+  fi
 } >"$md"
 cat "$md"
-echo "bench: wrote $md and $csv"
+echo "bench: wrote $md, $csv and $stats"
 if [ "$rc" -ne 0 ]; then
   echo "bench: FAILED (VM run status $rc; see the console log $log)" >&2
   exit 1

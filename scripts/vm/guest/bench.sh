@@ -1,6 +1,10 @@
 # Guest side of scripts/vm/bench.sh (busybox sh). Prepended: SCHEDS (list of
 # "default" and scheduler binary names in /bin), COLAB_ARGS, REPS, FUTEX_ARGS,
-# MSG_ARGS, and guest/common.sh. Prints "@@BENCH,<sched>,<workload>,<rep>,<elapsed_s>".
+# MSG_ARGS, and guest/common.sh. Prints "@@BENCH,<sched>,<workload>,<rep>,<elapsed_s>"
+# and, for scx_colab (run with --stats 1), the scheduler's counters summed over
+# each workload's repetitions: "@@STATS,<sched>,<workload>,<direct>,<prev_idle>,
+# <sync_waker>,<queued>,<migrations>" (stats lines that straddle two workloads count for
+# the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
 for s in $SCHEDS; do
@@ -8,8 +12,8 @@ for s in $SCHEDS; do
   if [ "$s" != default ]; then
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
-      scx_colab_rr) SCHED_ARGS="$COLAB_ARGS --strict-rr" ;;
-      scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;;
+      scx_colab_rr) SCHED_ARGS="$COLAB_ARGS --strict-rr --stats 1" ;;
+      scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then
       echo "@@BENCH-FAILED,$s,attach"
@@ -18,6 +22,8 @@ for s in $SCHEDS; do
   fi
   for wl in futex msg; do
     if [ "$wl" = futex ]; then args="$FUTEX_ARGS"; else args="$MSG_ARGS"; fi
+    n0=0
+    [ "$s" != default ] && n0=$(wc -l <"$SOUT")
     rep=0
     while [ $rep -lt "$REPS" ]; do
       rep=$((rep + 1))
@@ -34,6 +40,14 @@ for s in $SCHEDS; do
         fail "[bench-$s] scheduler no longer attached after $wl rep $rep (state '$(sx_state)')"
       fi
     done
+    case "$s" in scx_colab*)
+      tail -n +$((n0 + 1)) "$SOUT" | grep 'sched:' | awk -v s="$s" -v w="$wl" '
+        { for (i = 1; i < NF; i++) {
+            if ($i == "direct") d += $(i + 1); if ($i == "prev_idle") p += $(i + 1)
+            if ($i == "sync_waker") y += $(i + 1)
+            if ($i == "queued") q += $(i + 1); if ($i == "migrations") m += $(i + 1) } }
+        END { printf "@@STATS,%s,%s,%d,%d,%d,%d,%d\n", s, w, d, p, y, q, m }' ;;
+    esac
   done
   if [ "$s" != default ]; then stop_sched "bench-$s"; fi
 done

@@ -250,18 +250,46 @@ static __always_inline u32 queued_on(s32 cpu)
 	return (a > 0 ? a : 0) + (b > 0 ? b : 0);
 }
 
+/* Whether a synchronous wake-up of @p may go to the waker's CPU (set @set). */
+static __always_inline bool sync_to_waker(struct task_struct *p, u32 set, u64 wake_flags)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	s32 cpu = bpf_get_smp_processor_id();
+	const struct cpumask *idle;
+	bool any_idle;
+
+	if (!(wake_flags & SCX_WAKE_SYNC) || (cur->flags & 0x4 /* PF_EXITING */))
+		return false;
+	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || (u32)is_big(cpu) != (set ? 0 : 1) ||
+	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		return false;
+	if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) || queued_on(cpu))
+		return false;
+	idle = scx_bpf_get_idle_cpumask();
+	any_idle = !bpf_cpumask_empty(idle);
+	scx_bpf_put_idle_cpumask(idle);
+	if (!any_idle)
+		return false;
+	stat_inc(COLAB_STAT_SYNC_WAKER);
+	return true;
+}
+
 /*
  * Round-robin over one cluster (@set: 0 big, 1 little) from its cursor: the
  * first allowed idle CPU (claimed), or -1. *@fallback gets the allowed CPU
  * with the shortest queue, for when no CPU is idle.
  *
- * Unless strict_rr, the task's previous CPU comes first when it is idle
- * and in the set: a deviation from Fig. 6's plain round-robin, for cache
- * warmth and cheap wake-ups of tasks that sleep and wake in quick
- * succession (message passing); see README.md for what it measured.
+ * Unless strict_rr, two rules come first, deviations from Fig. 6's plain
+ * round-robin for tasks that sleep and wake in quick succession (message
+ * passing), where every hop would otherwise wake another, idle CPU (an IPI,
+ * a cold cache): a synchronous wake-up (the waker is about to sleep) goes
+ * to the waker's CPU if it is in the set, has nothing queued and some CPU
+ * is idle (the kernel's own rule in scx_select_cpu_dfl); else the task's
+ * previous CPU if it is idle and in the set. See README.md for what they
+ * measured.
  */
-static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu, s32 *fallback,
-				   u32 *fallback_load)
+static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu, u64 wake_flags,
+				   s32 *fallback, u32 *fallback_load)
 {
 	u32 n = set ? nr_little : nr_big;
 	u32 start = rr_cursor[set & 1];
@@ -269,6 +297,8 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
 
 	if (!n)
 		return -1;
+	if (!strict_rr && sync_to_waker(p, set, wake_flags))
+		return bpf_get_smp_processor_id();
 	if (!strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
 	    (u32)is_big(prev_cpu) == (set ? 0 : 1) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
 	    scx_bpf_test_and_clear_cpu_idle(prev_cpu)) {
@@ -304,7 +334,7 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
  * or -1, with *@fallback the least loaded allowed CPU of the set.
  */
 static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx, s32 prev,
-				    s32 *fallback)
+				    u64 wake_flags, s32 *fallback)
 {
 	u32 load = 0;
 	s32 cpu;
@@ -313,23 +343,23 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 	*fallback = -1;
 	if (nr_big && nr_little) {
 		if (tctx->speedup_label == COLAB_SPEEDUP_HIGH) {
-			cpu = rr_pick(p, 0, prev, fallback, &load);
+			cpu = rr_pick(p, 0, prev, wake_flags, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		} else if (tctx->speedup_label == COLAB_SPEEDUP_LOW && !tctx->high_block) {
-			cpu = rr_pick(p, 1, prev, fallback, &load);
+			cpu = rr_pick(p, 1, prev, wake_flags, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		}
 		/* Any CPU (or the preferred set is outside the affinity). */
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
-		cpu = rr_pick(p, first, prev, fallback, &load);
+		cpu = rr_pick(p, first, prev, wake_flags, fallback, &load);
 		if (cpu >= 0)
 			return cpu;
-		return rr_pick(p, first ^ 1, prev, fallback, &load);
+		return rr_pick(p, first ^ 1, prev, wake_flags, fallback, &load);
 	}
-	return rr_pick(p, nr_big ? 0 : 1, prev, fallback, &load);
+	return rr_pick(p, nr_big ? 0 : 1, prev, wake_flags, fallback, &load);
 }
 
 s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -343,7 +373,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (p->nr_cpus_allowed == 1 || colab_migration_disabled(p))
 		return prev_cpu;
 
-	cpu = allocate(p, tctx, prev_cpu, &fallback);
+	cpu = allocate(p, tctx, prev_cpu, wake_flags, &fallback);
 	if (cpu >= 0) {
 		stat_inc(COLAB_STAT_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
