@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark in ONE VM boot: times the `futex` and `msg` workloads (fixed work,
 # REPS repetitions each) under the kernel's default scheduler (EEVDF), under
-# scx_simple and under scx_colab (if built; also as scx_colab_rr, run with
-# --strict-rr), and reports medians and their ratios to the default
-# scheduler (ratio < 1: faster than the default).
+# scx_simple and under scx_colab (if built; also as scx_colab_nofutex, run
+# with --no-futex-tracking), and reports medians and their ratios to the
+# default scheduler (ratio < 1: faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
 #        [--futex-ops N] [--msg-ops N] [--out DIR]
@@ -35,10 +35,10 @@ colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 scheds="default scx_simple"
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
 if [ -n "$colab" ]; then
-  # scx_colab_rr: the same binary run with --strict-rr (Fig. 6's plain
-  # round-robin wake-ups), to measure the previous-CPU-first deviation.
-  scheds="$scheds scx_colab scx_colab_rr"
-  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_rr")
+  # scx_colab_nofutex: the same binary run with --no-futex-tracking, to
+  # measure what the futex hooks (bottleneck tracking) cost.
+  scheds="$scheds scx_colab scx_colab_nofutex"
+  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex")
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"
@@ -69,7 +69,7 @@ echo "scheduler,workload,rep,elapsed_s" >"$csv"
 grep '^@@BENCH,' "$log" | cut -d, -f2- >>"$csv" || true
 grep '^@@BENCH-FAILED' "$log" >&2 || true
 stats="$outdir/sched-stats.csv"
-echo "scheduler,workload,direct,prev_idle,sync_waker,queued,migrations" >"$stats"
+echo "scheduler,workload,direct,queued,migrations,futex_charges" >"$stats"
 grep '^@@STATS,' "$log" | cut -d, -f2- >>"$stats" || true
 
 # Medians per (scheduler, workload), then ratios to the default scheduler.
@@ -103,12 +103,11 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
   if [ "$(wc -l <"$stats")" -gt 1 ]; then
     echo
     echo "scx_colab's own counters over each workload's repetitions (its --stats lines, summed):"
-    echo "wake-ups placed straight on a CPU (of which its previous CPU, idle; or its waker's CPU, a"
-    echo "sync wake-up), wake-ups queued, migrations."
+    echo "wake-ups placed straight on an idle CPU, wake-ups queued, migrations, futex waits charged."
     echo
-    echo "| workload | scheduler | direct | prev CPU | waker's CPU | queued | migrations |"
-    echo "|---|---|---:|---:|---:|---:|---:|"
-    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6, $7 }'
+    echo "| workload | scheduler | direct | queued | migrations | futex charges |"
+    echo "|---|---|---:|---:|---:|---:|"
+    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6 }'
   fi
 } >"$md"
 cat "$md"

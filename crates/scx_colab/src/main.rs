@@ -47,11 +47,10 @@ pub struct Opts {
     #[arg(long, default_value_t = 12000)]
     fair_window_us: u64,
 
-    /// Wake-ups go round-robin over the allocated cluster exactly as
-    /// colab-tpds Fig. 6. Default: the task's previous CPU first when it is
-    /// idle and in the cluster (cache warmth, cheap ping-pong wake-ups).
+    /// Ablation: no bottleneck tracking (the futex hooks are not loaded),
+    /// so no task is ever labelled high-blocking.
     #[arg(long)]
-    strict_rr: bool,
+    no_futex_tracking: bool,
 
     /// Labelling period in milliseconds (colab-tpds: 10).
     #[arg(long, default_value_t = 10)]
@@ -304,7 +303,7 @@ fn run(opts: Opts) -> Result<i32> {
             split,
             slice_ns: opts.slice_us.max(100) * 1000,
             fair_window_ns: opts.fair_window_us * 1000,
-            strict_rr: opts.strict_rr,
+            futex_tracking: !opts.no_futex_tracking,
             stats_every,
             labeller,
             counters,
@@ -332,6 +331,9 @@ mod tests {
         assert!(Opts::try_parse_from(["scx_colab", "--big-cpus", "3-1"]).is_err());
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
         assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
+        assert!(!o.no_futex_tracking);
+        let o = Opts::try_parse_from(["scx_colab", "--no-futex-tracking"]).unwrap();
+        assert!(o.no_futex_tracking);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub struct Config {
     pub split: Split,
     pub slice_ns: u64,
     pub fair_window_ns: u64,
-    pub strict_rr: bool,
+    pub futex_tracking: bool,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
@@ -75,7 +75,6 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         }
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
-        ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
         ro.max_charge_ns = cfg.labeller.params.period_ns;
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
@@ -83,6 +82,12 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     if cfg.counters.is_none() {
         // No counters: no tracepoint program on every context switch.
         skel.progs.colab_pmu_switch.set_autoload(false);
+    }
+    if !cfg.futex_tracking {
+        skel.progs.colab_futex_wait_enter.set_autoload(false);
+        skel.progs.colab_futex_wait_exit.set_autoload(false);
+        skel.progs.colab_futex_wake.set_autoload(false);
+        log::info!("--no-futex-tracking: no bottleneck tracking, no task is high-blocking");
     }
     let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
     if let Some(c) = &cfg.counters {

@@ -4,10 +4,8 @@
 use crate::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 15] = [
+pub const STAT_NAMES: [&str; 13] = [
     "direct",
-    "prev_idle",
-    "sync_waker",
     "queued",
     "hb_queued",
     "local",
@@ -130,11 +128,11 @@ mod tests {
     fn counters_and_labels_lines() {
         assert_eq!(delta(&[5, 7, 1], &[2, 7]), vec![3, 0, 1]);
         assert_eq!(delta(&[1], &[4]), vec![0]);
-        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
-        assert!(line.starts_with("sched: direct 1 prev_idle 2 sync_waker 3 queued 4 hb_queued 5"));
-        assert!(line.contains("steal_own 7 steal_other 8 big_preempts_little 9"));
-        assert!(line.contains("migrations 11 futex_charges 12"));
-        assert!(line.ends_with("pmu_reads 13 pmu_errors 14 pmu_multiplexed 15"));
+        let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+        assert!(line.starts_with("sched: direct 1 queued 2 hb_queued 3"));
+        assert!(line.contains("steal_own 5 steal_other 6 big_preempts_little 7"));
+        assert!(line.contains("migrations 9 futex_charges 10"));
+        assert!(line.ends_with("pmu_reads 11 pmu_errors 12 pmu_multiplexed 13"));
         let c = LabelCounts {
             tracked: 3,
             high_block: 1,

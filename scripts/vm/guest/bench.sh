@@ -2,8 +2,8 @@
 # "default" and scheduler binary names in /bin), COLAB_ARGS, REPS, FUTEX_ARGS,
 # MSG_ARGS, and guest/common.sh. Prints "@@BENCH,<sched>,<workload>,<rep>,<elapsed_s>"
 # and, for scx_colab (run with --stats 1), the scheduler's counters summed over
-# each workload's repetitions: "@@STATS,<sched>,<workload>,<direct>,<prev_idle>,
-# <sync_waker>,<queued>,<migrations>" (stats lines that straddle two workloads count for
+# each workload's repetitions: "@@STATS,<sched>,<workload>,<direct>,<queued>,
+# <migrations>,<futex_charges>" (stats lines that straddle two workloads count for
 # the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
@@ -12,7 +12,7 @@ for s in $SCHEDS; do
   if [ "$s" != default ]; then
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
-      scx_colab_rr) SCHED_ARGS="$COLAB_ARGS --strict-rr --stats 1" ;;
+      scx_colab_nofutex) SCHED_ARGS="$COLAB_ARGS --no-futex-tracking --stats 1" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then
@@ -43,10 +43,9 @@ for s in $SCHEDS; do
     case "$s" in scx_colab*)
       tail -n +$((n0 + 1)) "$SOUT" | grep 'sched:' | awk -v s="$s" -v w="$wl" '
         { for (i = 1; i < NF; i++) {
-            if ($i == "direct") d += $(i + 1); if ($i == "prev_idle") p += $(i + 1)
-            if ($i == "sync_waker") y += $(i + 1)
-            if ($i == "queued") q += $(i + 1); if ($i == "migrations") m += $(i + 1) } }
-        END { printf "@@STATS,%s,%s,%d,%d,%d,%d,%d\n", s, w, d, p, y, q, m }' ;;
+            if ($i == "direct") d += $(i + 1); if ($i == "queued") q += $(i + 1)
+            if ($i == "migrations") m += $(i + 1); if ($i == "futex_charges") f += $(i + 1) } }
+        END { printf "@@STATS,%s,%s,%d,%d,%d,%d\n", s, w, d, q, m, f }' ;;
     esac
   done
   if [ "$s" != default ]; then stop_sched "bench-$s"; fi

@@ -42,8 +42,6 @@ enum colab_speedup_label {
 /* Indices of the per-CPU counters (map `stats`). */
 enum colab_stat {
 	COLAB_STAT_DIRECT,      /* woken onto an idle CPU of its allocated set */
-	COLAB_STAT_PREV_IDLE,   /* ... which was its previous CPU */
-	COLAB_STAT_SYNC_WAKER,  /* ... or the CPU of its waker (a sync wake-up) */
 	COLAB_STAT_QUEUED,      /* queued on a CPU's DSQ (no idle CPU) */
 	COLAB_STAT_HB_QUEUED,   /* ... of which on a high-blocking DSQ */
 	COLAB_STAT_LOCAL,       /* dispatched from the CPU's own DSQs */

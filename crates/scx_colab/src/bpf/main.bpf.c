@@ -55,8 +55,6 @@ const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
  * thread waiting during the last period, not thousands.
  */
 const volatile u64 max_charge_ns = 10000000ULL;
-/* Fig. 6's plain round-robin, without trying the previous CPU first. */
-const volatile bool strict_rr;
 /* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];
 
@@ -250,46 +248,13 @@ static __always_inline u32 queued_on(s32 cpu)
 	return (a > 0 ? a : 0) + (b > 0 ? b : 0);
 }
 
-/* Whether a synchronous wake-up of @p may go to the waker's CPU (set @set). */
-static __always_inline bool sync_to_waker(struct task_struct *p, u32 set, u64 wake_flags)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	s32 cpu = bpf_get_smp_processor_id();
-	const struct cpumask *idle;
-	bool any_idle;
-
-	if (!(wake_flags & SCX_WAKE_SYNC) || (cur->flags & 0x4 /* PF_EXITING */))
-		return false;
-	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || (u32)is_big(cpu) != (set ? 0 : 1) ||
-	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-		return false;
-	if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) || queued_on(cpu))
-		return false;
-	idle = scx_bpf_get_idle_cpumask();
-	any_idle = !bpf_cpumask_empty(idle);
-	scx_bpf_put_idle_cpumask(idle);
-	if (!any_idle)
-		return false;
-	stat_inc(COLAB_STAT_SYNC_WAKER);
-	return true;
-}
-
 /*
  * Round-robin over one cluster (@set: 0 big, 1 little) from its cursor: the
  * first allowed idle CPU (claimed), or -1. *@fallback gets the allowed CPU
  * with the shortest queue, for when no CPU is idle.
- *
- * Unless strict_rr, two rules come first, deviations from Fig. 6's plain
- * round-robin for tasks that sleep and wake in quick succession (message
- * passing), where every hop would otherwise wake another, idle CPU (an IPI,
- * a cold cache): a synchronous wake-up (the waker is about to sleep) goes
- * to the waker's CPU if it is in the set, has nothing queued and some CPU
- * is idle (the kernel's own rule in scx_select_cpu_dfl); else the task's
- * previous CPU if it is idle and in the set. See README.md for what they
- * measured.
  */
-static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu, u64 wake_flags,
-				   s32 *fallback, u32 *fallback_load)
+static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback,
+				   u32 *fallback_load)
 {
 	u32 n = set ? nr_little : nr_big;
 	u32 start = rr_cursor[set & 1];
@@ -297,14 +262,6 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
 
 	if (!n)
 		return -1;
-	if (!strict_rr && sync_to_waker(p, set, wake_flags))
-		return bpf_get_smp_processor_id();
-	if (!strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
-	    (u32)is_big(prev_cpu) == (set ? 0 : 1) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
-	    scx_bpf_test_and_clear_cpu_idle(prev_cpu)) {
-		stat_inc(COLAB_STAT_PREV_IDLE);
-		return prev_cpu;
-	}
 	bpf_for(i, 0, n) {
 		u32 idx = (start + i) % n;
 		s32 cpu = set ? little_cpus[idx & CPU_MASK] : big_cpus[idx & CPU_MASK];
@@ -333,8 +290,8 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
  * otherwise any CPU, the clusters taking turns. Returns a claimed idle CPU
  * or -1, with *@fallback the least loaded allowed CPU of the set.
  */
-static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx, s32 prev,
-				    u64 wake_flags, s32 *fallback)
+static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx,
+				    s32 *fallback)
 {
 	u32 load = 0;
 	s32 cpu;
@@ -343,23 +300,23 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 	*fallback = -1;
 	if (nr_big && nr_little) {
 		if (tctx->speedup_label == COLAB_SPEEDUP_HIGH) {
-			cpu = rr_pick(p, 0, prev, wake_flags, fallback, &load);
+			cpu = rr_pick(p, 0, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		} else if (tctx->speedup_label == COLAB_SPEEDUP_LOW && !tctx->high_block) {
-			cpu = rr_pick(p, 1, prev, wake_flags, fallback, &load);
+			cpu = rr_pick(p, 1, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		}
 		/* Any CPU (or the preferred set is outside the affinity). */
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
-		cpu = rr_pick(p, first, prev, wake_flags, fallback, &load);
+		cpu = rr_pick(p, first, fallback, &load);
 		if (cpu >= 0)
 			return cpu;
-		return rr_pick(p, first ^ 1, prev, wake_flags, fallback, &load);
+		return rr_pick(p, first ^ 1, fallback, &load);
 	}
-	return rr_pick(p, nr_big ? 0 : 1, prev, wake_flags, fallback, &load);
+	return rr_pick(p, nr_big ? 0 : 1, fallback, &load);
 }
 
 s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -373,7 +330,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (p->nr_cpus_allowed == 1 || colab_migration_disabled(p))
 		return prev_cpu;
 
-	cpu = allocate(p, tctx, prev_cpu, wake_flags, &fallback);
+	cpu = allocate(p, tctx, &fallback);
 	if (cpu >= 0) {
 		stat_inc(COLAB_STAT_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
@@ -433,7 +390,8 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 		dsq = hb_dsq(cpu);
 		stat_inc(COLAB_STAT_HB_QUEUED);
 		/* Bottleneck first: preempt a CPU running a non-bottleneck. */
-		cs = lookup_cpu_state(cpu);
+		if (pulled) /* cs is the little CPU's; cpu is now the big one */
+			cs = lookup_cpu_state(cpu);
 		if (cs && cs->pid && cs->pid != p->pid && !cs->high_block)
 			kick = SCX_KICK_PREEMPT;
 	}
