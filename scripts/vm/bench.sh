@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark in ONE VM boot: times the `futex` and `msg` workloads (fixed work,
 # REPS repetitions each) under the kernel's default scheduler (EEVDF), under
-# scx_simple and under scx_colab (if built; also as scx_colab_nofutex, run
-# with --no-futex-tracking), and reports medians and their ratios to the
-# default scheduler (ratio < 1: faster than the default).
+# scx_simple and under scx_colab (if built; also as scx_colab_nofutex and
+# scx_colab_nopull, run with --no-futex-tracking and --no-big-pull), and
+# reports medians and their ratios to the default scheduler (ratio < 1:
+# faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
 #        [--futex-ops N] [--msg-ops N] [--out DIR]
@@ -35,10 +36,11 @@ colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 scheds="default scx_simple"
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
 if [ -n "$colab" ]; then
-  # scx_colab_nofutex: the same binary run with --no-futex-tracking, to
-  # measure what the futex hooks (bottleneck tracking) cost.
-  scheds="$scheds scx_colab scx_colab_nofutex"
-  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex")
+  # Ablations, the same binary under other names: scx_colab_nofutex runs
+  # with --no-futex-tracking (what the futex hooks cost), scx_colab_nopull
+  # with --no-big-pull (what big CPUs taking little CPUs' tasks costs).
+  scheds="$scheds scx_colab scx_colab_nofutex scx_colab_nopull"
+  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex" --bin "$colab:scx_colab_nopull")
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"
@@ -69,7 +71,7 @@ echo "scheduler,workload,rep,elapsed_s" >"$csv"
 grep '^@@BENCH,' "$log" | cut -d, -f2- >>"$csv" || true
 grep '^@@BENCH-FAILED' "$log" >&2 || true
 stats="$outdir/sched-stats.csv"
-echo "scheduler,workload,direct,queued,migrations,futex_charges" >"$stats"
+echo "scheduler,workload,direct,queued,steal_own,steal_other,big_preempts_little,pulled,migrations,futex_charges" >"$stats"
 grep '^@@STATS,' "$log" | cut -d, -f2- >>"$stats" || true
 
 # Medians per (scheduler, workload), then ratios to the default scheduler.
@@ -103,11 +105,12 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
   if [ "$(wc -l <"$stats")" -gt 1 ]; then
     echo
     echo "scx_colab's own counters over each workload's repetitions (its --stats lines, summed):"
-    echo "wake-ups placed straight on an idle CPU, wake-ups queued, migrations, futex waits charged."
+    echo "wake-ups placed straight on an idle CPU, wake-ups queued, steals within and across clusters,"
+    echo "big CPUs preempting little ones (and tasks pulled), migrations, futex waits charged."
     echo
-    echo "| workload | scheduler | direct | queued | migrations | futex charges |"
-    echo "|---|---|---:|---:|---:|---:|"
-    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6 }'
+    echo "| workload | scheduler | direct | queued | steal own | steal other | big preempts | pulled | migrations | futex charges |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10 }'
   fi
 } >"$md"
 cat "$md"

@@ -52,6 +52,11 @@ pub struct Opts {
     #[arg(long)]
     no_futex_tracking: bool,
 
+    /// Ablation: an idle big CPU does not preempt and take the most blocking
+    /// task running on a little CPU.
+    #[arg(long)]
+    no_big_pull: bool,
+
     /// Labelling period in milliseconds (colab-tpds: 10).
     #[arg(long, default_value_t = 10)]
     period_ms: u64,
@@ -304,6 +309,7 @@ fn run(opts: Opts) -> Result<i32> {
             slice_ns: opts.slice_us.max(100) * 1000,
             fair_window_ns: opts.fair_window_us * 1000,
             futex_tracking: !opts.no_futex_tracking,
+            big_pull: !opts.no_big_pull,
             stats_every,
             labeller,
             counters,
@@ -332,8 +338,9 @@ mod tests {
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
         assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
         assert!(!o.no_futex_tracking);
-        let o = Opts::try_parse_from(["scx_colab", "--no-futex-tracking"]).unwrap();
-        assert!(o.no_futex_tracking);
+        let o =
+            Opts::try_parse_from(["scx_colab", "--no-futex-tracking", "--no-big-pull"]).unwrap();
+        assert!(o.no_futex_tracking && o.no_big_pull);
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub struct Config {
     pub slice_ns: u64,
     pub fair_window_ns: u64,
     pub futex_tracking: bool,
+    pub big_pull: bool,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
@@ -75,6 +76,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         }
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
+        ro.no_big_pull = !cfg.big_pull;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
         ro.max_charge_ns = cfg.labeller.params.period_ns;
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);

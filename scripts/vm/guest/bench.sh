@@ -3,7 +3,8 @@
 # MSG_ARGS, and guest/common.sh. Prints "@@BENCH,<sched>,<workload>,<rep>,<elapsed_s>"
 # and, for scx_colab (run with --stats 1), the scheduler's counters summed over
 # each workload's repetitions: "@@STATS,<sched>,<workload>,<direct>,<queued>,
-# <migrations>,<futex_charges>" (stats lines that straddle two workloads count for
+# <steal_own>,<steal_other>,<big_preempts_little>,<pulled>,<migrations>,
+# <futex_charges>" (stats lines that straddle two workloads count for
 # the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
@@ -13,6 +14,7 @@ for s in $SCHEDS; do
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
       scx_colab_nofutex) SCHED_ARGS="$COLAB_ARGS --no-futex-tracking --stats 1" ;;
+      scx_colab_nopull) SCHED_ARGS="$COLAB_ARGS --no-big-pull --stats 1" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then
@@ -42,10 +44,9 @@ for s in $SCHEDS; do
     done
     case "$s" in scx_colab*)
       tail -n +$((n0 + 1)) "$SOUT" | grep 'sched:' | awk -v s="$s" -v w="$wl" '
-        { for (i = 1; i < NF; i++) {
-            if ($i == "direct") d += $(i + 1); if ($i == "queued") q += $(i + 1)
-            if ($i == "migrations") m += $(i + 1); if ($i == "futex_charges") f += $(i + 1) } }
-        END { printf "@@STATS,%s,%s,%d,%d,%d,%d\n", s, w, d, q, m, f }' ;;
+        BEGIN { split("direct queued steal_own steal_other big_preempts_little pulled migrations futex_charges", k, " ") }
+        { for (i = 1; i < NF; i++) v[$i] += $(i + 1) }
+        END { line = "@@STATS," s "," w; for (j = 1; j <= 8; j++) line = line "," (v[k[j]] + 0); print line }' ;;
     esac
   done
   if [ "$s" != default ]; then stop_sched "bench-$s"; fi

@@ -57,6 +57,8 @@ const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
 const volatile u64 max_charge_ns = 10000000ULL;
 /* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];
+/* Ablation (--no-big-pull): idle big CPUs do not take little CPUs' tasks. */
+const volatile bool no_big_pull;
 
 /* Bumped by user space after every labelling pass. */
 volatile u64 label_gen;
@@ -494,7 +496,7 @@ void BPF_STRUCT_OPS(colab_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 	/* 3. An idle big CPU takes a task running on a little one. */
-	if (is_big(cpu) && nr_little && !(prev && (prev->scx.flags & SCX_TASK_QUEUED)))
+	if (!no_big_pull && is_big(cpu) && nr_little && !(prev && (prev->scx.flags & SCX_TASK_QUEUED)))
 		big_pull(cpu);
 }
 
