@@ -14,7 +14,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-extra=() reps=3 futex_ops=100000 msg_ops=10000 outdir="$VM_ROOT/reports/vm-bench"
+extra=() reps=5 futex_ops=100000 msg_ops=10000 outdir="$VM_ROOT/reports/vm-bench"
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) extra+=("$2"); shift 2 ;;
