@@ -297,17 +297,19 @@ if [ -n "$COUNTER_ARGS" ]; then
   else
     fail "[counters] counter reads: expected > 0 and no errors, saw $reads reads and $errs errors"
   fi
-  # Predictions are per 10 ms period and vary (a faulter's period may hold
-  # few faults): faulters must be HIGH in some stats line and never all LOW;
-  # hogs (no faults, 1.0) must be LOW in every line.
+  # Predictions are per 10 ms period and vary (a period of a faulter may hold
+  # few faults: the CI run of 2026-11-23 had one line of 15 with both faulters
+  # LOW): at least 2/3 of the stats lines must have a faulter labelled HIGH
+  # (HIGH, or mixed with h >= 1); hogs (no faults, exactly 1.0) must be LOW in
+  # every line.
   grep -o 'faulter x[0-9]* [0-9.]* [^,|]*' "$out" >/tmp/faulter.lines || true
   grep -o 'hog x[0-9]* [0-9.]* [^,|]*' "$out" >/tmp/hog.lines || true
-  fh=$(grep -c ' HIGH *$' /tmp/faulter.lines || true)
-  fl=$(grep -c ' LOW *$' /tmp/faulter.lines || true)
-  if [ "$fh" -gt 0 ] && [ "$fl" -eq 0 ]; then
-    pass "[counters] page-faulting threads labelled HIGH speedup in $fh of $(wc -l </tmp/faulter.lines) stats lines, never LOW: $(tr '\n' ';' </tmp/faulter.lines)"
+  fn=$(wc -l </tmp/faulter.lines)
+  fh=$(grep -cE ' HIGH *$|mixed\(h[1-9]' /tmp/faulter.lines || true)
+  if [ "$fn" -gt 0 ] && [ $((3 * fh)) -ge $((2 * fn)) ]; then
+    pass "[counters] page-faulting threads labelled HIGH speedup in $fh of $fn stats lines: $(tr '\n' ';' </tmp/faulter.lines)"
   else
-    fail "[counters] faulter labels: expected HIGH in some stats line and never LOW, saw: '$(tr '\n' ';' </tmp/faulter.lines)'"
+    fail "[counters] faulter labels: expected a faulter labelled HIGH in at least 2/3 of the stats lines, saw $fh of $fn: '$(tr '\n' ';' </tmp/faulter.lines)'"
   fi
   hn=$(wc -l </tmp/hog.lines)
   hl=$(grep -c ' LOW *$' /tmp/hog.lines || true)
