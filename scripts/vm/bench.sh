@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark in ONE VM boot: times the `futex` and `msg` workloads (fixed work,
 # REPS repetitions each) under the kernel's default scheduler (EEVDF), under
-# scx_simple and under scx_colab (if built; also as scx_colab_nofutex and
-# scx_colab_nopull, run with --no-futex-tracking and --no-big-pull), and
-# reports medians and their ratios to the default scheduler (ratio < 1:
-# faster than the default).
+# scx_simple and under scx_colab (if built; also as scx_colab_fig6, run with
+# --strict-rr --pull-min-us 0, and scx_colab_nofutex, run with
+# --no-futex-tracking), and reports medians and their ratios to the default
+# scheduler (ratio < 1: faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
 #        [--futex-ops N] [--msg-ops N] [--out DIR]
@@ -36,11 +36,12 @@ colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 scheds="default scx_simple"
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
 if [ -n "$colab" ]; then
-  # Ablations, the same binary under other names: scx_colab_nofutex runs
-  # with --no-futex-tracking (what the futex hooks cost), scx_colab_nopull
-  # with --no-big-pull (what big CPUs taking little CPUs' tasks costs).
-  scheds="$scheds scx_colab scx_colab_nofutex scx_colab_nopull"
-  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex" --bin "$colab:scx_colab_nopull")
+  # Variants, the same binary under other names: scx_colab_fig6 runs with
+  # --strict-rr --pull-min-us 0 (colab-tpds Fig. 6 as written: round-robin
+  # wake-ups, big CPUs pull any task), scx_colab_nofutex with
+  # --no-futex-tracking (what the futex hooks cost).
+  scheds="$scheds scx_colab scx_colab_fig6 scx_colab_nofutex"
+  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_fig6" --bin "$colab:scx_colab_nofutex")
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"
@@ -70,6 +71,9 @@ csv="$outdir/results.csv" md="$outdir/results.md"
 echo "scheduler,workload,rep,elapsed_s" >"$csv"
 grep '^@@BENCH,' "$log" | cut -d, -f2- >>"$csv" || true
 grep '^@@BENCH-FAILED' "$log" >&2 || true
+migs="$outdir/migrations.csv"
+echo "scheduler,workload,migrations" >"$migs"
+grep '^@@MIG,' "$log" | cut -d, -f2- >>"$migs" || true
 stats="$outdir/sched-stats.csv"
 echo "scheduler,workload,direct,queued,steal_own,steal_other,big_preempts_little,pulled,migrations,futex_charges" >"$stats"
 grep '^@@STATS,' "$log" | cut -d, -f2- >>"$stats" || true
@@ -102,6 +106,17 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
         printf "| %s | %s | %.3f | %d | %s |\n", w, s, $3, $4, r }' <<<"$summary"
     done
   done
+  if [ "$(wc -l <"$migs")" -gt 1 ]; then
+    echo
+    echo "Task migrations over each workload's $reps repetitions, every scheduler alike (the kernel's"
+    echo "sched_migrate_task tracepoint); per op: per lock acquisition (futex) or round trip (msg)."
+    echo
+    echo "| workload | scheduler | migrations | per op |"
+    echo "|---|---|---:|---:|"
+    awk -F, -v r="$reps" -v fo="$futex_ops" -v mo="$msg_ops" 'NR > 1 {
+      ops = ($2 == "futex") ? 8 * fo * r : 2 * mo * r
+      printf "| %s | %s | %d | %.3f |\n", $2, $1, $3, $3 / ops }' "$migs" | sort -t'|' -k2,2 -s
+  fi
   if [ "$(wc -l <"$stats")" -gt 1 ]; then
     echo
     echo "scx_colab's own counters over each workload's repetitions (its --stats lines, summed):"
@@ -114,7 +129,7 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
   fi
 } >"$md"
 cat "$md"
-echo "bench: wrote $md, $csv and $stats"
+echo "bench: wrote $md, $csv, $migs and $stats"
 if [ "$rc" -ne 0 ]; then
   echo "bench: FAILED (VM run status $rc; see the console log $log)" >&2
   exit 1

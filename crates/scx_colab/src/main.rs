@@ -57,6 +57,17 @@ pub struct Opts {
     #[arg(long)]
     no_big_pull: bool,
 
+    /// An idle big CPU takes a little CPU's task only once it has run this
+    /// long without blocking (0: always, as colab-tpds Fig. 6).
+    #[arg(long, value_name = "US", default_value_t = 1000)]
+    pull_min_us: u64,
+
+    /// Wake-ups round-robin over the allocated cluster exactly as colab-tpds
+    /// Fig. 6. Default: the task's previous CPU first when it is idle and in
+    /// that cluster.
+    #[arg(long)]
+    strict_rr: bool,
+
     /// Labelling period in milliseconds (colab-tpds: 10).
     #[arg(long, default_value_t = 10)]
     period_ms: u64,
@@ -310,6 +321,8 @@ fn run(opts: Opts) -> Result<i32> {
             fair_window_ns: opts.fair_window_us * 1000,
             futex_tracking: !opts.no_futex_tracking,
             big_pull: !opts.no_big_pull,
+            pull_min_ns: opts.pull_min_us * 1000,
+            strict_rr: opts.strict_rr,
             stats_every,
             labeller,
             counters,
@@ -338,9 +351,18 @@ mod tests {
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
         assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
         assert!(!o.no_futex_tracking);
-        let o =
-            Opts::try_parse_from(["scx_colab", "--no-futex-tracking", "--no-big-pull"]).unwrap();
-        assert!(o.no_futex_tracking && o.no_big_pull);
+        assert_eq!((o.pull_min_us, o.strict_rr), (1000, false));
+        let o = Opts::try_parse_from([
+            "scx_colab",
+            "--no-futex-tracking",
+            "--no-big-pull",
+            "--strict-rr",
+            "--pull-min-us",
+            "0",
+        ])
+        .unwrap();
+        assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
+        assert_eq!(o.pull_min_us, 0);
     }
 
     #[test]

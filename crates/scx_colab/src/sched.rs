@@ -29,6 +29,8 @@ pub struct Config {
     pub fair_window_ns: u64,
     pub futex_tracking: bool,
     pub big_pull: bool,
+    pub pull_min_ns: u64,
+    pub strict_rr: bool,
     pub stats_every: Option<Duration>,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
@@ -77,6 +79,8 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
         ro.no_big_pull = !cfg.big_pull;
+        ro.pull_min_ns = cfg.pull_min_ns;
+        ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
         ro.max_charge_ns = cfg.labeller.params.period_ns;
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);

@@ -8,13 +8,31 @@
 # the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
+TR=/sys/kernel/tracing
+# Task migrations under every scheduler alike: the kernel's sched_migrate_task
+# tracepoint, counted as the events the ring buffers took (entries kept plus
+# entries overwritten), cleared before each workload. "@@MIG,<sched>,<workload>,<n>"
+mig_start() {
+  [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
+  echo 0 >"$TR/tracing_on"
+  echo 1 >"$TR/events/sched/sched_migrate_task/enable"
+  echo >"$TR/trace"
+  echo 1 >"$TR/tracing_on"
+}
+mig_count() {
+  [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
+  echo 0 >"$TR/tracing_on"
+  n=$(cat "$TR"/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }')
+  echo 0 >"$TR/events/sched/sched_migrate_task/enable"
+  echo "@@MIG,$1,$2,$n"
+}
 for s in $SCHEDS; do
   info "===== bench under $s ====="
   if [ "$s" != default ]; then
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
       scx_colab_nofutex) SCHED_ARGS="$COLAB_ARGS --no-futex-tracking --stats 1" ;;
-      scx_colab_nopull) SCHED_ARGS="$COLAB_ARGS --no-big-pull --stats 1" ;;
+      scx_colab_fig6) SCHED_ARGS="$COLAB_ARGS --strict-rr --pull-min-us 0 --stats 1" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then
@@ -26,6 +44,7 @@ for s in $SCHEDS; do
     if [ "$wl" = futex ]; then args="$FUTEX_ARGS"; else args="$MSG_ARGS"; fi
     n0=0
     [ "$s" != default ] && n0=$(wc -l <"$SOUT")
+    mig_start
     rep=0
     while [ $rep -lt "$REPS" ]; do
       rep=$((rep + 1))
@@ -42,6 +61,7 @@ for s in $SCHEDS; do
         fail "[bench-$s] scheduler no longer attached after $wl rep $rep (state '$(sx_state)')"
       fi
     done
+    mig_count "$s" "$wl"
     case "$s" in scx_colab*)
       tail -n +$((n0 + 1)) "$SOUT" | grep 'sched:' | awk -v s="$s" -v w="$wl" '
         BEGIN { split("direct queued steal_own steal_other big_preempts_little pulled migrations futex_charges", k, " ") }

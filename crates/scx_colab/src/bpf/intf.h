@@ -93,6 +93,7 @@ struct colab_cpu_state {
 	u32 block_level_fp; /* its blocking level */
 	u32 high_block;
 	s32 pull_to;        /* big CPU + 1 asking for the running task; 0: none */
+	u64 started_at;     /* when the running task started running */
 };
 
 #endif /* __COLAB_INTF_H */

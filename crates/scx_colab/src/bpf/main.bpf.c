@@ -59,6 +59,10 @@ const volatile u64 max_charge_ns = 10000000ULL;
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];
 /* Ablation (--no-big-pull): idle big CPUs do not take little CPUs' tasks. */
 const volatile bool no_big_pull;
+/* An idle big CPU takes only a task that has run this long (--pull-min-us). */
+const volatile u64 pull_min_ns = 1000000ULL;
+/* Fig. 6's plain round-robin wake-ups (--strict-rr): no previous CPU first. */
+const volatile bool strict_rr;
 
 /* Bumped by user space after every labelling pass. */
 volatile u64 label_gen;
@@ -255,8 +259,8 @@ static __always_inline u32 queued_on(s32 cpu)
  * first allowed idle CPU (claimed), or -1. *@fallback gets the allowed CPU
  * with the shortest queue, for when no CPU is idle.
  */
-static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback,
-				   u32 *fallback_load)
+static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
+				   s32 *fallback, u32 *fallback_load)
 {
 	u32 n = set ? nr_little : nr_big;
 	u32 start = rr_cursor[set & 1];
@@ -264,6 +268,10 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback
 
 	if (!n)
 		return -1;
+	if (!strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
+	    (u32)is_big(prev_cpu) == (set ? 0 : 1) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
+	    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+		return prev_cpu;
 	bpf_for(i, 0, n) {
 		u32 idx = (start + i) % n;
 		s32 cpu = set ? little_cpus[idx & CPU_MASK] : big_cpus[idx & CPU_MASK];
@@ -292,7 +300,7 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 *fallback
  * otherwise any CPU, the clusters taking turns. Returns a claimed idle CPU
  * or -1, with *@fallback the least loaded allowed CPU of the set.
  */
-static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx,
+static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx, s32 prev,
 				    s32 *fallback)
 {
 	u32 load = 0;
@@ -302,23 +310,23 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 	*fallback = -1;
 	if (nr_big && nr_little) {
 		if (tctx->speedup_label == COLAB_SPEEDUP_HIGH) {
-			cpu = rr_pick(p, 0, fallback, &load);
+			cpu = rr_pick(p, 0, prev, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		} else if (tctx->speedup_label == COLAB_SPEEDUP_LOW && !tctx->high_block) {
-			cpu = rr_pick(p, 1, fallback, &load);
+			cpu = rr_pick(p, 1, prev, fallback, &load);
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		}
 		/* Any CPU (or the preferred set is outside the affinity). */
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
-		cpu = rr_pick(p, first, fallback, &load);
+		cpu = rr_pick(p, first, prev, fallback, &load);
 		if (cpu >= 0)
 			return cpu;
-		return rr_pick(p, first ^ 1, fallback, &load);
+		return rr_pick(p, first ^ 1, prev, fallback, &load);
 	}
-	return rr_pick(p, nr_big ? 0 : 1, fallback, &load);
+	return rr_pick(p, nr_big ? 0 : 1, prev, fallback, &load);
 }
 
 s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -332,7 +340,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	if (p->nr_cpus_allowed == 1 || colab_migration_disabled(p))
 		return prev_cpu;
 
-	cpu = allocate(p, tctx, &fallback);
+	cpu = allocate(p, tctx, prev_cpu, &fallback);
 	if (cpu >= 0) {
 		stat_inc(COLAB_STAT_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
@@ -444,6 +452,7 @@ static __always_inline bool steal_from(s32 self, u32 set)
 static __always_inline void big_pull(s32 self)
 {
 	struct colab_cpu_state *cs, *best_cs = NULL;
+	u64 now = bpf_ktime_get_ns();
 	s32 best = -1;
 	u32 best_level = 0;
 	u32 i;
@@ -453,6 +462,9 @@ static __always_inline void big_pull(s32 self)
 
 		cs = lookup_cpu_state(cpu);
 		if (!cs || !cs->pid || cs->pull_to)
+			continue;
+		/* A task about to block would only pay the migration. */
+		if (now - cs->started_at < pull_min_ns)
 			continue;
 		if (best < 0 || cs->block_level_fp > best_level) {
 			best = cpu;
@@ -529,6 +541,7 @@ void BPF_STRUCT_OPS(colab_running, struct task_struct *p)
 		cs->block_level_fp = tctx->block_level_fp;
 		cs->high_block = tctx->high_block;
 		cs->pull_to = 0;
+		cs->started_at = tctx->started_at;
 	}
 }
 
