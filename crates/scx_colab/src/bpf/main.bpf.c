@@ -255,6 +255,19 @@ static __always_inline u32 queued_on(s32 cpu)
 }
 
 /*
+ * Unless strict_rr: whether @p's previous CPU is allowed and idle (then
+ * claimed). A deviation from Fig. 6's plain round-robin: a task that sleeps
+ * and wakes in quick succession (message passing) would otherwise move at
+ * almost every wake-up (see README.md for the measurements).
+ */
+static __always_inline bool claim_prev(struct task_struct *p, s32 prev_cpu)
+{
+	return !strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
+	       bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
+	       scx_bpf_test_and_clear_cpu_idle(prev_cpu);
+}
+
+/*
  * Round-robin over one cluster (@set: 0 big, 1 little) from its cursor: the
  * first allowed idle CPU (claimed), or -1. *@fallback gets the allowed CPU
  * with the shortest queue, for when no CPU is idle.
@@ -268,9 +281,7 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
 
 	if (!n)
 		return -1;
-	if (!strict_rr && prev_cpu >= 0 && prev_cpu < COLAB_MAX_CPUS &&
-	    (u32)is_big(prev_cpu) == (set ? 0 : 1) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
-	    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+	if ((u32)is_big(prev_cpu) == (set ? 0 : 1) && claim_prev(p, prev_cpu))
 		return prev_cpu;
 	bpf_for(i, 0, n) {
 		u32 idx = (start + i) % n;
@@ -319,6 +330,8 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 				return cpu;
 		}
 		/* Any CPU (or the preferred set is outside the affinity). */
+		if (claim_prev(p, prev))
+			return prev;
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
 		cpu = rr_pick(p, first, prev, fallback, &load);
