@@ -329,15 +329,16 @@ static __always_inline s32 allocate(struct task_struct *p, struct task_ctx *tctx
 			if (cpu >= 0 || *fallback >= 0)
 				return cpu;
 		}
-		/* Any CPU (or the preferred set is outside the affinity). */
+		/* Any CPU (or the preferred set is outside the affinity); the
+		 * previous CPU once, here, not again in each cluster's pick. */
 		if (claim_prev(p, prev))
 			return prev;
 		first = rr_cluster & 1;
 		rr_cluster = first + 1;
-		cpu = rr_pick(p, first, prev, fallback, &load);
+		cpu = rr_pick(p, first, -1, fallback, &load);
 		if (cpu >= 0)
 			return cpu;
-		return rr_pick(p, first ^ 1, prev, fallback, &load);
+		return rr_pick(p, first ^ 1, -1, fallback, &load);
 	}
 	return rr_pick(p, nr_big ? 0 : 1, prev, fallback, &load);
 }
