@@ -87,6 +87,34 @@ pub fn ablation_policies(baseline: &str) -> Vec<String> {
     v
 }
 
+/// COLAB's mechanism ablation: the paper's COLAB, then each mechanism off or
+/// varied in turn (`colab_policies::ColabParams::parse_options`).
+pub const COLAB_MECHANISM_VARIANTS: [&str; 10] = [
+    "colab",
+    "colab:remote=off",
+    "colab:block-first=off",
+    "colab:scale-slice=off",
+    "colab:block-labels=off",
+    "colab:window=0",
+    "colab:window=inf",
+    "colab:labels=medium",
+    "colab:labels=rank",
+    "colab:block-first=off:scale-slice=off:block-labels=off",
+];
+
+/// The mechanism ablation's policy list: the baseline, today's Linux and
+/// RR (the references), then every COLAB variant.
+pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
+    let mut v = vec![baseline.to_string()];
+    for p in ["eevdf", "rr"] {
+        if p != baseline {
+            v.push(p.to_string());
+        }
+    }
+    v.extend(COLAB_MECHANISM_VARIANTS.iter().map(|s| s.to_string()));
+    v
+}
+
 pub const ALL_POLICIES: [&str; 13] = [
     "cfs",
     "eevdf",

@@ -116,6 +116,9 @@ enum Cmd {
         /// An ablation instead of the policy comparison. `model`: every policy
         /// that decides from predicted speedups, once per predictor (oracle,
         /// the papers' model error, 10% and 25% error), named `policy@predictor`.
+        /// `mechanisms`: COLAB with each mechanism switched off or varied in
+        /// turn (`colab:remote=off`, ...; `colab list` documents the switches),
+        /// beside the baseline, EEVDF and RR.
         /// Any `--policies` entry may name its predictor the same way.
         #[arg(long, value_enum, conflicts_with = "policies")]
         ablation: Option<Ablation>,
@@ -282,7 +285,10 @@ fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Ablation {
+    /// Every predicting policy once per predictor.
     Model,
+    /// COLAB with each of its mechanisms switched off or varied in turn.
+    Mechanisms,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -448,8 +454,14 @@ fn run(cli: Cli) -> Result<()> {
                     Topology::named(c, CoreOrder::BigFirst)
                         .with_context(|| format!("--configs {c}"))?;
                 }
-                if ablation.is_some() {
-                    spec.policies = colab_campaign::ablation_policies(baseline);
+                match ablation {
+                    Some(Ablation::Model) => {
+                        spec.policies = colab_campaign::ablation_policies(baseline)
+                    }
+                    Some(Ablation::Mechanisms) => {
+                        spec.policies = colab_campaign::mechanism_ablation_policies(baseline)
+                    }
+                    None => {}
                 }
                 for p in &spec.policies {
                     spec.policy_and_predictor(p)

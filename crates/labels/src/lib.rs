@@ -82,6 +82,42 @@ impl SpeedupRange {
     }
 }
 
+/// Rank labels: each value labelled by its rank among `values` (the threads
+/// runnable now), not by the machine's range. The lowest third of the ranks
+/// is low, the highest third high, the rest medium; equal values share the
+/// label of their mean rank, so the order of ties never matters. Integer
+/// arithmetic only (a BPF port compares `3 * (a + b)` with `2n` and `4n`).
+/// `order` is scratch space, reused across calls to avoid allocating.
+pub fn rank_labels(values: &[f64], order: &mut Vec<usize>, out: &mut Vec<SpeedupLabel>) {
+    let n = values.len();
+    order.clear();
+    order.extend(0..n);
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    out.clear();
+    out.resize(n, SpeedupLabel::Medium);
+    let mut a = 0;
+    while a < n {
+        // [a, b): a run of equal values; their mean position is (a + b - 1) / 2
+        // and its fraction of n, (a + b) / 2n, is compared with 1/3 and 2/3.
+        let mut b = a + 1;
+        while b < n && values[order[b]] == values[order[a]] {
+            b += 1;
+        }
+        let twice_mid = 3 * (a + b);
+        let label = if twice_mid < 2 * n {
+            SpeedupLabel::Low
+        } else if twice_mid >= 4 * n {
+            SpeedupLabel::High
+        } else {
+            SpeedupLabel::Medium
+        };
+        for &i in &order[a..b] {
+            out[i] = label;
+        }
+        a = b;
+    }
+}
+
 /// A thread's blocking level across periods.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BlockTracker {
@@ -129,6 +165,33 @@ mod tests {
             max: 2.0,
         };
         assert_eq!(nan.label(3.0, &p), SpeedupLabel::Medium);
+    }
+
+    #[test]
+    fn rank_labels_split_the_runnable_threads_in_thirds() {
+        use SpeedupLabel::*;
+        let (mut order, mut out) = (Vec::new(), Vec::new());
+        // Six distinct values: two low, two medium, two high, whatever their order.
+        rank_labels(&[1.9, 1.2, 2.4, 1.5, 1.3, 2.0], &mut order, &mut out);
+        assert_eq!(out, vec![Medium, Low, High, Medium, Low, High]);
+        // Three threads: one of each, even when all are in the same third of
+        // the machine's range (the point of ranking).
+        rank_labels(&[1.40, 1.41, 1.42], &mut order, &mut out);
+        assert_eq!(out, vec![Low, Medium, High]);
+        // Ties share a label: all equal -> mean rank in the middle -> medium.
+        rank_labels(&[2.0; 5], &mut order, &mut out);
+        assert_eq!(out, vec![Medium; 5]);
+        // Two tied lowest of four: mean position 0.5, fraction 0.25 -> low.
+        rank_labels(&[1.0, 1.0, 3.0, 2.0], &mut order, &mut out);
+        assert_eq!(out, vec![Low, Low, High, Medium]);
+        // One thread alone is medium; none gives nothing.
+        rank_labels(&[5.0], &mut order, &mut out);
+        assert_eq!(out, vec![Medium]);
+        rank_labels(&[], &mut order, &mut out);
+        assert!(out.is_empty());
+        // Two threads: the faster is high, the slower low.
+        rank_labels(&[1.5, 1.1], &mut order, &mut out);
+        assert_eq!(out, vec![High, Low]);
     }
 
     #[test]

@@ -27,8 +27,8 @@
 //! never pulled by the balancer; no buddies (next/last/skip); no
 //! SMT/NUMA levels; wake_affine compares queue lengths; a new thread starts
 //! at min_vruntime plus a slice of its first core (the parent's vruntime is
-//! not inherited); min_vruntime counts a running thread's progress unscaled
-//! until it stops (only COLAB scales it).
+//! not inherited); min_vruntime counts a running thread's progress
+//! at the rate it will be charged (1, or COLAB's scale-slice).
 
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, SchedState, ThreadId, WakeKind, NS_PER_MS, NS_PER_US,
@@ -69,6 +69,10 @@ pub struct CfsCore {
     pub min_vr: Vec<i64>,
     /// Per-thread allowed cores (sched_setaffinity).
     pub allowed: Vec<CoreMask>,
+    /// Per core, the rate at which the running thread's vruntime grows per
+    /// ns of runtime (1 for CFS; COLAB's scale-slice sets its speedup), so
+    /// that min_vruntime follows the running thread at the rate it is charged.
+    run_scale: Vec<f64>,
     all: CoreMask,
 }
 
@@ -80,6 +84,7 @@ impl CfsCore {
             vr: Vec::new(),
             min_vr: vec![0; n],
             allowed: Vec::new(),
+            run_scale: vec![1.0; n],
             all: st.topo.all_mask(),
         }
     }
@@ -106,13 +111,23 @@ impl CfsCore {
         (self.period(nr) / nr as Nanos).max(self.tun.min_granularity_ns)
     }
 
-    /// Effective vruntime of `t`, including the unaccounted part of a current run.
+    /// The vruntime rate of the run starting on `c` (see `run_scale`).
+    pub fn set_run_scale(&mut self, c: CoreId, scale: f64) {
+        self.run_scale[c.idx()] = scale;
+    }
+
+    pub fn run_scale(&self, c: CoreId) -> f64 {
+        self.run_scale[c.idx()]
+    }
+
+    /// Effective vruntime of `t`, including the unaccounted part of a
+    /// current run, at the rate that run will be charged.
     pub fn cur_vr(&self, st: &SchedState, t: ThreadId) -> i64 {
         let th = st.thread(t);
         let mut v = self.vr[t.idx()];
         if let Some(c) = th.core {
             if st.core(c).current == Some(t) {
-                v += st.current_ran(c) as i64;
+                v += (st.current_ran(c) as f64 * self.run_scale[c.idx()]) as i64;
             }
         }
         v

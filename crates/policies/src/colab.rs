@@ -34,7 +34,8 @@
 
 use crate::cfs::CfsCore;
 use colab_core::{
-    Action, CoreId, CoreMask, Nanos, Pick, Policy, SchedState, StopReason, ThreadId, WakeKind,
+    Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
+    WakeKind,
 };
 pub use colab_labels::SpeedupLabel;
 use colab_labels::{BlockTracker, LabelParams, SpeedupRange};
@@ -53,6 +54,54 @@ pub struct ColabParams {
     /// threads that cost more energy on the big cores.
     pub speedup_weight: f64,
     pub energy_weight: f64,
+    /// Which of COLAB's mechanisms are on (all of them by default: the
+    /// paper's COLAB); switched off one at a time for ablations.
+    pub mech: Mechanisms,
+    /// How speedup labels are given.
+    pub label_mode: LabelMode,
+}
+
+/// COLAB's mechanisms as switches (`colab:remote=off`, ...; see
+/// [`ColabParams::parse_options`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mechanisms {
+    /// An idle big core preempts the most blocking thread running on a
+    /// little core and runs it (Fig. 6, thread selector line 7).
+    pub remote: bool,
+    /// Most-blocking-first selection (`max_block_`); off: CFS order
+    /// (smallest vruntime first), locally and in steals.
+    pub block_first: bool,
+    /// Scale-slice: big-core slices shrink and vruntime grows by the
+    /// predicted speedup; off: plain CFS slices and vruntime.
+    pub scale_slice: bool,
+    /// Blocking labels send high-blocking low-speedup threads to any core
+    /// (allocator) ; off: the allocator reads speedup labels only.
+    pub block_labels: bool,
+}
+
+impl Default for Mechanisms {
+    fn default() -> Self {
+        Mechanisms {
+            remote: true,
+            block_first: true,
+            scale_slice: true,
+            block_labels: true,
+        }
+    }
+}
+
+/// Where speedup labels come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LabelMode {
+    /// The paper's reading: thirds of the machine's speedup range.
+    Range,
+    /// Thirds of the ranks among the threads runnable at each labelling
+    /// (`colab_labels::rank_labels`); new threads start medium.
+    Rank,
+    /// Every thread medium: the allocator never restricts a cluster.
+    Medium,
+    /// Fixed thresholds: high at or above `hi`, low at or below `lo`.
+    Fixed { hi: f64, lo: f64 },
 }
 
 /// Weights of `colab-e` when none are given: one unit of predicted speedup
@@ -67,6 +116,8 @@ impl Default for ColabParams {
             fairness_window: 1.0,
             speedup_weight: 1.0,
             energy_weight: 0.0,
+            mech: Mechanisms::default(),
+            label_mode: LabelMode::Range,
         }
     }
 }
@@ -84,7 +135,84 @@ impl ColabParams {
     fn is_energy_aware(&self) -> bool {
         self.energy_weight != 0.0 || self.speedup_weight != 1.0
     }
+
+    /// Is this the paper's COLAB, every mechanism on, labels by range?
+    pub fn is_paper(&self) -> bool {
+        self.mech == Mechanisms::default()
+            && self.label_mode == LabelMode::Range
+            && self.fairness_window == 1.0
+    }
+
+    /// Applies `key=value` options separated by `:` (the part after
+    /// `colab:` in a policy name): `remote`, `block-first`, `scale-slice`,
+    /// `block-labels` = `on|off`; `labels` = `range|rank|medium|fixed`
+    /// (`fixed` needs `hi=S` and `lo=S`, speedups with lo < hi); `window` =
+    /// the fairness window in sched_latency units (a number >= 0, or `inf`).
+    pub fn parse_options(&mut self, text: &str) -> Result<(), String> {
+        let (mut hi, mut lo) = (None, None);
+        let mut fixed = false;
+        for opt in text.split(':').filter(|o| !o.is_empty()) {
+            let (k, v) = opt
+                .split_once('=')
+                .ok_or_else(|| format!("option '{opt}' is not KEY=VALUE ({OPTIONS_HELP})"))?;
+            let onoff = |v: &str| match v {
+                "on" => Ok(true),
+                "off" => Ok(false),
+                _ => Err(format!("'{k}' takes on or off, not '{v}'")),
+            };
+            let num = |v: &str| -> Result<f64, String> {
+                match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+                    _ => Err(format!("'{k}={v}': expected a positive number")),
+                }
+            };
+            match k {
+                "remote" => self.mech.remote = onoff(v)?,
+                "block-first" => self.mech.block_first = onoff(v)?,
+                "scale-slice" => self.mech.scale_slice = onoff(v)?,
+                "block-labels" => self.mech.block_labels = onoff(v)?,
+                "window" => {
+                    self.fairness_window = if v == "inf" {
+                        f64::INFINITY
+                    } else {
+                        match v.parse::<f64>() {
+                            Ok(x) if x.is_finite() && x >= 0.0 => x,
+                            _ => {
+                                return Err(format!("'window={v}': expected a number >= 0 or inf"))
+                            }
+                        }
+                    }
+                }
+                "labels" => match v {
+                    "range" => self.label_mode = LabelMode::Range,
+                    "rank" => self.label_mode = LabelMode::Rank,
+                    "medium" => self.label_mode = LabelMode::Medium,
+                    "fixed" => fixed = true,
+                    _ => {
+                        return Err(format!(
+                            "'labels' takes range, rank, medium or fixed, not '{v}'"
+                        ))
+                    }
+                },
+                "hi" => hi = Some(num(v)?),
+                "lo" => lo = Some(num(v)?),
+                _ => return Err(format!("unknown option '{k}' ({OPTIONS_HELP})")),
+            }
+        }
+        match (fixed, hi, lo) {
+            (true, Some(hi), Some(lo)) if lo < hi => self.label_mode = LabelMode::Fixed { hi, lo },
+            (true, Some(_), Some(_)) => return Err("labels=fixed needs lo < hi".into()),
+            (true, _, _) => return Err("labels=fixed needs hi=S and lo=S".into()),
+            (false, None, None) => {}
+            (false, _, _) => return Err("hi= and lo= go with labels=fixed".into()),
+        }
+        Ok(())
+    }
 }
+
+/// The options `colab:` accepts, for messages and `colab list`.
+pub const OPTIONS_HELP: &str = "remote, block-first, scale-slice, block-labels = on|off; \
+labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf";
 
 #[derive(Clone, Debug, Default)]
 struct Labels {
@@ -101,6 +229,8 @@ pub struct Colab {
     rr: [usize; 3],
     /// Range of the labelled quantity (speedup, or hyper) over the machine.
     range: SpeedupRange,
+    /// Scratch for rank labelling (values, order, labels, thread ids).
+    rank_scratch: (Vec<f64>, Vec<usize>, Vec<SpeedupLabel>, Vec<ThreadId>),
 }
 
 impl Colab {
@@ -111,6 +241,7 @@ impl Colab {
             labels: Vec::new(),
             rr: [0; 3],
             range: SpeedupRange { min: 1.0, max: 1.0 },
+            rank_scratch: Default::default(),
         }
     }
 
@@ -151,8 +282,7 @@ impl Colab {
 
     /// The label of a thread from its current predictions.
     fn label_of(&self, st: &SchedState, t: ThreadId) -> SpeedupLabel {
-        let th = st.thread(t);
-        self.speedup_label(self.hyper(th.predicted_speedup, th.predicted_energy_ratio))
+        self.speedup_label(self.label_value(st, t))
     }
 
     fn cfs(&self) -> &CfsCore {
@@ -160,15 +290,34 @@ impl Colab {
     }
 
     /// Label from a predicted speedup (or hyper value, when energy-aware).
+    /// Rank labels need the other threads: this gives medium for them.
     pub fn speedup_label(&self, s: f64) -> SpeedupLabel {
-        self.range.label(s, &self.params.labels)
+        match self.params.label_mode {
+            LabelMode::Range => self.range.label(s, &self.params.labels),
+            LabelMode::Rank | LabelMode::Medium => SpeedupLabel::Medium,
+            LabelMode::Fixed { hi, lo } => {
+                if s >= hi {
+                    SpeedupLabel::High
+                } else if s <= lo {
+                    SpeedupLabel::Low
+                } else {
+                    SpeedupLabel::Medium
+                }
+            }
+        }
+    }
+
+    /// The labelled quantity of `t` (speedup, or hyper).
+    fn label_value(&self, st: &SchedState, t: ThreadId) -> f64 {
+        let th = st.thread(t);
+        self.hyper(th.predicted_speedup, th.predicted_energy_ratio)
     }
 
     /// How much faster `t` progresses on `c` than on the slowest cores,
     /// from its predicted speedup (interpolated by capacity for middle types).
     fn progress_scale(&self, st: &SchedState, c: CoreId, t: ThreadId) -> f64 {
         let topo = &st.topo;
-        if !topo.is_asymmetric() || topo.is_little(c) {
+        if !self.params.mech.scale_slice || !topo.is_asymmetric() || topo.is_little(c) {
             return 1.0;
         }
         let s = st.thread(t).predicted_speedup.max(1.0);
@@ -202,20 +351,46 @@ impl Colab {
         pick
     }
 
-    /// max_block_: the most blocking thread among `cands`, within the fairness window.
-    fn max_block(&self, cands: impl Iterator<Item = ThreadId> + Clone) -> Option<ThreadId> {
-        let cfs = self.cfs();
-        let min_vr = cands.clone().map(|t| cfs.vr[t.idx()]).min()?;
-        let window = (cfs.tun.latency_ns as f64 * self.params.fairness_window) as i64;
+    /// max_block_: the most blocking thread among `cands`, within the
+    /// fairness window. Each candidate comes with its vruntime *lag*: its
+    /// vruntime less the min_vruntime of the queue that holds it, since
+    /// queues' vruntime bases differ and a steal must compare like with like.
+    /// With block-first off it is CFS's choice: the smallest lag.
+    fn max_block(&self, cands: impl Iterator<Item = (ThreadId, i64)> + Clone) -> Option<ThreadId> {
+        if !self.params.mech.block_first {
+            return cands.min_by_key(|&(t, lag)| (lag, t)).map(|(t, _)| t);
+        }
+        let min_lag = cands.clone().map(|(_, lag)| lag).min()?;
+        let window = self.cfs().tun.latency_ns as f64 * self.params.fairness_window;
+        let window = if window >= i64::MAX as f64 / 4.0 {
+            i64::MAX / 4
+        } else {
+            window as i64
+        };
         cands
-            .filter(|&t| cfs.vr[t.idx()] <= min_vr + window)
-            .max_by(|&a, &b| {
+            .filter(|&(_, lag)| lag <= min_lag.saturating_add(window))
+            .max_by(|&(a, la), &(b, lb)| {
                 self.block_level(a)
                     .total_cmp(&self.block_level(b))
-                    // ties: smaller vruntime first (CFS order), then lower id
-                    .then_with(|| cfs.vr[b.idx()].cmp(&cfs.vr[a.idx()]))
+                    // ties: smaller lag first (CFS order), then lower id
+                    .then_with(|| lb.cmp(&la))
                     .then_with(|| b.cmp(&a))
             })
+            .map(|(t, _)| t)
+    }
+
+    /// `c`'s queued threads with their lags behind its min_vruntime.
+    fn queue_lags<'a>(
+        &'a self,
+        st: &'a SchedState,
+        c: CoreId,
+    ) -> impl Iterator<Item = (ThreadId, i64)> + Clone + 'a {
+        let cfs = self.cfs();
+        let base = cfs.min_vruntime(st, c);
+        st.core(c)
+            .rq
+            .iter()
+            .map(move |&t| (t, cfs.vr[t.idx()] - base))
     }
 }
 
@@ -241,13 +416,14 @@ impl Policy for Colab {
     /// Hierarchical core allocator (Fig. 6 `_core_allocator_`).
     fn select_core(&mut self, st: &SchedState, t: ThreadId, _kind: WakeKind) -> CoreId {
         let l = &self.labels[t.idx()];
+        let high_block = l.high_block && self.params.mech.block_labels;
         let topo = &st.topo;
         if !topo.is_asymmetric() {
             return self.rr_allocator(st, 2, topo.all_mask());
         }
         if l.speedup == SpeedupLabel::High {
             self.rr_allocator(st, 0, topo.big_mask())
-        } else if l.speedup == SpeedupLabel::Low && !l.high_block {
+        } else if l.speedup == SpeedupLabel::Low && !high_block {
             self.rr_allocator(st, 1, topo.little_mask())
         } else {
             // Hierarchical: alternate clusters, then round-robin within one.
@@ -283,10 +459,7 @@ impl Policy for Colab {
     /// Scale-slice wake-up preemption: the current thread's vruntime grows by
     /// its speedup on a big core.
     fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
-        let Some(cur) = st.core(c).current else {
-            return false;
-        };
-        let scale = self.progress_scale(st, c, cur);
+        let scale = self.cfs().run_scale(c);
         self.cfs().wakeup_preempt(st, c, t, scale)
     }
 
@@ -294,7 +467,7 @@ impl Policy for Colab {
     fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
         let topo = &st.topo;
         // 1. Local run queue, most blocking first.
-        if let Some(t) = self.max_block(st.core(c).rq.iter().copied()) {
+        if let Some(t) = self.max_block(self.queue_lags(st, c)) {
             return Pick::Local(t);
         }
         let big = topo.is_big(c) || !topo.is_asymmetric();
@@ -305,14 +478,14 @@ impl Policy for Colab {
             let cands = domain
                 .iter()
                 .filter(move |&o| o != c)
-                .flat_map(|o| st.core(o).rq.iter().copied());
+                .flat_map(|o| self.queue_lags(st, o));
             if let Some(t) = self.max_block(cands) {
                 let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };
             }
         }
         // 3. A big core takes the most blocking thread running on a little core.
-        if big && topo.is_asymmetric() {
+        if big && topo.is_asymmetric() && self.params.mech.remote {
             let running_little = topo
                 .little_mask()
                 .iter()
@@ -334,9 +507,18 @@ impl Policy for Colab {
         Pick::Idle
     }
 
-    fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, _why: StopReason) {
+    /// The scale a run is charged at is fixed when it starts, so that the
+    /// running thread's vruntime seen by min_vruntime and preemption checks
+    /// grows at the rate it is charged.
+    fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         let scale = self.progress_scale(st, c, t);
-        self.cfs.as_mut().unwrap().stopped(st, c, t, ran, scale);
+        self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+    }
+
+    fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, _why: StopReason) {
+        let cfs = self.cfs.as_mut().unwrap();
+        let scale = cfs.run_scale(c);
+        cfs.stopped(st, c, t, ran, scale);
     }
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
@@ -350,10 +532,7 @@ impl Policy for Colab {
     }
 
     fn tick(&mut self, st: &SchedState, c: CoreId, _out: &mut Vec<Action>) -> bool {
-        let Some(cur) = st.core(c).current else {
-            return false;
-        };
-        let scale = self.progress_scale(st, c, cur);
+        let scale = self.cfs().run_scale(c);
         self.cfs().tick_preempt(st, c, scale)
     }
 
@@ -371,7 +550,27 @@ impl Policy for Colab {
             let speedup = self.label_of(st, th.id);
             let l = &mut self.labels[i];
             l.high_block = l.block.update(th.blocked_others_ns, &self.params.labels);
-            l.speedup = speedup;
+            if self.params.label_mode != LabelMode::Rank {
+                l.speedup = speedup;
+            }
+        }
+        if self.params.label_mode == LabelMode::Rank {
+            // Rank among the threads that want a core now; sleepers keep theirs.
+            let (mut vals, mut order, mut out, mut ids) = std::mem::take(&mut self.rank_scratch);
+            ids.clear();
+            ids.extend(
+                st.live_threads()
+                    .filter(|th| matches!(th.state, RunState::Runnable | RunState::Running))
+                    .filter(|th| th.id.idx() < self.labels.len())
+                    .map(|th| th.id),
+            );
+            vals.clear();
+            vals.extend(ids.iter().map(|&t| self.label_value(st, t)));
+            colab_labels::rank_labels(&vals, &mut order, &mut out);
+            for (&t, &l) in ids.iter().zip(&out) {
+                self.labels[t.idx()].speedup = l;
+            }
+            self.rank_scratch = (vals, order, out, ids);
         }
     }
 }

@@ -32,7 +32,9 @@ pub const POLICIES: &[(&str, &str)] = &[
     ),
     (
         "colab",
-        "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice",
+        "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice; \
+colab:KEY=VALUE:... switches mechanisms (remote, block-first, scale-slice, block-labels = on|off; \
+labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf)",
     ),
     (
         "colab-e",
@@ -99,6 +101,16 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     if let Some(weights) = lower.strip_prefix("colab-e:") {
         let (ws, we) = parse_weights(name, weights)?;
         return Ok(Box::new(Colab::new(ColabParams::energy_aware(ws, we))));
+    }
+    if let Some(opts) = lower.strip_prefix("colab:") {
+        let mut params = ColabParams::default();
+        params
+            .parse_options(opts)
+            .map_err(|problem| PolicyError::BadParams {
+                name: name.to_string(),
+                problem,
+            })?;
+        return Ok(Box::new(Colab::new(params)));
     }
     match lower.as_str() {
         "cfs" => Ok(Box::new(Cfs::new())),
