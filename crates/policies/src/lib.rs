@@ -8,6 +8,7 @@ pub mod colab;
 pub mod eevdf;
 pub mod gts;
 pub mod propsp;
+pub mod rota;
 pub mod wash;
 
 pub use camp::{uf_analytical, uf_approx, Camp, CampParams, UtilityClass, Variant};
@@ -15,6 +16,7 @@ pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use eevdf::Eevdf;
 pub use gts::{Gts, GtsParams};
+pub use rota::{Rota, RotaParams};
 pub use propsp::{Distribution, Hsp, HspParams, PropSp, PropSpParams, SfSource};
 pub use wash::{Wash, WashParams};
 
@@ -73,6 +75,12 @@ labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf)",
         "SFD: CAMP's code with one thread per application (speedup factor only)",
     ),
     (
+        "rota",
+        "ROTA (ours): fast cores never idle, filled at wake-up; fast-core time rotated by speedup; \
+previous core first; bottleneck threads first; rota:KEY=on|off:... switches mechanisms \
+(rotate, weighted, remote, prev-first, block-first, pull-min)",
+    ),
+    (
         "rr",
         "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
     ),
@@ -112,7 +120,16 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
             })?;
         return Ok(Box::new(Colab::new(params)));
     }
+    if let Some(opts) = lower.strip_prefix("rota:") {
+        let mut params = RotaParams::default();
+        params.parse_options(opts).map_err(|problem| PolicyError::BadParams {
+            name: name.to_string(),
+            problem,
+        })?;
+        return Ok(Box::new(Rota::new(params)));
+    }
     match lower.as_str() {
+        "rota" => Ok(Box::new(Rota::new(RotaParams::default()))),
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),

@@ -1,0 +1,774 @@
+//! ROTA: rotating big-core shares. A scheduler for asymmetric machines
+//! designed here from what the COLAB study measured (README, "Beyond
+//! COLAB"), not from a paper:
+//!
+//! - **Big cores are never idle while a thread waits.** A waking thread goes
+//!   to an idle fast core; a fast core with nothing queued steals the queued
+//!   thread most owed fast-core time from anywhere, and failing that takes
+//!   over a thread running on a slow core (COLAB's remote preemption, the
+//!   one COLAB mechanism that measurably pays).
+//! - **Fast-core time rotates.** When the machine is oversubscribed, a fast
+//!   core's occupant of at least one rotation quantum swaps places with the
+//!   waiting (queued or slow-core) thread that has had the least fast-core
+//!   time per unit of predicted speedup, so no program is left on slow cores
+//!   and threads that gain more from a fast core get proportionally more of
+//!   it. Fast cores run one thread each; the rest queue on slow cores (RR's
+//!   arrangement, camp-tocs12 4.2), and the rotation shares them.
+//! - **Previous core first.** A waking thread returns to its previous core
+//!   when that core is idle, and takes an idle fast core instead only when
+//!   its previous core is busy or the fast core has been idle longer than a
+//!   cross-cluster migration costs. Threads of barrier programs then keep
+//!   their cores from one barrier to the next instead of trading clusters
+//!   at each (COLAB's fine-grained barrier pathology).
+//! - **Pull only what is worth moving.** A fast core takes over a running
+//!   slow-core thread only once that thread has run `pull_min` (four
+//!   cross-cluster migrations) on its core, so a thread about to block is not
+//!   dragged across clusters; slow cores ask idle fast cores to look again at
+//!   each tick.
+//! - **Bottleneck first** (COLAB's labels): threads that keep others waiting
+//!   (high blocking level) go before the rest when a fast core chooses whom
+//!   to take, and are not rotated out of a fast core.
+//!
+//! What it sees is what a kernel sees: run state, queues, runtime, futex
+//! waits caused (`blocked_others_ns`) and the *predicted* speedup. The hot
+//! path is integer-only and bounded (loops over cores and queues), with the
+//! per-thread state a BPF map can hold (fast-core time, a fixed-point
+//! speedup, a blocking flag), so scx_colab can run it. The labeller
+//! (blocking levels, speedups to fixed point) runs every 10 ms, as COLAB's.
+//!
+//! Every constant is derived once from the machine's own costs, for every
+//! workload:
+//! - rotation quantum: 100 x (two cross-cluster migrations), so a swap costs
+//!   at most 1% of the quantum (20 ms with the default costs);
+//! - pull_min: 4 cross-cluster migrations (a thread that has run r is taken
+//!   to be about to run about r more; moving it gains r(1 - 1/s), about r/2
+//!   at the study's speedups, against a move there and, later, back);
+//! - the idle fast core worth leaving a previous core for: idle for at least
+//!   one cross-cluster migration.
+
+use crate::cfs::CfsCore;
+use colab_core::{
+    Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
+    WakeKind,
+};
+use colab_labels::{BlockTracker, LabelParams};
+
+/// Fixed-point unit of speedups (1.0 = 1024).
+const FP: u64 = 1024;
+
+/// ROTA's mechanisms, each a switch for ablations (`rota:rotate=off`, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RotaParams {
+    /// Rotate fast-core occupants every quantum.
+    pub rotate: bool,
+    /// Weight fast-core shares by predicted speedup (off: equal shares).
+    pub weighted: bool,
+    /// Fast cores take over threads running on slow cores.
+    pub remote: bool,
+    /// Waking threads go back to an idle previous core first.
+    pub prev_first: bool,
+    /// High-blocking threads first for fast cores (COLAB's bottleneck labels).
+    pub block_first: bool,
+    /// Only pull running threads that ran `pull_min` (off: pull at once).
+    pub pull_min: bool,
+    /// Whom a fast core takes from the waiting threads.
+    pub order: Order,
+    /// A fast core's occupant swaps with a waiting thread whose predicted
+    /// speedup is higher by a third of the machine's range or more.
+    pub swap: bool,
+    /// Serial phases first: the only runnable thread of a program that has
+    /// had several (Amdahl's bottleneck; camp-tocs12's sequential boost)
+    /// goes before everyone for fast cores and takes one at the next tick.
+    pub serial_first: bool,
+    /// Fairness between programs, not threads: a thread's vruntime grows
+    /// with its program's runnable thread count (CFS group scheduling with
+    /// one group per program, as autogroup / per-service cgroups give), so a
+    /// program's last runnable thread (a barrier's straggler, a serial
+    /// phase) gets its program's whole share.
+    pub group: bool,
+    /// A waking thread whose runs are short (under CFS's minimum
+    /// granularity on average: it synchronises) preempts a fast core's
+    /// thread that has run longer than that, when no core is idle.
+    pub sync_preempt: bool,
+    /// The labeller's period and blocking threshold (colab-labels).
+    pub labels: LabelParams,
+}
+
+impl Default for RotaParams {
+    fn default() -> Self {
+        RotaParams {
+            rotate: true,
+            weighted: true,
+            remote: true,
+            prev_first: true,
+            block_first: true,
+            pull_min: true,
+            order: Order::Owed,
+            swap: false,
+            serial_first: true,
+            group: true,
+            sync_preempt: false,
+            labels: LabelParams::default(),
+        }
+    }
+}
+
+/// The switches `rota:` accepts, for messages and `colab list`.
+pub const ROTA_OPTIONS_HELP: &str =
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = owed|fifo|speed";
+
+impl RotaParams {
+    /// Applies `key=on|off` options separated by `:` (after `rota:`).
+    pub fn parse_options(&mut self, text: &str) -> Result<(), String> {
+        for opt in text.split(':').filter(|o| !o.is_empty()) {
+            let (k, v) = opt
+                .split_once('=')
+                .ok_or_else(|| format!("option '{opt}' is not KEY=on|off ({ROTA_OPTIONS_HELP})"))?;
+            if k == "order" {
+                self.order = match v {
+                    "owed" => Order::Owed,
+                    "fifo" => Order::Fifo,
+                    "speed" => Order::Speed,
+                    "tlp" => Order::Tlp,
+                    _ => return Err(format!("'order' takes owed, fifo or speed, not '{v}'")),
+                };
+                continue;
+            }
+            let on = match v {
+                "on" => true,
+                "off" => false,
+                _ => return Err(format!("'{k}' takes on or off, not '{v}'")),
+            };
+            match k {
+                "rotate" => self.rotate = on,
+                "weighted" => self.weighted = on,
+                "remote" => self.remote = on,
+                "prev-first" => self.prev_first = on,
+                "block-first" => self.block_first = on,
+                "pull-min" => self.pull_min = on,
+                "swap" => self.swap = on,
+                "serial-first" => self.serial_first = on,
+                "group" => self.group = on,
+                "sync-preempt" => self.sync_preempt = on,
+                _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The order in which a fast core takes waiting threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Least fast-core time per unit of predicted speedup first.
+    Owed,
+    /// Runnable the longest first (RR's order).
+    Fifo,
+    /// Longest wait times predicted speedup first: aging weighted by how
+    /// much a fast core gains.
+    Speed,
+    /// Threads of programs with fewer runnable threads first (a fast core
+    /// speeds up a larger share of such a program), then the longest waiting.
+    Tlp,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ThreadSt {
+    /// Fast-core runtime so far, ns.
+    fast_ns: u64,
+    /// Predicted speedup in units of 1/FP, at least FP; set by the labeller.
+    speed_fp: u64,
+    high_block: bool,
+    block: BlockTracker,
+    /// When it last blocked, and the running average (weight 1/4) of how
+    /// long its sleeps last.
+    blocked_at: Nanos,
+    avg_sleep_ns: u64,
+    /// Running average (weight 1/4) of its CPU bursts between sleeps, and
+    /// the current burst so far.
+    avg_burst_ns: u64,
+    burst_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Machine {
+    fast: CoreMask,
+    slow: CoreMask,
+    quantum_ns: Nanos,
+    pull_min_ns: Nanos,
+    idle_worth_ns: Nanos,
+    /// A third of the machine's speedup range, fixed point.
+    swap_margin_fp: u64,
+}
+
+pub struct Rota {
+    pub params: RotaParams,
+    cfs: Option<CfsCore>,
+    mach: Option<Machine>,
+    th: Vec<ThreadSt>,
+    /// Per core: the thread that holds it and since when (a thread that
+    /// blocks and comes back to the same core keeps its turn).
+    occupant: Vec<Option<(ThreadId, Nanos)>>,
+    /// Per core: when it went idle (None while busy).
+    idle_since: Vec<Option<Nanos>>,
+    /// Per program: threads created so far.
+    created: Vec<u32>,
+    /// Per program: runnable or running threads, kept up to date as
+    /// threads wake, block and exit (a per-thread-group counter in a kernel).
+    active: Vec<u32>,
+}
+
+impl Rota {
+    pub fn new(params: RotaParams) -> Rota {
+        Rota {
+            params,
+            cfs: None,
+            mach: None,
+            th: Vec::new(),
+            occupant: Vec::new(),
+            idle_since: Vec::new(),
+            created: Vec::new(),
+            active: Vec::new(),
+        }
+    }
+
+    fn init(&mut self, st: &SchedState) {
+        if self.mach.is_some() {
+            return;
+        }
+        let topo = &st.topo;
+        let all = topo.all_mask();
+        let fast = if topo.is_asymmetric() {
+            CoreMask(all.0 & !topo.little_mask().0)
+        } else {
+            all
+        };
+        let slow = CoreMask(all.0 & !fast.0);
+        let mig = topo.costs.migration_cross_ns.max(1);
+        let (f, sl) = (
+            &topo.core_types[topo.fastest_type],
+            &topo.core_types[topo.slowest_type],
+        );
+        let (lo, hi) = {
+            let a = f.rate(0.0) / sl.rate(0.0);
+            let b = f.rate(1.0) / sl.rate(1.0);
+            (a.min(b), a.max(b))
+        };
+        self.mach = Some(Machine {
+            fast,
+            slow,
+            quantum_ns: 200 * mig,
+            pull_min_ns: 4 * mig,
+            idle_worth_ns: mig,
+            swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,
+        });
+        self.cfs = Some(CfsCore::new(st));
+        self.occupant = vec![None; topo.num_cores()];
+        self.idle_since = vec![Some(0); topo.num_cores()];
+    }
+
+    fn m(&self) -> &Machine {
+        self.mach.as_ref().expect("initialised at the first thread")
+    }
+
+    fn cfs(&self) -> &CfsCore {
+        self.cfs.as_ref().expect("initialised at the first thread")
+    }
+
+    fn is_fast(&self, c: CoreId) -> bool {
+        self.m().fast.contains(c)
+    }
+
+    /// Fast-core time of `t` per unit of predicted speedup (what the
+    /// rotation equalises), counting a current fast-core run.
+    fn owed_key(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let s = &self.th[t.idx()];
+        let mut ns = s.fast_ns;
+        if let Some(c) = st.thread(t).core {
+            if st.core(c).current == Some(t) && self.is_fast(c) {
+                ns += st.current_ran(c);
+            }
+        }
+        if self.params.weighted {
+            ns.saturating_mul(FP) / s.speed_fp.max(FP)
+        } else {
+            ns
+        }
+    }
+
+    /// Priority for a fast core: bottleneck threads first, then the most
+    /// owed (least fast time per speedup), then the lower id. Smaller first.
+    fn fast_rank(&self, st: &SchedState, t: ThreadId) -> (bool, bool, u64, ThreadId) {
+        let serial = self.is_serial(st, t);
+        let blocking = self.params.block_first && self.th[t.idx()].high_block;
+        let key = match self.params.order {
+            Order::Owed => self.owed_key(st, t),
+            Order::Fifo => st.thread(t).runnable_since,
+            Order::Speed => {
+                let waited = st.now.saturating_sub(st.thread(t).runnable_since);
+                u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
+            }
+            Order::Tlp => {
+                let p = st.thread(t).program.idx();
+                let n = self.active.get(p).copied().unwrap_or(1) as u64;
+                (n << 44) | st.thread(t).runnable_since.min((1 << 44) - 1)
+            }
+        };
+        (!serial, !blocking, key, t)
+    }
+
+    /// Is `t` its program's serial phase: the one runnable thread of a
+    /// program that has created more than one?
+    fn is_serial(&self, st: &SchedState, t: ThreadId) -> bool {
+        if !self.params.serial_first {
+            return false;
+        }
+        let p = st.thread(t).program.idx();
+        self.created.get(p).is_some_and(|&c| c > 1) && self.active.get(p) == Some(&1)
+    }
+
+    fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
+        st.is_idle(c) && st.core(c).rq.is_empty()
+    }
+
+    /// First idle core of `mask`, the cluster of `near` first.
+    fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
+        let near_cl = near.map(|c| st.topo.cluster_of(c));
+        mask.iter()
+            .filter(|&c| Self::is_idle_empty(st, c))
+            .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+    }
+
+    /// The shortest queue of `mask`, `prev` on ties, then its cluster.
+    fn shortest_in(&self, st: &SchedState, mask: CoreMask, prev: Option<CoreId>) -> Option<CoreId> {
+        let prev_cl = prev.map(|c| st.topo.cluster_of(c));
+        mask.iter().min_by_key(|&c| {
+            (
+                st.nr_running(c),
+                Some(c) != prev,
+                Some(st.topo.cluster_of(c)) != prev_cl,
+                c,
+            )
+        })
+    }
+
+    /// An idle fast core worth moving to from an idle previous core.
+    fn long_idle_fast(&self, st: &SchedState, near: Option<CoreId>) -> Option<CoreId> {
+        let worth = self.m().idle_worth_ns;
+        let near_cl = near.map(|c| st.topo.cluster_of(c));
+        self.m()
+            .fast
+            .iter()
+            .filter(|&c| Self::is_idle_empty(st, c))
+            .filter(|&c| {
+                self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
+            })
+            .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+    }
+
+    /// The queued thread a fast core should steal: the best-ranked one anywhere.
+    fn best_queued(&self, st: &SchedState, skip: CoreId) -> Option<(CoreId, ThreadId)> {
+        st.topo
+            .cores()
+            .filter(|&o| o != skip)
+            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+    }
+
+    /// The slow-core running thread a fast core should take over.
+    fn best_slow_running(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        let min = if self.params.pull_min {
+            self.m().pull_min_ns
+        } else {
+            0
+        };
+        self.m()
+            .slow
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .filter(|&(o, t)| st.current_ran(o) >= min && self.may_pull(st, c, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+    }
+
+    /// May idle fast core `c` take over `t`, running on a slow core? At
+    /// once, unless `t` belongs to the program of the thread that just left
+    /// `c` and that thread's sleeps are short (under a cross-cluster
+    /// migration on average: fine-grained barriers, locks). It would come
+    /// back to find its core taken and trade clusters with `t` at every
+    /// sleep, so `c` waits until it has been idle for a cross-cluster
+    /// migration (slow cores' ticks make idle fast cores look again).
+    fn may_pull(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+        if !self.params.pull_min {
+            return true;
+        }
+        let Some((occ, _)) = self.occupant[c.idx()] else {
+            return true;
+        };
+        let o = st.thread(occ);
+        let worth = self.m().idle_worth_ns;
+        o.state == RunState::Exited
+            || o.program != st.thread(t).program
+            || self.th[occ.idx()].avg_sleep_ns >= worth
+            || self.idle_since[c.idx()]
+                .is_some_and(|s| st.now.saturating_sub(s) >= worth)
+    }
+
+    /// The local thread to run: CFS's leftmost, bottleneck threads first.
+    fn local(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        let cfs = self.cfs();
+        st.core(c).rq.iter().copied().min_by_key(|&t| {
+            let blocking = self.params.block_first && self.th[t.idx()].high_block;
+            (!blocking, cfs.vr[t.idx()], t)
+        })
+    }
+
+    /// Rotation at a fast core's tick: its occupant of a quantum or more
+    /// swaps with the most owed waiting thread, if that one is owed more.
+    fn rotate(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        let Some(y) = st.core(c).current else {
+            return;
+        };
+        let Some((occ, since)) = self.occupant[c.idx()] else {
+            return;
+        };
+        if occ != y || st.now.saturating_sub(since) < self.m().quantum_ns {
+            return;
+        }
+        if self.params.block_first && self.th[y.idx()].high_block {
+            return;
+        }
+        // Waiting: queued anywhere, or running on a slow core.
+        let queued = st
+            .topo
+            .cores()
+            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)));
+        let slow_running = self
+            .m()
+            .slow
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
+        let Some((xc, x)) = queued
+            .chain(slow_running)
+            .filter(|&(o, _)| o != c)
+            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+        else {
+            return;
+        };
+        if self.fast_rank(st, x) >= self.fast_rank(st, y) {
+            return;
+        }
+        // y goes where x was (a slow core), or to the shortest slow queue.
+        let to = if self.m().slow.contains(xc) {
+            Some(xc)
+        } else {
+            self.shortest_in(st, self.m().slow, Some(xc))
+        };
+        if let Some(to) = to {
+            out.push(Action::Migrate { thread: y, to });
+            out.push(Action::Migrate { thread: x, to: c });
+        }
+    }
+
+    /// Serial-phase swap at a fast core's tick: a serial-phase thread
+    /// waiting (queued, or on a slow core) takes the place of a fast core's
+    /// occupant that is not one, the occupant taking its slow core.
+    fn serial_swap(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        let Some(y) = st.core(c).current else {
+            return;
+        };
+        if self.is_serial(st, y) {
+            return;
+        }
+        let queued = st
+            .topo
+            .cores()
+            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)));
+        let slow_running = self
+            .m()
+            .slow
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
+        let Some((xc, x)) = queued
+            .chain(slow_running)
+            .filter(|&(o, t)| o != c && !self.m().fast.contains(o) && self.is_serial(st, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+        else {
+            return;
+        };
+        out.push(Action::Migrate { thread: y, to: xc });
+        out.push(Action::Migrate { thread: x, to: c });
+    }
+
+    /// Speedup swap at a fast core's tick: a thread running on a slow core
+    /// whose predicted speedup beats the occupant's by the margin takes its
+    /// place, the occupant taking the slow core.
+    fn speed_swap(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        let Some(y) = st.core(c).current else {
+            return;
+        };
+        let need = self.th[y.idx()].speed_fp + self.m().swap_margin_fp;
+        let best = self
+            .m()
+            .slow
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .filter(|&(_, t)| self.th[t.idx()].speed_fp >= need)
+            .max_by_key(|&(o, t)| (self.th[t.idx()].speed_fp, std::cmp::Reverse(o)));
+        if let Some((xc, x)) = best {
+            out.push(Action::Migrate { thread: y, to: xc });
+            out.push(Action::Migrate { thread: x, to: c });
+        }
+    }
+
+    /// A slow core with an empty queue evens out slow queues: it pulls the
+    /// longest-waiting thread of a slow core two or more threads longer.
+    fn slow_balance(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        let mine = st.nr_running(c);
+        let busiest = self
+            .m()
+            .slow
+            .iter()
+            .filter(|&o| o != c)
+            .max_by_key(|&o| (st.nr_running(o), std::cmp::Reverse(o)));
+        if let Some(b) = busiest {
+            if st.nr_running(b) >= mine + 2 {
+                let t = st
+                    .core(b)
+                    .rq
+                    .iter()
+                    .copied()
+                    .min_by_key(|&t| (st.thread(t).runnable_since, t));
+                if let Some(thread) = t {
+                    out.push(Action::Migrate { thread, to: c });
+                }
+            }
+        }
+    }
+}
+
+impl Policy for Rota {
+    fn name(&self) -> &'static str {
+        "rota"
+    }
+
+    fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
+        self.init(st);
+        self.cfs.as_mut().unwrap().thread_created(t);
+        if self.th.len() <= t.idx() {
+            self.th.resize(t.idx() + 1, ThreadSt::default());
+        }
+        let s = st.thread(t).predicted_speedup;
+        self.th[t.idx()].speed_fp = speed_fp(s);
+        let p = st.thread(t).program.idx();
+        if self.created.len() <= p {
+            self.created.resize(p + 1, 0);
+            self.active.resize(p + 1, 0);
+        }
+        self.created[p] += 1;
+    }
+
+    fn select_core(&mut self, st: &SchedState, t: ThreadId, _kind: WakeKind) -> CoreId {
+        let m = self.m();
+        let prev = st.thread(t).last_core;
+        let prev_idle = prev.filter(|&p| Self::is_idle_empty(st, p));
+        if self.params.prev_first {
+            // 1. An idle previous fast core.
+            if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
+                return p;
+            }
+            // 2. An idle previous slow core, unless a fast core has been idle
+            //    long enough to be worth the move.
+            if let Some(p) = prev_idle {
+                return self.long_idle_fast(st, Some(p)).unwrap_or(p);
+            }
+        }
+        // 3. Any idle fast core, then any idle core, near the previous one.
+        if let Some(c) = self.idle_in(st, m.fast, prev) {
+            return c;
+        }
+        if let Some(c) = self.idle_in(st, st.topo.all_mask(), prev) {
+            return c;
+        }
+        // 4. A synchronising thread takes a fast core from a long runner.
+        if self.params.sync_preempt && !m.slow.is_empty() {
+            let gran = self.cfs().tun.min_granularity_ns;
+            if self.th[t.idx()].avg_burst_ns < gran {
+                let victim = m
+                    .fast
+                    .iter()
+                    .filter(|&c| st.core(c).rq.is_empty() && st.current_ran(c) >= gran)
+                    .filter(|&c| {
+                        st.core(c)
+                            .current
+                            .is_some_and(|y| self.th[y.idx()].avg_burst_ns >= gran)
+                    })
+                    .max_by_key(|&c| (st.current_ran(c), std::cmp::Reverse(c)));
+                if let Some(c) = victim {
+                    return c;
+                }
+            }
+        }
+        // 5. Nothing idle: queue on a slow core (fast cores run one thread
+        //    each and rotate), or anywhere on a symmetric machine.
+        let pool = if m.slow.is_empty() {
+            st.topo.all_mask()
+        } else {
+            m.slow
+        };
+        self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
+    }
+
+    fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
+        if wakeup {
+            self.active[st.thread(t).program.idx()] += 1;
+            if st.thread(t).last_core.is_some() {
+                let s = &mut self.th[t.idx()];
+                let slept = st.now.saturating_sub(s.blocked_at);
+                s.avg_sleep_ns = (3 * s.avg_sleep_ns + slept) / 4;
+            }
+        }
+        let new = st.thread(t).last_core.is_none() && wakeup;
+        self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
+    }
+
+    fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+        if self.params.sync_preempt && self.is_fast(c) && !self.m().slow.is_empty() {
+            let gran = self.cfs().tun.min_granularity_ns;
+            if self.th[t.idx()].avg_burst_ns < gran && st.current_ran(c) >= gran {
+                return true;
+            }
+        }
+        self.cfs().wakeup_preempt(st, c, t, self.cfs().run_scale(c))
+    }
+
+    fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
+        if let Some(t) = self.local(st, c) {
+            return Pick::Local(t);
+        }
+        let fast = self.is_fast(c);
+        if fast && !self.m().slow.is_empty() {
+            if let Some((from, thread)) = self.best_queued(st, c) {
+                return Pick::Steal { from, thread };
+            }
+            if self.params.remote {
+                if let Some((from, thread)) = self.best_slow_running(st, c) {
+                    return Pick::PreemptRemote { from, thread };
+                }
+            }
+        } else {
+            // Slow (or symmetric) core: the longest-waiting thread of the
+            // busiest queue, own cluster first (CFS's idle balance).
+            if let Some((from, thread)) = self.cfs().idle_pull(st, c) {
+                return Pick::Steal { from, thread };
+            }
+        }
+        if self.idle_since[c.idx()].is_none() {
+            self.idle_since[c.idx()] = Some(st.now);
+        }
+        Pick::Idle
+    }
+
+    fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        self.idle_since[c.idx()] = None;
+        let scale = if self.params.group {
+            self.active[st.thread(t).program.idx()].max(1) as f64
+        } else {
+            1.0
+        };
+        self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+        match self.occupant[c.idx()] {
+            Some((o, _)) if o == t => {}
+            _ => self.occupant[c.idx()] = Some((t, st.now)),
+        }
+    }
+
+    fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
+        if self.is_fast(c) {
+            self.th[t.idx()].fast_ns += ran;
+        }
+        {
+            let s = &mut self.th[t.idx()];
+            s.burst_ns += ran;
+            if why != StopReason::Preempted {
+                s.avg_burst_ns = (3 * s.avg_burst_ns + s.burst_ns) / 4;
+                s.burst_ns = 0;
+            }
+        }
+        let cfs = self.cfs.as_mut().unwrap();
+        let scale = cfs.run_scale(c);
+        cfs.stopped(st, c, t, ran, scale);
+        if why != StopReason::Preempted {
+            let a = &mut self.active[st.thread(t).program.idx()];
+            *a = a.saturating_sub(1);
+            self.th[t.idx()].blocked_at = st.now;
+        }
+        if why == StopReason::Exited && self.occupant[c.idx()].is_some_and(|(o, _)| o == t) {
+            self.occupant[c.idx()] = None;
+        }
+    }
+
+    fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
+        self.cfs.as_mut().unwrap().migrated(st, t, from, to);
+    }
+
+    fn slice_ns(&self, st: &SchedState, c: CoreId, _t: ThreadId) -> Nanos {
+        self.cfs().slice(st, c)
+    }
+
+    fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
+        if !self.m().slow.is_empty() {
+            if self.is_fast(c) {
+                    if self.params.serial_first {
+                    self.serial_swap(st, c, out);
+                }
+                if !out.is_empty() {
+                    // swapped for a serial phase
+                } else if self.params.rotate {
+                    self.rotate(st, c, out);
+                } else if self.params.swap {
+                    self.speed_swap(st, c, out);
+                }
+            } else {
+                self.slow_balance(st, c, out);
+                // Idle fast cores look again (a thread may now be worth pulling).
+                if self.params.remote {
+                    if let Some(f) = self
+                        .m()
+                        .fast
+                        .iter()
+                        .find(|&f| Self::is_idle_empty(st, f))
+                    {
+                        out.push(Action::Resched(f));
+                    }
+                }
+            }
+        } else {
+            self.cfs().periodic_balance(st, c, out);
+        }
+        self.cfs().tick_preempt(st, c, self.cfs().run_scale(c))
+    }
+
+    fn period_ns(&self) -> Option<Nanos> {
+        Some(self.params.labels.period_ns)
+    }
+
+    /// The labeller: blocking levels and fixed-point speedups.
+    fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
+        for th in st.live_threads() {
+            let Some(s) = self.th.get_mut(th.id.idx()) else {
+                continue;
+            };
+            s.high_block = s.block.update(th.blocked_others_ns, &self.params.labels);
+            s.speed_fp = speed_fp(th.predicted_speedup);
+        }
+    }
+}
+
+/// A predicted speedup in fixed point, at least 1 (non-finite: 1).
+fn speed_fp(s: f64) -> u64 {
+    if s.is_finite() && s > 1.0 {
+        (s.min(1e6) * FP as f64) as u64
+    } else {
+        FP
+    }
+}
