@@ -153,6 +153,48 @@ pub const COLAB_BENCHMARKS: [&str; 17] = [
     "water_spatial",
 ];
 
+/// `count` random mixes of the COLAB benchmarks drawn from `seed`
+/// (`Rand-<seed>-1` ...; see [`colab_workload::random`]): held-out
+/// workloads like the random mixes of colab-cgo20 Table WC, with 2 to 6
+/// programs, each at an n its real program accepts, at most
+/// [`colab_workload::random::MAX_THREADS`] threads per mix.
+pub fn random_workloads(
+    lib: &Library,
+    count: u32,
+    seed: u64,
+) -> Result<Vec<Workload>, colab_workload::WorkloadError> {
+    random_mixes(lib, count, seed)?
+        .iter()
+        .map(|m| lib.mix_workload(&m.source, m))
+        .collect()
+}
+
+/// The mixes of [`random_workloads`] as mix specs (for listings).
+pub fn random_mixes(
+    lib: &Library,
+    count: u32,
+    seed: u64,
+) -> Result<Vec<colab_workload::MixSpec>, colab_workload::WorkloadError> {
+    colab_workload::random::random_mixes(lib, &COLAB_BENCHMARKS, count, seed)
+}
+
+/// What `w` is made of, for the report's composition table.
+pub fn workload_info(w: &Workload) -> colab_report::WorkloadInfo {
+    colab_report::WorkloadInfo {
+        name: w.name.clone(),
+        source: w.source.clone(),
+        programs: w
+            .programs
+            .iter()
+            .map(|p| colab_report::WorkloadProgram {
+                name: p.name.clone(),
+                n: p.n,
+                threads: p.total_threads,
+            })
+            .collect(),
+    }
+}
+
 /// Is this mix from the COLAB papers (not the CAMP / Prop-SP studies)?
 pub fn is_colab_mix(source: &str) -> bool {
     source.starts_with("colab")
@@ -287,6 +329,46 @@ impl CampaignSpec {
         Ok((pol, kind))
     }
 
+    /// Adds [`random_workloads`]`(lib, count, seed)` to the workloads; they run
+    /// on `configs` like the COLAB study's own workloads.
+    pub fn add_random_mixes(
+        &mut self,
+        lib: &Library,
+        count: u32,
+        seed: u64,
+    ) -> Result<(), CampaignError> {
+        if self.configs.is_empty() {
+            return Err(CampaignError::Random(
+                "random mixes run on the campaign's configurations, and this campaign has none \
+                 (its workloads each run on their paper's machines)"
+                    .into(),
+            ));
+        }
+        let ws =
+            random_workloads(lib, count, seed).map_err(|e| CampaignError::Random(e.to_string()))?;
+        // Per-workload machines stay aligned: the new mixes use `configs`.
+        if !self.machines.is_empty() {
+            self.machines.resize(self.workloads.len(), Vec::new());
+            self.machines.extend(ws.iter().map(|_| Vec::new()));
+        }
+        self.workloads.extend(ws);
+        Ok(())
+    }
+
+    /// The compositions of the spec's random mixes (class
+    /// [`colab_workload::random::RANDOM_CLASS`]), for the report.
+    pub fn random_compositions(&self) -> Vec<colab_report::WorkloadInfo> {
+        self.workloads
+            .iter()
+            .filter(|w| {
+                w.classes
+                    .iter()
+                    .any(|c| c == colab_workload::random::RANDOM_CLASS)
+            })
+            .map(workload_info)
+            .collect()
+    }
+
     /// The machines workload `wi` runs on.
     fn configs_of(&self, wi: usize) -> &[String] {
         match self.machines.get(wi) {
@@ -313,6 +395,8 @@ pub enum CampaignError {
     },
     #[error("{0}")]
     Training(String),
+    #[error("{0}")]
+    Random(String),
 }
 
 /// One simulation to run.

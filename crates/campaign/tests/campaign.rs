@@ -253,3 +253,75 @@ fn policies_that_ignore_predictions_are_not_moved_by_them() {
     }
     assert_eq!(moved, colab_campaign::PREDICTING_POLICIES);
 }
+
+#[test]
+fn random_mixes_run_like_the_studys_workloads_and_are_described() {
+    let lib = Library::builtin();
+    let mut spec = CampaignSpec::paper(&lib, true).unwrap();
+    spec.workloads.clear();
+    spec.add_random_mixes(&lib, 2, 5).unwrap();
+    spec.configs = vec!["2B2S".into()];
+    spec.policies = vec!["cfs".into(), "colab".into()];
+    spec.orders = vec![CoreOrder::BigFirst];
+    spec.predictor = "noisy".into();
+    let names: Vec<&str> = spec.workloads.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["Rand-5-1", "Rand-5-2"]);
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(records.len(), 2 * 2);
+    for r in &records {
+        assert_eq!(r.classes, vec!["random".to_string()]);
+        assert_eq!(r.config, "2B2S");
+        let w = spec
+            .workloads
+            .iter()
+            .find(|w| w.name == r.workload)
+            .unwrap();
+        assert_eq!(r.threads, w.total_threads());
+        assert!((2..=6).contains(&r.programs.len()));
+    }
+    let info = spec.random_compositions();
+    assert_eq!(info.len(), 2);
+    for (i, w) in info.iter().zip(&spec.workloads) {
+        assert_eq!(i.name, w.name);
+        assert_eq!(i.source, "random (seed 5)");
+        let threads: u32 = i.programs.iter().map(|p| p.threads).sum();
+        assert_eq!(threads, w.total_threads());
+        assert!(threads <= colab_workload::random::MAX_THREADS);
+    }
+    // The paper's own workloads are not described (their files do that).
+    assert!(CampaignSpec::paper(&lib, true)
+        .unwrap()
+        .random_compositions()
+        .is_empty());
+    // Same request, same workloads.
+    let again = colab_campaign::random_workloads(&lib, 2, 5).unwrap();
+    for (a, b) in again.iter().zip(&spec.workloads) {
+        assert_eq!(
+            colab_campaign::workload_info(a),
+            colab_campaign::workload_info(b)
+        );
+    }
+}
+
+#[test]
+fn random_mixes_are_refused_where_they_cannot_run() {
+    let lib = Library::builtin();
+    let mut camp = CampaignSpec::study(&lib, Study::Camp, true).unwrap();
+    let before = camp.workloads.len();
+    let e = camp.add_random_mixes(&lib, 3, 1).unwrap_err().to_string();
+    assert!(e.contains("has none"), "{e}");
+    assert_eq!(camp.workloads.len(), before);
+    let mut spec = CampaignSpec::paper(&lib, true).unwrap();
+    for count in [0, 1001] {
+        let e = spec
+            .add_random_mixes(&lib, count, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("from 1 to 1000"), "{e}");
+    }
+    // With per-workload machines, the random mixes get none (they use configs).
+    camp.configs = vec!["2B2S".into()];
+    camp.add_random_mixes(&lib, 2, 1).unwrap();
+    assert_eq!(camp.machines.len(), camp.workloads.len());
+    assert!(camp.machines[before..].iter().all(|m| m.is_empty()));
+}

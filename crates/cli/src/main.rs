@@ -147,6 +147,25 @@ enum Cmd {
         /// Run only the traces given with --trace, not the papers' workloads.
         #[arg(long, requires = "traces")]
         only_traces: bool,
+        /// Also run N random mixes of the 17 COLAB benchmarks (held-out test
+        /// workloads, class "random", named Rand-S-1 .. Rand-S-N): each has 2
+        /// to 6 distinct programs, every n one its real program accepts (fft,
+        /// ocean_cp, fluidanimate 1, 2, 4, 8; mcf, bzip2 1; the others 1 to 8)
+        /// and at most 32 threads. They are drawn from --mix-seed alone, so the
+        /// same N and seed give the same mixes on any machine, and the first N
+        /// of a seed stay the same for a larger N. At most 1000; COLAB study
+        /// only (not camp, propsp or all). `colab mixes --random N --mix-seed S`
+        /// prints them; summary.md lists their compositions.
+        #[arg(long, value_name = "N")]
+        random_mixes: Option<u32>,
+        /// Seed of the random mixes.
+        #[arg(long, value_name = "S", default_value_t = 1, requires = "random_mixes")]
+        mix_seed: u64,
+        /// Run only the random mixes (and any --trace), not the papers'
+        /// workloads; the report goes to reports/reproduce-random unless --out
+        /// says otherwise.
+        #[arg(long, requires = "random_mixes")]
+        only_random: bool,
         /// Big/little speedup of replayed compute in traces.
         #[arg(long, default_value_t = 2.0)]
         speedup: f64,
@@ -224,6 +243,18 @@ enum Cmd {
     Train(TrainArgs),
     /// List built-in benchmarks, mixes, policies and named machines.
     List,
+    /// Print mixes as a mix file (`[[mix]]` entries, each with its programs'
+    /// n and thread counts): the built-in ones, or with --random the random
+    /// mixes `reproduce --random-mixes N --mix-seed S` runs. Save one and run
+    /// it with `colab sim FILE`.
+    Mixes {
+        /// Print the first N random mixes of --mix-seed instead (at most 1000).
+        #[arg(long, value_name = "N")]
+        random: Option<u32>,
+        /// Seed of the random mixes.
+        #[arg(long, value_name = "S", default_value_t = 1, requires = "random")]
+        mix_seed: u64,
+    },
     /// Analytic studies computed from the papers' formulas (no simulation):
     /// CSV + Markdown tables and SVG/PNG charts.
     Analytic {
@@ -392,6 +423,9 @@ fn run(cli: Cli) -> Result<()> {
             allow_no_png,
             traces,
             only_traces,
+            random_mixes,
+            mix_seed,
+            only_random,
             speedup,
             predictor,
         } => {
@@ -412,6 +446,17 @@ fn run(cli: Cli) -> Result<()> {
             if (only_traces || !traces.is_empty()) && studies.len() > 1 {
                 bail!("--trace and --only-traces go with one study, not `all`");
             }
+            if let Some(n) = random_mixes {
+                if !matches!(study, StudyArg::Colab) {
+                    bail!(
+                        "--random-mixes goes with the COLAB study (`colab reproduce`): its mixes \
+                         are of the COLAB benchmarks on the 2B2S..4B4S machines, while camp and \
+                         propsp run their papers' mixes on their papers' machines"
+                    );
+                }
+                colab_workload::random::check_count(n)
+                    .with_context(|| format!("--random-mixes {n}"))?;
+            }
             let (title, baseline) = match study {
                 StudyArg::Colab => ("colab reproduce: the COLAB papers' simulation study", "cfs"),
                 // Both papers report speedups over RR.
@@ -426,7 +471,7 @@ fn run(cli: Cli) -> Result<()> {
             let mut specs = Vec::new();
             for &st in &studies {
                 let mut spec = CampaignSpec::study(&lib, st, quick)?;
-                if only_traces {
+                if only_traces || only_random {
                     spec.workloads.clear();
                 }
                 for t in &traces {
@@ -444,6 +489,10 @@ fn run(cli: Cli) -> Result<()> {
                     spec.configs = configs.clone();
                     // The given machines replace each mix's own.
                     spec.machines.clear();
+                }
+                if let Some(n) = random_mixes {
+                    spec.add_random_mixes(&lib, n, mix_seed)
+                        .with_context(|| format!("--random-mixes {n}"))?;
                 }
                 if !policies.is_empty() {
                     spec.policies = policies.clone();
@@ -480,9 +529,19 @@ fn run(cli: Cli) -> Result<()> {
                 (StudyArg::All, Some("reports/reproduce")) => {
                     PathBuf::from("reports/reproduce-all")
                 }
+                (StudyArg::Colab, Some("reports/reproduce")) if only_random => {
+                    PathBuf::from("reports/reproduce-random")
+                }
                 _ => out,
             };
-            cmd_reproduce(&specs, title, baseline, &out, allow_no_png)
+            let title = match random_mixes {
+                Some(n) if only_random => format!(
+                    "colab reproduce: {n} random mixes (seed {mix_seed}) in the COLAB papers' simulation study"
+                ),
+                Some(n) => format!("{title}, with {n} random mixes (seed {mix_seed})"),
+                None => title.to_string(),
+            };
+            cmd_reproduce(&specs, &title, baseline, &out, allow_no_png)
         }
         Cmd::Bench {
             full,
@@ -613,6 +672,10 @@ fn run(cli: Cli) -> Result<()> {
                     progs.join(" - ")
                 );
             }
+            println!(
+                "\nRandom mixes: Rand-S-1 .. Rand-S-N, N mixes of 2-6 COLAB benchmarks drawn from seed S \
+                 (`colab reproduce --random-mixes N --mix-seed S`; `colab mixes --random N --mix-seed S` prints them)."
+            );
             println!("\nPolicies:");
             for (n, d) in colab_policies::POLICIES {
                 println!("  {n:<14} {d}");
@@ -622,6 +685,16 @@ fn run(cli: Cli) -> Result<()> {
                 println!("  {n:<18} {d}");
             }
             println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
+            Ok(())
+        }
+        Cmd::Mixes { random, mix_seed } => {
+            let lib = Library::builtin();
+            let mixes = match random {
+                Some(n) => colab_campaign::random_mixes(&lib, n, mix_seed)
+                    .with_context(|| format!("--random {n}"))?,
+                None => lib.mixes.clone(),
+            };
+            print!("{}", colab_workload::random::mixes_toml(&lib, &mixes)?);
             Ok(())
         }
         Cmd::Analytic { study, out } => cmd_analytic(study, out),
@@ -1325,6 +1398,10 @@ fn cmd_reproduce(
         policy_order: colab_campaign::ALL_POLICIES
             .iter()
             .map(|s| s.to_string())
+            .collect(),
+        workloads: specs
+            .iter()
+            .flat_map(CampaignSpec::random_compositions)
             .collect(),
         ..Default::default()
     };

@@ -103,6 +103,25 @@ pub struct RunMetrics {
     pub h_ntt: Option<f64>,
 }
 
+/// What a workload is made of, for the composition table of `summary.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadInfo {
+    pub name: String,
+    /// Where it comes from ("random (seed 1)", a paper's table, ...).
+    pub source: String,
+    pub programs: Vec<WorkloadProgram>,
+}
+
+/// One program of a [`WorkloadInfo`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadProgram {
+    pub name: String,
+    /// The thread parameter n.
+    pub n: u32,
+    /// Threads the program creates over its life, main included.
+    pub threads: u32,
+}
+
 /// What to do when a chart cannot be drawn (typically: no system font).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ChartFailure {
@@ -130,6 +149,10 @@ pub struct ReportOptions {
     pub svg: bool,
     pub png: bool,
     pub on_chart_failure: ChartFailure,
+    /// Workloads whose composition `summary.md` lists in a table of its own
+    /// (generated mixes, which no file of the repository describes); empty:
+    /// no table.
+    pub workloads: Vec<WorkloadInfo>,
 }
 
 impl Default for ReportOptions {
@@ -142,6 +165,7 @@ impl Default for ReportOptions {
             svg: true,
             png: true,
             on_chart_failure: ChartFailure::Fail,
+            workloads: Vec::new(),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::analysis::{app_speedups, cell_classes, Analysis, Metric};
 use crate::naming::{app_speedup_stem, asp_unfairness_stem};
-use crate::{natural_cmp, Cell, ReportOptions, RunRecord};
+use crate::{natural_cmp, Cell, ReportOptions, RunRecord, WorkloadInfo};
 
 pub(crate) fn fmt3(v: Option<f64>) -> String {
     v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.3}"))
@@ -45,6 +45,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     let mut notes: Vec<String> = Vec::new();
 
     header(&mut md, input, &a);
+    compositions(&mut md, input.opts);
 
     md.push_str("## Per-workload results\n\n");
     for config in &a.configs {
@@ -189,6 +190,45 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
          alone on the same configuration. Unless marked `abs`, values are normalised to \
          `{}` on the same workload and configuration; geomean = geometric mean.\n\n",
         a.baseline
+    ));
+}
+
+/// The programs of the workloads the options describe (generated mixes).
+fn compositions(md: &mut String, opts: &ReportOptions) {
+    if opts.workloads.is_empty() {
+        return;
+    }
+    md.push_str("## Workload compositions\n\n");
+    md.push_str(
+        "Programs of the generated workloads, each as `program n=N (threads it creates)`.\n\n",
+    );
+    let mut ws: Vec<&WorkloadInfo> = opts.workloads.iter().collect();
+    ws.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    let rows: Vec<Vec<String>> = ws
+        .iter()
+        .map(|w| {
+            let progs: Vec<String> = w
+                .programs
+                .iter()
+                .map(|p| format!("{} n={} ({})", p.name, p.n, p.threads))
+                .collect();
+            vec![
+                w.name.clone(),
+                w.source.clone(),
+                w.programs.len().to_string(),
+                progs.join(" + "),
+                w.programs
+                    .iter()
+                    .map(|p| p.threads)
+                    .sum::<u32>()
+                    .to_string(),
+            ]
+        })
+        .collect();
+    let header = ["workload", "source", "programs", "composition", "threads"];
+    md.push_str(&table(
+        &header.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        &rows,
     ));
 }
 

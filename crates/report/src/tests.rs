@@ -633,6 +633,47 @@ fn charts_can_be_disabled() {
 }
 
 #[test]
+fn summary_lists_the_compositions_it_is_given_and_only_then() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = ReportOptions {
+        svg: false,
+        png: false,
+        ..Default::default()
+    };
+    let files = write_report(&tmp.path().join("a"), &sample(), &plain).unwrap();
+    assert!(!read(&files.summary_md).contains("## Workload compositions"));
+    let prog = |name: &str, n, threads| WorkloadProgram {
+        name: name.into(),
+        n,
+        threads,
+    };
+    let opts = ReportOptions {
+        workloads: vec![
+            WorkloadInfo {
+                name: "Rand-1-10".into(),
+                source: "random (seed 1)".into(),
+                programs: vec![prog("mcf", 1, 1), prog("bzip2", 1, 1)],
+            },
+            WorkloadInfo {
+                name: "Rand-1-2".into(),
+                source: "random (seed 1)".into(),
+                programs: vec![prog("ferret", 2, 11), prog("fft", 8, 8)],
+            },
+        ],
+        ..plain
+    };
+    let files = write_report(&tmp.path().join("b"), &sample(), &opts).unwrap();
+    let md = read(&files.summary_md);
+    let table = "| workload | source | programs | composition | threads |\n|---|---|---|---|---|\n\
+                 | Rand-1-2 | random (seed 1) | 2 | ferret n=2 (11) + fft n=8 (8) | 19 |\n\
+                 | Rand-1-10 | random (seed 1) | 2 | mcf n=1 (1) + bzip2 n=1 (1) | 2 |\n";
+    assert!(md.contains("## Workload compositions"), "{md}");
+    assert!(md.contains(table), "{md}");
+    // Right after the header, before the results.
+    assert!(md.find("## Workload compositions") < md.find("## Per-workload results"));
+}
+
+#[test]
 fn generic_policies_and_missing_baseline_everywhere() {
     // No cfs at all, an unknown policy: nothing is normalised, nothing panics.
     let records: Vec<RunRecord> = sample()

@@ -4,13 +4,14 @@
 pub mod control;
 pub mod expr;
 pub mod program;
+pub mod random;
 pub mod spec;
 
 pub use program::{
     compile, mem_frac_for_speedup, reference_speedup, BenchInfo, Group, IndexSel, LoopCount, Op,
     Program,
 };
-pub use spec::{MixFile, MixSpec, ProgramSpec};
+pub use spec::{MixFile, MixProgram, MixSpec, ProgramSpec};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,6 +32,8 @@ pub enum WorkloadError {
     },
     #[error("unknown workload '{name}': not a built-in benchmark or mix, and not a file (try `colab list`)")]
     Unknown { name: String },
+    #[error("random mixes: {problem}")]
+    Random { problem: String },
     #[error("{file}: {source}")]
     Io {
         file: String,
@@ -139,6 +142,13 @@ impl Library {
                 name: name.to_string(),
             })?;
         let file = self.mix_files.get(&m.name).cloned().unwrap_or_default();
+        self.mix_workload(&file, m)
+    }
+
+    /// A mix that is not (necessarily) in the library, such as a generated
+    /// one (see [`random`]), as a workload; `file` names it in errors.
+    pub fn mix_workload(&self, file: &str, m: &MixSpec) -> Result<Workload, WorkloadError> {
+        let file = file.to_string();
         let mut programs = Vec::new();
         for (i, p) in m.programs.iter().enumerate() {
             let prog = self.program(&p.bench, p.n).map_err(|e| match e {
