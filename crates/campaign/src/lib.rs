@@ -112,10 +112,29 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
         }
     }
     v.extend(COLAB_MECHANISM_VARIANTS.iter().map(|s| s.to_string()));
+    v.extend(ROTA_MECHANISM_VARIANTS.iter().map(|s| s.to_string()));
     v
 }
 
-pub const ALL_POLICIES: [&str; 13] = [
+/// ROTA's mechanism ablation: each default mechanism off, and each
+/// mechanism left off by design switched on.
+pub const ROTA_MECHANISM_VARIANTS: [&str; 13] = [
+    "rota",
+    "rota:rotate=off",
+    "rota:remote=off",
+    "rota:prev-first=off",
+    "rota:pull-min=off",
+    "rota:block-first=on",
+    "rota:serial-first=on",
+    "rota:group=on",
+    "rota:order=owed",
+    "rota:order=speed",
+    "rota:order=tlp",
+    "rota:swap=on",
+    "rota:sync-preempt=on",
+];
+
+pub const ALL_POLICIES: [&str; 14] = [
     "cfs",
     "eevdf",
     "gts",
@@ -129,6 +148,7 @@ pub const ALL_POLICIES: [&str; 13] = [
     "hsp",
     "propsp",
     "propsp-static",
+    "rota",
 ];
 
 /// The 17 benchmark models of the COLAB papers (colab-tpds Table 2 and

@@ -16,8 +16,8 @@ pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use eevdf::Eevdf;
 pub use gts::{Gts, GtsParams};
-pub use rota::{Rota, RotaParams};
 pub use propsp::{Distribution, Hsp, HspParams, PropSp, PropSpParams, SfSource};
+pub use rota::{Order, Rota, RotaParams};
 pub use wash::{Wash, WashParams};
 
 use colab_core::Policy;
@@ -75,14 +75,15 @@ labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf)",
         "SFD: CAMP's code with one thread per application (speedup factor only)",
     ),
     (
-        "rota",
-        "ROTA (ours): fast cores never idle, filled at wake-up; fast-core time rotated by speedup; \
-previous core first; bottleneck threads first; rota:KEY=on|off:... switches mechanisms \
-(rotate, weighted, remote, prev-first, block-first, pull-min)",
-    ),
-    (
         "rr",
         "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
+    ),
+    (
+        "rota",
+        "ROTA (ours): fast cores never idle and filled at wake-up, one thread each, rotated every \
+20 ms among the longest-waiting; previous core first; no pull that a short sleeper would undo; \
+rota:KEY=VALUE:... switches mechanisms (rotate, remote, prev-first, pull-min, block-first, \
+serial-first, group, swap, sync-preempt, weighted = on|off; order = fifo|owed|speed|tlp)",
     ),
 ];
 
@@ -122,10 +123,12 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     }
     if let Some(opts) = lower.strip_prefix("rota:") {
         let mut params = RotaParams::default();
-        params.parse_options(opts).map_err(|problem| PolicyError::BadParams {
-            name: name.to_string(),
-            problem,
-        })?;
+        params
+            .parse_options(opts)
+            .map_err(|problem| PolicyError::BadParams {
+                name: name.to_string(),
+                problem,
+            })?;
         return Ok(Box::new(Rota::new(params)));
     }
     match lower.as_str() {

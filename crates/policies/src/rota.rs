@@ -1,50 +1,58 @@
-//! ROTA: rotating big-core shares. A scheduler for asymmetric machines
-//! designed here from what the COLAB study measured (README, "Beyond
-//! COLAB"), not from a paper:
+//! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
+//! designed here, on the COLAB study's 65 workloads only, from what that
+//! study measured (README, "Beyond COLAB"); not from a paper. Its defaults
+//! were frozen before it ran on any held-out work.
 //!
-//! - **Big cores are never idle while a thread waits.** A waking thread goes
-//!   to an idle fast core; a fast core with nothing queued steals the queued
-//!   thread most owed fast-core time from anywhere, and failing that takes
-//!   over a thread running on a slow core (COLAB's remote preemption, the
-//!   one COLAB mechanism that measurably pays).
-//! - **Fast-core time rotates.** When the machine is oversubscribed, a fast
-//!   core's occupant of at least one rotation quantum swaps places with the
-//!   waiting (queued or slow-core) thread that has had the least fast-core
-//!   time per unit of predicted speedup, so no program is left on slow cores
-//!   and threads that gain more from a fast core get proportionally more of
-//!   it. Fast cores run one thread each; the rest queue on slow cores (RR's
-//!   arrangement, camp-tocs12 4.2), and the rotation shares them.
-//! - **Previous core first.** A waking thread returns to its previous core
-//!   when that core is idle, and takes an idle fast core instead only when
-//!   its previous core is busy or the fast core has been idle longer than a
-//!   cross-cluster migration costs. Threads of barrier programs then keep
-//!   their cores from one barrier to the next instead of trading clusters
-//!   at each (COLAB's fine-grained barrier pathology).
-//! - **Pull only what is worth moving.** A fast core takes over a running
-//!   slow-core thread only once that thread has run `pull_min` (four
-//!   cross-cluster migrations) on its core, so a thread about to block is not
-//!   dragged across clusters; slow cores ask idle fast cores to look again at
-//!   each tick.
-//! - **Bottleneck first** (COLAB's labels): threads that keep others waiting
-//!   (high blocking level) go before the rest when a fast core chooses whom
-//!   to take, and are not rotated out of a fast core.
+//! What it does (the defaults):
+//! - **Fast cores are never idle while a thread waits.** A waking thread
+//!   goes to an idle fast core; a fast core with nothing queued steals the
+//!   thread that has waited longest anywhere, and failing that takes over a
+//!   thread running on a slow core (COLAB's remote preemption, the one COLAB
+//!   mechanism that measurably pays).
+//! - **One thread per fast core, the rest queue on slow cores** (RR's
+//!   arrangement, camp-tocs12 4.2), and **fast-core time rotates**: a fast
+//!   core's occupant of one rotation quantum or more swaps places with the
+//!   thread that has waited longest (queued, or running on a slow core), so
+//!   CPU hogs cannot keep the fast cores (RR rotates every 2 s; our runs
+//!   last 0.2-2 s, so its rotation hardly acts).
+//! - **Previous core first.** A waking thread returns to its idle previous
+//!   core; it takes an idle fast core instead only when its previous core is
+//!   busy or the fast core has been idle longer than a cross-cluster
+//!   migration costs.
+//! - **No pull that will be undone.** An idle fast core does not take over
+//!   a slow core's running thread of the same program as the thread that
+//!   just left it, when that thread's sleeps are short (under a
+//!   cross-cluster migration on average) and the core has been idle less
+//!   than that: the sleeper would come back, find its core taken and trade
+//!   clusters at every barrier (COLAB's fine-grained barrier pathology).
+//!   Nor does it take one that has run less than `pull_min` on its core.
 //!
-//! What it sees is what a kernel sees: run state, queues, runtime, futex
-//! waits caused (`blocked_others_ns`) and the *predicted* speedup. The hot
-//! path is integer-only and bounded (loops over cores and queues), with the
-//! per-thread state a BPF map can hold (fast-core time, a fixed-point
-//! speedup, a blocking flag), so scx_colab can run it. The labeller
-//! (blocking levels, speedups to fixed point) runs every 10 ms, as COLAB's.
+//! Mechanisms tried while designing and left off by default because they
+//! made the study worse (each a switch, measured in `colab reproduce
+//! --ablation mechanisms`): COLAB's bottleneck-first (`block-first`), the
+//! sole runnable thread of a program first (`serial-first`, CAMP's boost),
+//! fairness between programs rather than threads (`group`), fast-core time
+//! per unit of predicted speedup (`order=owed`), speedup-weighted waiting
+//! (`order=speed`), fewer-threaded programs first (`order=tlp`), swaps for
+//! a higher speedup (`swap`), and wake-up preemption of long runners by
+//! synchronising threads (`sync-preempt`).
 //!
-//! Every constant is derived once from the machine's own costs, for every
+//! What it sees is what a kernel sees: run state, queues, runtime, the
+//! program (thread group) of a thread, futex waits caused
+//! (`blocked_others_ns`) and the *predicted* speedup. The hot path is
+//! integer-only (the fixed-point speedup is set by the 10 ms labeller) and
+//! its loops are bounded by the core count and queue lengths; per-thread
+//! state is a few integers and per-program state two counters, what BPF
+//! maps hold.
+//!
+//! Every constant comes from the machine's own costs, the same for every
 //! workload:
 //! - rotation quantum: 100 x (two cross-cluster migrations), so a swap costs
 //!   at most 1% of the quantum (20 ms with the default costs);
 //! - pull_min: 4 cross-cluster migrations (a thread that has run r is taken
 //!   to be about to run about r more; moving it gains r(1 - 1/s), about r/2
 //!   at the study's speedups, against a move there and, later, back);
-//! - the idle fast core worth leaving a previous core for: idle for at least
-//!   one cross-cluster migration.
+//! - "short" sleeps and "long enough" idle: one cross-cluster migration.
 
 use crate::cfs::CfsCore;
 use colab_core::{
@@ -101,12 +109,12 @@ impl Default for RotaParams {
             weighted: true,
             remote: true,
             prev_first: true,
-            block_first: true,
+            block_first: false,
             pull_min: true,
-            order: Order::Owed,
+            order: Order::Fifo,
             swap: false,
-            serial_first: true,
-            group: true,
+            serial_first: false,
+            group: false,
             sync_preempt: false,
             labels: LabelParams::default(),
         }
@@ -115,7 +123,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = owed|fifo|speed";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|owed|speed|tlp";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -130,7 +138,7 @@ impl RotaParams {
                     "fifo" => Order::Fifo,
                     "speed" => Order::Speed,
                     "tlp" => Order::Tlp,
-                    _ => return Err(format!("'order' takes owed, fifo or speed, not '{v}'")),
+                    _ => return Err(format!("'order' takes fifo, owed, speed or tlp, not '{v}'")),
                 };
                 continue;
             }
@@ -409,8 +417,7 @@ impl Rota {
         o.state == RunState::Exited
             || o.program != st.thread(t).program
             || self.th[occ.idx()].avg_sleep_ns >= worth
-            || self.idle_since[c.idx()]
-                .is_some_and(|s| st.now.saturating_sub(s) >= worth)
+            || self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
     }
 
     /// The local thread to run: CFS's leftmost, bottleneck threads first.
@@ -549,6 +556,11 @@ impl Rota {
 impl Policy for Rota {
     fn name(&self) -> &'static str {
         "rota"
+    }
+
+    /// Only the speedup-based orders and swaps read predictions.
+    fn reads_predictions(&self) -> bool {
+        matches!(self.params.order, Order::Owed | Order::Speed) || self.params.swap
     }
 
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
@@ -718,7 +730,7 @@ impl Policy for Rota {
     fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
         if !self.m().slow.is_empty() {
             if self.is_fast(c) {
-                    if self.params.serial_first {
+                if self.params.serial_first {
                     self.serial_swap(st, c, out);
                 }
                 if !out.is_empty() {
@@ -732,12 +744,7 @@ impl Policy for Rota {
                 self.slow_balance(st, c, out);
                 // Idle fast cores look again (a thread may now be worth pulling).
                 if self.params.remote {
-                    if let Some(f) = self
-                        .m()
-                        .fast
-                        .iter()
-                        .find(|&f| Self::is_idle_empty(st, f))
-                    {
+                    if let Some(f) = self.m().fast.iter().find(|&f| Self::is_idle_empty(st, f)) {
                         out.push(Action::Resched(f));
                     }
                 }
