@@ -1,0 +1,374 @@
+//! ROTA's and COLAB's mechanism switches on hand-built situations.
+//! 2B2S big cores first: cores 0 and 1 fast, 2 and 3 slow; a cross-cluster
+//! migration costs 100 us (the default costs), so ROTA's rotation quantum
+//! is 20 ms, pull_min 400 us and a "short" sleep under 100 us.
+
+use crate::test_util::*;
+use crate::{Colab, ColabParams, Rota, RotaParams};
+use colab_core::{
+    Action, CoreId, Pick, Policy, RunState, SchedState, StopReason, ThreadId, WakeKind, NS_PER_MS,
+    NS_PER_US,
+};
+
+const MS: u64 = NS_PER_MS;
+const US: u64 = NS_PER_US;
+
+fn rota(st: &SchedState, opts: &str) -> Rota {
+    let mut params = RotaParams::default();
+    params.parse_options(opts).unwrap();
+    let mut p = Rota::new(params);
+    created(&mut p, st);
+    p
+}
+
+fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
+    p.select_core(st, ThreadId(t), WakeKind::Wakeup { waker: None })
+}
+
+/// `t` ran on `c` and blocked there at `st.now`, as the engine reports it.
+fn ran_and_blocked(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
+    run_on(st, c, t);
+    p.running(st, CoreId(c), ThreadId(t));
+    st.now += ran;
+    st.cores[c as usize].current = None;
+    st.threads[t as usize].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[t as usize].core = None;
+    p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Blocked);
+}
+
+#[test]
+fn rota_wakes_on_the_idle_previous_core_first() {
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, "");
+    ran_and_blocked(&mut p, &mut st, 0, 0, MS); // thread 0 last ran on fast core 0
+    ran_and_blocked(&mut p, &mut st, 2, 1, MS); // thread 1 on slow core 2
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    assert_eq!(p.pick_next(&st, CoreId(2)), Pick::Idle);
+    // Both previous cores idle: each goes back to its own, even though fast
+    // core 1 is idle too (it has been idle since time 0, but thread 1's
+    // previous core is idle and fast core 1... is worth the move: see below).
+    assert_eq!(wake(&mut p, &st, 0), CoreId(0));
+    // Fast core 1 has been idle since the start (over 100 us): worth leaving
+    // an idle slow core for.
+    assert_eq!(wake(&mut p, &st, 1), CoreId(1));
+    // Once fast core 1 is busy, thread 1 stays on its idle previous slow core.
+    run_on(&mut st, 1, 3);
+    assert_eq!(wake(&mut p, &st, 1), CoreId(2));
+}
+
+#[test]
+fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, "");
+    run_on(&mut st, 1, 3); // fast core 1 busy throughout
+    ran_and_blocked(&mut p, &mut st, 2, 1, MS);
+    ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+    // Fast core 0 just went idle: thread 1 goes back to slow core 2.
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    assert_eq!(wake(&mut p, &st, 1), CoreId(2));
+    // 100 us later (one cross-cluster migration) the fast core is worth it.
+    st.now += 100 * US;
+    assert_eq!(wake(&mut p, &st, 1), CoreId(0));
+    // Without previous-core-first, an idle fast core always wins.
+    let mut q = rota(&st, "prev-first=off");
+    st.now -= 100 * US;
+    assert_eq!(wake(&mut q, &st, 1), CoreId(0));
+}
+
+#[test]
+fn rota_queues_on_slow_cores_when_nothing_is_idle() {
+    let mut st = state("2B2S", 6);
+    let mut p = rota(&st, "");
+    for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
+        run_on(&mut st, c, t);
+    }
+    queue(&mut st, 2, 4);
+    // Fast cores run one thread each; the shortest slow queue takes it.
+    assert_eq!(wake(&mut p, &st, 5), CoreId(3));
+}
+
+#[test]
+fn rota_idle_fast_core_steals_the_longest_waiting_thread_anywhere() {
+    let mut st = state("2B2S", 6);
+    let mut p = rota(&st, "");
+    run_on(&mut st, 2, 0);
+    run_on(&mut st, 3, 1);
+    st.now = 5 * MS;
+    queue(&mut st, 2, 2);
+    st.threads[2].runnable_since = 3 * MS;
+    queue(&mut st, 3, 3);
+    st.threads[3].runnable_since = MS;
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(3)
+        }
+    );
+}
+
+#[test]
+fn rota_pull_guard_keeps_a_short_sleepers_core_for_it() {
+    // Program 0: threads 0 (fast core 0) and 1 (slow core 2), barrier-like
+    // sleeps of 30 us; program 1: thread 2 on slow core 3.
+    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "");
+    for _ in 0..8 {
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        st.now += 30 * US;
+        st.threads[0].state = RunState::Runnable;
+        p.enqueued(&st, CoreId(0), ThreadId(0), true);
+    }
+    ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+    run_on(&mut st, 2, 1);
+    st.cores[2].run_start = 0; // thread 1 has run for a long time
+    // Thread 1 is of thread 0's program: fast core 0 waits for thread 0.
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    // A thread of another program is taken at once.
+    run_on(&mut st, 3, 2);
+    st.cores[3].run_start = 0;
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote {
+            from: CoreId(3),
+            thread: ThreadId(2)
+        }
+    );
+    // After one cross-cluster migration of idleness, program 0's straggler too.
+    st.cores[3].current = None;
+    st.now += 100 * US;
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote {
+            from: CoreId(2),
+            thread: ThreadId(1)
+        }
+    );
+    // Switched off, the guard does not hold the core.
+    let mut q = rota(&st, "pull-min=off");
+    assert!(matches!(
+        q.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote { .. }
+    ));
+    // And with remote preemption off, nothing is taken over.
+    let mut r = rota(&st, "remote=off");
+    assert_eq!(r.pick_next(&st, CoreId(0)), Pick::Idle);
+}
+
+#[test]
+fn rota_does_not_pull_a_thread_that_just_started() {
+    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "");
+    st.now = 10 * MS;
+    run_on(&mut st, 2, 1); // started now: under pull_min (400 us)
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    st.now += 400 * US;
+    assert!(matches!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote { .. }
+    ));
+}
+
+#[test]
+fn rota_rotates_a_fast_core_after_a_quantum() {
+    let mut st = state("2B2S", 3);
+    let mut p = rota(&st, "");
+    run_on(&mut st, 0, 0);
+    p.running(&st, CoreId(0), ThreadId(0));
+    st.threads[0].runnable_since = 0;
+    run_on(&mut st, 2, 1);
+    queue(&mut st, 2, 2);
+    st.threads[2].runnable_since = MS;
+    st.now = 19 * MS;
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert!(out.is_empty(), "before the 20 ms quantum: {out:?}");
+    st.now = 20 * MS;
+    p.tick(&st, CoreId(0), &mut out);
+    // The occupant goes where the longest waiter was; the waiter takes core 0.
+    assert_eq!(
+        out,
+        vec![
+            Action::Migrate {
+                thread: ThreadId(0),
+                to: CoreId(2)
+            },
+            Action::Migrate {
+                thread: ThreadId(2),
+                to: CoreId(0)
+            }
+        ]
+    );
+    let mut q = rota(&st, "rotate=off");
+    q.running(&st, CoreId(0), ThreadId(0));
+    let mut out = Vec::new();
+    q.tick(&st, CoreId(0), &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn rota_options_parse_and_bad_ones_are_errors() {
+    assert!(crate::by_name("rota").is_ok());
+    assert!(crate::by_name("rota:rotate=off:order=owed:group=on").is_ok());
+    for bad in [
+        "rota:rotate=maybe",
+        "rota:nope=on",
+        "rota:rotate",
+        "rota:order=random",
+    ] {
+        let e = crate::by_name(bad).err().expect(bad).to_string();
+        assert!(e.contains(bad), "{e}");
+    }
+    // Only the speedup-based choices read predictions.
+    assert!(!crate::by_name("rota").unwrap().reads_predictions());
+    assert!(crate::by_name("rota:order=speed")
+        .unwrap()
+        .reads_predictions());
+}
+
+// ----- COLAB's switches -----------------------------------------------------
+
+fn colab(st: &SchedState, opts: &str) -> Colab {
+    let mut params = ColabParams::default();
+    params.parse_options(opts).unwrap();
+    let mut p = Colab::new(params);
+    created(&mut p, st);
+    p
+}
+
+#[test]
+fn colab_remote_off_leaves_little_cores_alone() {
+    let mut st = state("2B2S", 2);
+    run_on(&mut st, 2, 0);
+    let mut on = colab(&st, "");
+    assert!(matches!(
+        on.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote { .. }
+    ));
+    let mut off = colab(&st, "remote=off");
+    assert_eq!(off.pick_next(&st, CoreId(0)), Pick::Idle);
+}
+
+#[test]
+fn colab_block_first_off_is_cfs_order() {
+    let mut st = state("2B2S", 3);
+    for t in 0..3 {
+        queue(&mut st, 0, t);
+    }
+    st.threads[2].blocked_others_ns = 8 * MS;
+    st.now = 10 * MS;
+    let mut on = colab(&st, "");
+    let mut off = colab(&st, "block-first=off");
+    for p in [&mut on, &mut off] {
+        for t in 0..3 {
+            p.enqueued(&st, CoreId(0), ThreadId(t), false);
+        }
+        p.periodic(&st, &mut Vec::new());
+    }
+    assert_eq!(on.pick_next(&st, CoreId(0)), Pick::Local(ThreadId(2)));
+    // All vruntimes equal: CFS order falls to the lowest id.
+    assert_eq!(off.pick_next(&st, CoreId(0)), Pick::Local(ThreadId(0)));
+}
+
+#[test]
+fn colab_labels_modes_decide_the_allocator() {
+    // Speedups 1.3, 1.35, 1.4: all "low" in thirds of the 2B2S range.
+    let mut st = state_apps("2B2S", &[(0, 1.3), (0, 1.35), (0, 1.4)]);
+    for t in 0..3 {
+        run_on(&mut st, 2 + (t as u16 % 2), t);
+    }
+    st.cores[2].current = None;
+    st.cores[3].current = None;
+    let mut range = colab(&st, "");
+    let mut rank = colab(&st, "labels=rank");
+    let mut fixed = colab(&st, "labels=fixed:hi=1.38:lo=1.32");
+    for p in [&mut range, &mut rank, &mut fixed] {
+        p.periodic(&st, &mut Vec::new());
+    }
+    let big = |c: CoreId| c.idx() < 2;
+    for t in 0..3 {
+        st.threads[t].state = RunState::Blocked(colab_core::BlockKind::Sleep);
+    }
+    // Range: everyone low -> little cores.
+    assert!(!big(wake(&mut range, &st, 2)));
+    // Rank: the fastest of the three was runnable and ranked high -> big.
+    assert!(big(wake(&mut rank, &st, 2)));
+    assert!(!big(wake(&mut rank, &st, 0)));
+    // Fixed thresholds: 1.4 >= 1.38 is high, 1.3 <= 1.32 low.
+    assert!(big(wake(&mut fixed, &st, 2)));
+    assert!(!big(wake(&mut fixed, &st, 0)));
+}
+
+#[test]
+fn colab_steals_compare_lags_not_raw_vruntimes() {
+    // Two big cores' queues with different vruntime bases: core 0's
+    // threads are near 100 ms, core 1's near 0. The thread furthest behind
+    // its own queue's minimum is core 0's thread 1 (lag 0 vs 5 ms).
+    let mut st = state("2B2S", 4);
+    let mut p = colab(&st, "block-first=off");
+    queue(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    queue(&mut st, 1, 2);
+    queue(&mut st, 1, 3);
+    {
+        // Give the queues their vruntimes through the CFS engine's
+        // accounting: run each thread for its vruntime.
+        for (c, t, ran) in [(0u16, 0u32, 105 * MS), (0, 1, 100 * MS), (1, 2, 5 * MS), (1, 3, 10 * MS)] {
+            let q = st.cores[c as usize].rq.clone();
+            run_on(&mut st, c, t);
+            p.running(&st, CoreId(c), ThreadId(t));
+            st.cores[c as usize].current = None;
+            st.cores[c as usize].rq = q;
+            st.threads[t as usize].state = RunState::Runnable;
+            st.threads[t as usize].core = Some(CoreId(c));
+            p.stopped(&st, CoreId(c), ThreadId(t), ran, StopReason::Preempted);
+        }
+    }
+    // Core 2 (little, own cluster empty) steals across clusters: raw
+    // vruntimes would pick thread 2 (5 ms); lags pick 1 or 2 (both 0 behind
+    // their minimum), lowest lag then lowest id: thread 1.
+    match p.pick_next(&st, CoreId(2)) {
+        Pick::Steal { thread, .. } => assert_eq!(thread, ThreadId(1)),
+        other => panic!("expected a steal, got {other:?}"),
+    }
+}
+
+#[test]
+fn colab_options_parse_and_bad_ones_are_errors() {
+    for good in [
+        "colab:remote=off",
+        "colab:block-first=off:scale-slice=off",
+        "colab:labels=fixed:hi=2.4:lo=1.6",
+        "colab:window=inf",
+        "colab:labels=rank",
+    ] {
+        assert!(crate::by_name(good).is_ok(), "{good}");
+    }
+    for bad in [
+        "colab:remote=no",
+        "colab:labels=fixed",
+        "colab:labels=fixed:hi=1.5:lo=2",
+        "colab:hi=2",
+        "colab:window=-1",
+        "colab:speed=fast",
+    ] {
+        assert!(crate::by_name(bad).is_err(), "{bad}");
+    }
+    let e = crate::by_name("colab:remote=no").err().unwrap().to_string();
+    assert!(e.contains("on or off"), "{e}");
+}
+
+#[test]
+fn cfs_counts_a_running_thread_at_its_charged_rate() {
+    // A thread charged at 2x on core 0: after 1 ms its vruntime seen by
+    // min_vruntime has grown 2 ms, as it will be charged when it stops.
+    let mut st = state("2B2S", 1);
+    let mut k = crate::CfsCore::new(&st);
+    k.thread_created(ThreadId(0));
+    run_on(&mut st, 0, 0);
+    k.set_run_scale(CoreId(0), 2.0);
+    st.now = MS;
+    assert_eq!(k.cur_vr(&st, ThreadId(0)), 2 * MS as i64);
+    k.stopped(&st, CoreId(0), ThreadId(0), MS, k.run_scale(CoreId(0)));
+    assert_eq!(k.vr[0], 2 * MS as i64);
+}
