@@ -1,11 +1,15 @@
-//! Embeds every benchmark model and mix file under `workloads/` so the
-//! `colab` binary carries its built-in workloads.
+//! Embeds every benchmark model, scenario program and mix file under
+//! `workloads/` so the `colab` binary carries its built-in workloads.
 use std::{env, fs, path::Path};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads");
     let mut out = String::new();
-    for (dir, konst) in [("benchmarks", "BENCHMARK_FILES"), ("mixes", "MIX_FILES")] {
+    for (dir, konst) in [
+        ("benchmarks", "BENCHMARK_FILES"),
+        ("scenarios", "SCENARIO_FILES"),
+        ("mixes", "MIX_FILES"),
+    ] {
         let d = root.join(dir);
         println!("cargo:rerun-if-changed={}", d.display());
         let mut files: Vec<_> = fs::read_dir(&d)

@@ -50,6 +50,44 @@ pub enum Study {
     Camp,
     /// propsp Table 3 on its machines.
     PropSp,
+    /// The scenario mixes (`workloads/mixes/scenarios.toml`): the situations
+    /// in which colab-tpds says criticality and scale-slice matter, each mix
+    /// on its own machines.
+    Scenarios,
+}
+
+impl Study {
+    /// The report's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Study::Colab => "colab reproduce: the COLAB papers' simulation study",
+            Study::Camp => "colab reproduce camp: camp-tocs12 Tables III-V",
+            Study::PropSp => "colab reproduce propsp: propsp Table 3",
+            Study::Scenarios => {
+                "colab reproduce scenarios: criticality and scale-slice scenarios (colab-tpds Fig. 1 and more)"
+            }
+        }
+    }
+
+    /// The policy the report normalises to: CFS for the COLAB papers' study
+    /// and the scenarios (the Linux scheduler COLAB is compared with), RR for
+    /// CAMP and Prop-SP (both papers report speedups over RR).
+    pub fn baseline(self) -> &'static str {
+        match self {
+            Study::Colab | Study::Scenarios => "cfs",
+            Study::Camp | Study::PropSp => "rr",
+        }
+    }
+
+    /// The default report directory.
+    pub fn report_dir(self) -> &'static str {
+        match self {
+            Study::Colab => "reports/reproduce",
+            Study::Camp => "reports/reproduce-camp",
+            Study::PropSp => "reports/reproduce-propsp",
+            Study::Scenarios => "reports/reproduce-scenarios",
+        }
+    }
 }
 
 /// Configurations of the papers' gem5 study (colab-tpds 6.1).
@@ -278,8 +316,10 @@ impl CampaignSpec {
         study: Study,
         quick: bool,
     ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
-        if study == Study::Colab {
-            return CampaignSpec::paper(lib, quick);
+        match study {
+            Study::Colab => return CampaignSpec::paper(lib, quick),
+            Study::Scenarios => return CampaignSpec::scenarios(lib, quick),
+            Study::Camp | Study::PropSp => {}
         }
         let prefix = match study {
             Study::Camp => "camp-tocs12",
@@ -310,6 +350,43 @@ impl CampaignSpec {
             // "restarted repeatedly until the longest application in the set
             // completes three times" (camp-tocs12 5.1, propsp 4).
             restart_until: Some(3),
+        })
+    }
+
+    /// The scenario study: every scenario mix (source starting with
+    /// "scenario") on the machines its entry names (Fig1 on 1B1S, the rest
+    /// on 2B2S and 4B4S), under every policy, both core orders, 3 seeds;
+    /// programs run once, as in the COLAB study. `quick` keeps each mix's
+    /// first machine and one seed.
+    pub fn scenarios(
+        lib: &Library,
+        quick: bool,
+    ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
+        let mut workloads = Vec::new();
+        let mut machines = Vec::new();
+        for m in lib
+            .mixes
+            .iter()
+            .filter(|m| colab_workload::is_scenario_mix(&m.source))
+        {
+            workloads.push(lib.mix(&m.name)?);
+            let mut ms = m.machines.clone();
+            if quick {
+                ms.truncate(1);
+            }
+            machines.push(ms);
+        }
+        Ok(CampaignSpec {
+            workloads,
+            // Every scenario mix names its machines; a mix without would run
+            // on the smallest of the papers' configurations.
+            configs: vec!["2B2S".into()],
+            policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
+            orders: CoreOrder::BOTH.to_vec(),
+            seeds: if quick { vec![1] } else { vec![1, 2, 3] },
+            predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
+            machines,
+            restart_until: None,
         })
     }
 

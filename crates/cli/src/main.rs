@@ -108,6 +108,9 @@ enum Cmd {
         /// two restart programs until each completed three times, as those
         /// papers did, and normalise to RR. `all` runs the three and writes one
         /// report ranking every policy on every machine, normalised to CFS.
+        /// `scenarios` runs the scenario mixes (workloads/mixes/scenarios.toml:
+        /// colab-tpds Fig. 1, hot locks, a slow pipeline stage, barriers),
+        /// each on its own machines, normalised to CFS.
         #[arg(value_enum, default_value = "colab")]
         study: StudyArg,
         /// Run a representative subset in seconds.
@@ -129,7 +132,8 @@ enum Cmd {
         /// [default: 3, or 1 with --quick].
         #[arg(long)]
         seeds: Option<u64>,
-        /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S.
+        /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S
+        /// (camp, propsp, scenarios: the machines each mix names).
         #[arg(long, value_delimiter = ',')]
         configs: Vec<String>,
         /// Policies (comma-separated); default: all of them (`colab list`).
@@ -327,6 +331,7 @@ enum StudyArg {
     Colab,
     Camp,
     Propsp,
+    Scenarios,
     All,
 }
 
@@ -441,6 +446,7 @@ fn run(cli: Cli) -> Result<()> {
                 StudyArg::Colab => vec![Study::Colab],
                 StudyArg::Camp => vec![Study::Camp],
                 StudyArg::Propsp => vec![Study::PropSp],
+                StudyArg::Scenarios => vec![Study::Scenarios],
                 StudyArg::All => vec![Study::Colab, Study::Camp, Study::PropSp],
             };
             if (only_traces || !traces.is_empty()) && studies.len() > 1 {
@@ -458,15 +464,12 @@ fn run(cli: Cli) -> Result<()> {
                     .with_context(|| format!("--random-mixes {n}"))?;
             }
             let (title, baseline) = match study {
-                StudyArg::Colab => ("colab reproduce: the COLAB papers' simulation study", "cfs"),
-                // Both papers report speedups over RR.
-                StudyArg::Camp => ("colab reproduce camp: camp-tocs12 Tables III-V", "rr"),
-                StudyArg::Propsp => ("colab reproduce propsp: propsp Table 3", "rr"),
                 // CFS is the one baseline every study runs.
                 StudyArg::All => (
                     "colab reproduce all: every policy on the COLAB, CAMP and Prop-SP studies",
                     "cfs",
                 ),
+                _ => (studies[0].title(), studies[0].baseline()),
             };
             let mut specs = Vec::new();
             for &st in &studies {
@@ -520,18 +523,13 @@ fn run(cli: Cli) -> Result<()> {
             }
             // Each study has its own default report directory.
             let out = match (study, out.to_str()) {
-                (StudyArg::Camp, Some("reports/reproduce")) => {
-                    PathBuf::from("reports/reproduce-camp")
-                }
-                (StudyArg::Propsp, Some("reports/reproduce")) => {
-                    PathBuf::from("reports/reproduce-propsp")
-                }
                 (StudyArg::All, Some("reports/reproduce")) => {
                     PathBuf::from("reports/reproduce-all")
                 }
                 (StudyArg::Colab, Some("reports/reproduce")) if only_random => {
                     PathBuf::from("reports/reproduce-random")
                 }
+                (_, Some("reports/reproduce")) => PathBuf::from(studies[0].report_dir()),
                 _ => out,
             };
             let title = match random_mixes {
@@ -653,7 +651,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::List => {
             let lib = Library::builtin();
             println!("Benchmarks (use as WORKLOAD, optionally NAME:n):");
-            for (name, (_, s)) in &lib.benchmarks {
+            let line = |name: &str, s: &colab_workload::ProgramSpec| {
                 println!(
                     "  {name:<16} {:<15} sync {:<9} comm/comp {:<6} {}",
                     s.parallelism,
@@ -661,6 +659,18 @@ fn run(cli: Cli) -> Result<()> {
                     s.comm_comp,
                     s.threads_formula.clone().unwrap_or_default()
                 );
+            };
+            let scenario = |file: &str| colab_workload::is_scenario_file(file);
+            for (name, (file, s)) in &lib.benchmarks {
+                if !scenario(file) {
+                    line(name, s);
+                }
+            }
+            println!("\nScenario programs (workloads/scenarios/, used the same way):");
+            for (name, (file, s)) in &lib.benchmarks {
+                if scenario(file) {
+                    line(name, s);
+                }
             }
             println!("\nMixes:");
             for m in &lib.mixes {
@@ -1376,7 +1386,7 @@ fn cmd_reproduce(
             if spec.machines.is_empty() {
                 format!("{} configs", spec.configs.len())
             } else {
-                "their papers' machines".to_string()
+                "their own machines".to_string()
             },
             spec.policies.len(),
             spec.orders.len(),

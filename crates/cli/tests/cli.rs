@@ -253,6 +253,20 @@ fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
     ] {
         assert!(mixes.contains(&m), "mix {m} not listed:\n{out}");
     }
+    // The scenario programs have their own section; their mixes are mixes.
+    let scenarios: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Scenario programs"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    for p in ["fig1_alpha", "lock_10us_hi", "pipe_slow", "finebar_25us"] {
+        assert!(scenarios.contains(&p), "scenario {p} not listed:\n{out}");
+    }
+    for m in ["Fig1", "Lock-1ms", "Barrier-straggler", "Finebar-4ms"] {
+        assert!(mixes.contains(&m), "mix {m} not listed:\n{out}");
+    }
     let sync1 = out
         .lines()
         .find(|l| l.trim_start().starts_with("Sync-1 "))
@@ -1433,6 +1447,59 @@ fn reproduce_propsp_quick_runs_on_the_papers_machine_against_rr() {
     let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     assert!(csv.contains(",propsp-2fc-"), "{csv}");
     fails(&["reproduce", "spec2006"], &["spec2006"]);
+}
+
+/// End to end: Finebar-25us is 4 threads x 2,000 x (25 us of work,
+/// barrier). On four big cores nobody moves, so the run is 2,000 x 25 us =
+/// 50 ms plus two context switches of 5 us at the start (main's first
+/// dispatch, then the workers' in parallel): 50.010 ms.
+#[test]
+fn sim_finebar_25us_on_four_big_cores_is_2000_phases_of_25_us() {
+    let r = ok(&["sim", "Finebar-25us", "-t", "4B0S", "-p", "cfs", "--json"]);
+    let v = parse_json(&r.stdout, "sim --json output");
+    assert_eq!(v["programs"][0]["name"], "finebar_25us");
+    assert_eq!(v["programs"][0]["threads"], 4);
+    let makespan = v["makespan_ns"].as_u64().expect("makespan_ns") as f64;
+    let expected = 2000.0 * 25_000.0 + 2.0 * 5_000.0;
+    assert!(
+        (makespan - expected).abs() <= 0.005 * expected,
+        "makespan {makespan} ns, expected {expected} ns"
+    );
+    // Little cores halve the speed of every phase that runs on one.
+    let r = ok(&["sim", "Finebar-25us", "-t", "2B2S", "-p", "cfs", "--json"]);
+    let v = parse_json(&r.stdout, "sim --json output");
+    assert!(v["makespan_ns"].as_u64().unwrap() as f64 >= expected);
+}
+
+#[test]
+fn reproduce_scenarios_quick_runs_the_scenario_mixes_on_their_machines() {
+    let dir = tempdir();
+    let out = dir.path().join("s");
+    let r = ok(&[
+        "reproduce",
+        "scenarios",
+        "--quick",
+        "--policies",
+        "cfs,colab",
+        "-o",
+        s(&out),
+    ]);
+    assert!(r.stderr.contains("their own machines"), "{}", r.describe());
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("# colab reproduce scenarios"), "{md}");
+    assert!(md.contains("normalised to cfs"), "{md}");
+    for w in [
+        "Fig1",
+        "Lock-10us",
+        "Pipe-slow",
+        "Barrier-straggler",
+        "Finebar-25us",
+    ] {
+        assert!(md.contains(&format!("| {w} |")), "{w} missing:\n{md}");
+    }
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(csv.contains(",1B1S,") && csv.contains(",2B2S,"), "{csv}");
+    assert!(!csv.contains("Sync-1"), "{csv}");
 }
 
 #[test]

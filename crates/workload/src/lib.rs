@@ -41,6 +41,23 @@ pub enum WorkloadError {
     },
 }
 
+/// Directory of the built-in scenario programs (`workloads/scenarios/`):
+/// small programs built around one scheduling situation each, not models of
+/// a paper's benchmark.
+pub const SCENARIO_DIR: &str = "workloads/scenarios/";
+
+/// Is `file` (as `Library::benchmarks` records it) a built-in scenario
+/// program rather than a benchmark model?
+pub fn is_scenario_file(file: &str) -> bool {
+    file.starts_with(SCENARIO_DIR)
+}
+
+/// Is a mix with this `source` one of the scenario mixes
+/// (`workloads/mixes/scenarios.toml`)?
+pub fn is_scenario_mix(source: &str) -> bool {
+    source.starts_with("scenario")
+}
+
 /// A set of programs started together.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -84,7 +101,12 @@ impl Library {
     /// the test suite rules out.
     pub fn builtin() -> Library {
         let mut lib = Library::default();
-        for (file, text) in builtin::BENCHMARK_FILES {
+        // Scenario programs resolve by name like the benchmarks; they are
+        // told apart by their file (see `is_scenario_file`).
+        for (file, text) in builtin::BENCHMARK_FILES
+            .iter()
+            .chain(builtin::SCENARIO_FILES)
+        {
             lib.add_program_text(file, text)
                 .expect("built-in benchmark file is valid");
         }

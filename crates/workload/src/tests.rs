@@ -368,7 +368,12 @@ fn builtin_model_footprints_fit_the_campaign_budget() {
         "{:<15} {:>4} {:>9} {:>8} {:>8} {:>7} {:>7} {:>7} {:>8}",
         "bench", "thr", "work_ms", "speedup", "sync", "locks", "barr", "queue", "sync/ms"
     );
-    for name in lib.benchmarks.keys() {
+    // Scenario programs have their own sizes (`scenario_programs_...`).
+    for (name, _) in lib
+        .benchmarks
+        .iter()
+        .filter(|(_, (f, _))| !is_scenario_file(f))
+    {
         let p = lib.program(name, None).unwrap();
         let f = footprint(&p);
         println!(
@@ -411,7 +416,11 @@ fn sync_rate_classes_are_ordered_like_table_2() {
         other => panic!("unknown sync_rate class '{other}'"),
     };
     let mut rates: Vec<(usize, f64, String)> = Vec::new();
-    for (name, (_, spec)) in &lib.benchmarks {
+    // Table 2 classes the paper's programs; scenario programs are not in it.
+    for (name, (file, spec)) in &lib.benchmarks {
+        if is_scenario_file(file) {
+            continue;
+        }
         let f = footprint(&lib.program(name, None).unwrap());
         rates.push((rank(&spec.sync_rate), f.sync_ops / f.work_ms, name.clone()));
     }
@@ -520,7 +529,8 @@ fn builtin_mixes_cover_the_papers_tables() {
         "PropSP-ST",
         "PropSP-MT",
     ];
-    for m in &lib.mixes {
+    // The scenario mixes have their own classes (`scenario_mixes_...`).
+    for m in lib.mixes.iter().filter(|m| !is_scenario_mix(&m.source)) {
         assert!(!m.source.is_empty(), "mix {} has no source", m.name);
         assert!(!m.classes.is_empty(), "mix {} has no class", m.name);
         for c in &m.classes {
@@ -598,4 +608,112 @@ fn readme_examples_are_valid() {
     for b in mixes {
         lib.add_mix_text("README.md", b).unwrap();
     }
+}
+
+// ---------------------------------------------------------------------------
+// Scenario programs and mixes (workloads/scenarios/, mixes/scenarios.toml).
+
+/// Every scenario program, with its work (ms on the reference big core) and
+/// synchronization operations at its default n, computed by hand from the
+/// files' comments.
+const SCENARIO_PROGRAMS: &[(&str, f64, f64)] = &[
+    // 20 x 1.5 + 20 x 0.5; 20 pushes + 20 pops.
+    ("fig1_alpha", 40.0, 40.0),
+    // 20 x (1.2 + 0.3) + 20 x (0.5 + 0.1); 40 lock acquisitions.
+    ("fig1_beta", 42.0, 40.0),
+    ("fig1_gamma", 30.0, 0.0),
+    // 240 ms each; 6 workers x 240000/6/(4 x CS) locks.
+    ("lock_10us_hi", 240.0, 6000.0),
+    ("lock_10us_lo", 240.0, 6000.0),
+    ("lock_100us_hi", 240.0, 600.0),
+    ("lock_100us_lo", 240.0, 600.0),
+    ("lock_1ms_hi", 240.0, 60.0),
+    ("lock_1ms_lo", 240.0, 60.0),
+    // 100 x (3 x 0.25 + 1); 100 items x 3 queues x (push + pop).
+    ("pipe_slow", 175.0, 600.0),
+    // 20 x (4 + 3 x 2); 20 x 4 barrier arrivals.
+    ("barrier_straggler", 200.0, 80.0),
+    ("scen_corunner", 200.0, 0.0),
+    // 4 threads x phases x work; 4 arrivals per phase.
+    ("finebar_25us", 200.0, 8000.0),
+    ("finebar_100us", 200.0, 2000.0),
+    ("finebar_1ms", 200.0, 200.0),
+    ("finebar_4ms", 208.0, 52.0),
+];
+
+#[test]
+fn scenario_programs_load_from_their_directory_with_the_stated_sizes() {
+    let lib = Library::builtin();
+    let scenarios: Vec<&String> = lib
+        .benchmarks
+        .iter()
+        .filter(|(_, (f, _))| is_scenario_file(f))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(scenarios.len(), SCENARIO_PROGRAMS.len(), "{scenarios:?}");
+    for (name, work_ms, sync) in SCENARIO_PROGRAMS {
+        let (file, spec) = lib
+            .benchmarks
+            .get(*name)
+            .unwrap_or_else(|| panic!("scenario {name} not loaded"));
+        assert_eq!(file, &format!("{SCENARIO_DIR}{name}.toml"));
+        assert!(spec.threads_formula.is_some(), "{name}");
+        let f = footprint(&lib.program(name, None).unwrap());
+        assert!(
+            (f.work_ms - work_ms).abs() < 1e-6,
+            "{name}: {} ms of work, expected {work_ms}",
+            f.work_ms
+        );
+        assert!(
+            (f.sync_ops - sync).abs() < 1e-6,
+            "{name}: {} sync operations, expected {sync}",
+            f.sync_ops
+        );
+    }
+}
+
+#[test]
+fn scenario_mixes_are_outside_the_papers_studies_and_name_their_kind() {
+    let lib = Library::builtin();
+    let want = [
+        ("Fig1", "fig1"),
+        ("Lock-10us", "lock"),
+        ("Lock-100us", "lock"),
+        ("Lock-1ms", "lock"),
+        ("Pipe-slow", "pipeline"),
+        ("Barrier-straggler", "barrier"),
+        ("Finebar-25us", "finebar"),
+        ("Finebar-100us", "finebar"),
+        ("Finebar-1ms", "finebar"),
+        ("Finebar-4ms", "finebar"),
+    ];
+    let scen: Vec<&MixSpec> = lib
+        .mixes
+        .iter()
+        .filter(|m| is_scenario_mix(&m.source))
+        .collect();
+    assert_eq!(scen.len(), want.len());
+    for (name, class) in want {
+        let m = scen
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("missing scenario mix {name}"));
+        assert_eq!(m.classes, vec![class.to_string()], "{name}");
+        assert!(!m.source.starts_with("colab"), "{name}");
+        let machines = if name == "Fig1" {
+            vec!["1B1S"]
+        } else {
+            vec!["2B2S", "4B4S"]
+        };
+        assert_eq!(m.machines, machines, "{name}");
+        assert!(m.threads.is_some(), "{name} must declare its threads");
+        let w = lib.mix(name).unwrap();
+        // Only scenario programs, never a paper's benchmark model.
+        for p in &m.programs {
+            assert!(is_scenario_file(&lib.benchmarks[&p.bench].0), "{name}");
+        }
+        assert_eq!(w.source, m.source);
+    }
+    // The lock mixes oversubscribe 2B2S: 12 workers on 4 cores.
+    assert_eq!(lib.mix("Lock-10us").unwrap().total_threads(), 14);
 }

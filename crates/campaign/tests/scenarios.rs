@@ -1,0 +1,158 @@
+//! The scenario mixes (workloads/mixes/scenarios.toml) and the study that
+//! runs them.
+
+use colab_campaign::{run, CampaignSpec, NoProgress, Study, ALL_POLICIES};
+use colab_core::{CoreOrder, Topology};
+use colab_sim::{simulate, SimConfig, SimResult};
+use colab_workload::{is_scenario_mix, Library, Workload};
+
+const MS: f64 = 1e6;
+
+/// Every scenario mix, in file order.
+const MIXES: [&str; 10] = [
+    "Fig1",
+    "Lock-10us",
+    "Lock-100us",
+    "Lock-1ms",
+    "Pipe-slow",
+    "Barrier-straggler",
+    "Finebar-25us",
+    "Finebar-100us",
+    "Finebar-1ms",
+    "Finebar-4ms",
+];
+
+/// `w` on machine `config` under `policy` with the study's predictor.
+fn sim(
+    spec: &CampaignSpec,
+    w: &Workload,
+    config: &str,
+    order: CoreOrder,
+    policy: &str,
+) -> SimResult {
+    let topo = Topology::named(config, order).unwrap();
+    let (mut pol, predictor) = spec.policy_on(policy, &topo).unwrap();
+    let cfg = SimConfig {
+        predictor,
+        ..SimConfig::default()
+    };
+    simulate(w, &topo, pol.as_mut(), &cfg)
+        .unwrap_or_else(|e| panic!("{} on {config} under {policy}: {e}", w.name))
+}
+
+#[test]
+fn the_scenario_study_runs_every_scenario_mix_on_its_own_machines() {
+    let lib = Library::builtin();
+    let spec = CampaignSpec::study(&lib, Study::Scenarios, false).unwrap();
+    let names: Vec<&str> = spec.workloads.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, MIXES);
+    for (w, machines) in spec.workloads.iter().zip(&spec.machines) {
+        let want = if w.name == "Fig1" {
+            vec!["1B1S"]
+        } else {
+            vec!["2B2S", "4B4S"]
+        };
+        assert_eq!(machines, &want, "{}", w.name);
+    }
+    assert_eq!(spec.policies, ALL_POLICIES.map(String::from).to_vec());
+    assert_eq!(spec.orders, CoreOrder::BOTH.to_vec());
+    assert_eq!(spec.seeds, vec![1, 2, 3]);
+    assert_eq!(spec.restart_until, None);
+    assert_eq!(Study::Scenarios.baseline(), "cfs");
+    assert_eq!(Study::Scenarios.report_dir(), "reports/reproduce-scenarios");
+    // The COLAB study leaves the scenario mixes out, whatever their source
+    // mentions.
+    let colab = CampaignSpec::study(&lib, Study::Colab, false).unwrap();
+    for w in &colab.workloads {
+        assert!(!is_scenario_mix(&w.source), "{}", w.name);
+        assert!(!MIXES.contains(&w.name.as_str()), "{}", w.name);
+    }
+    // --quick: each mix on its first machine, one seed.
+    let quick = CampaignSpec::study(&lib, Study::Scenarios, true).unwrap();
+    assert!(quick.machines.iter().all(|m| m.len() == 1));
+    assert_eq!(quick.seeds, vec![1]);
+}
+
+#[test]
+fn every_scenario_mix_runs_to_completion_under_cfs_and_colab() {
+    let lib = Library::builtin();
+    let spec = CampaignSpec::study(&lib, Study::Scenarios, false).unwrap();
+    for (w, machines) in spec.workloads.iter().zip(&spec.machines) {
+        // The least a program can take: its longest thread's work on a big
+        // core (Fig1's alpha1 and beta1 do 30 ms; every other program's
+        // threads at least 50 ms, the lock workers 40 ms).
+        let floor_ms = if w.name == "Fig1" { 30.0 } else { 40.0 };
+        for config in machines {
+            for order in CoreOrder::BOTH {
+                for policy in ["cfs", "colab"] {
+                    let r = sim(&spec, w, config, order, policy);
+                    assert_eq!(r.programs.len(), w.programs.len());
+                    for p in &r.programs {
+                        assert!(
+                            p.turnaround_ns as f64 >= floor_ms * MS
+                                && p.turnaround_ns <= r.makespan_ns,
+                            "{} {} on {config} ({}) under {policy}: {} ns",
+                            w.name,
+                            p.name,
+                            order.label(),
+                            p.turnaround_ns
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_quick_scenario_study_produces_records_with_baselines() {
+    let lib = Library::builtin();
+    let mut spec = CampaignSpec::study(&lib, Study::Scenarios, true).unwrap();
+    spec.policies = vec!["cfs".into(), "colab".into()];
+    spec.orders = vec![CoreOrder::BigFirst];
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(records.len(), MIXES.len() * 2);
+    for r in &records {
+        let want = if r.workload == "Fig1" { "1B1S" } else { "2B2S" };
+        assert_eq!(r.config, want, "{}", r.workload);
+        assert_eq!(r.classes.len(), 1, "{}", r.workload);
+        for p in &r.programs {
+            assert!(
+                p.t_sb_ns > 0 && p.t_alone_ns > 0 && p.t_slow_ns > 0,
+                "{r:?}"
+            );
+        }
+    }
+}
+
+/// Finebar-25us: 4 threads x 2,000 x (25 us of work, barrier). On 4 big
+/// cores (4B0S) every thread keeps its own core, so the run is the 2,000
+/// phases of 25 us (50 ms) plus the start: main's first dispatch costs one
+/// context switch (5 us, `Costs::default`) before it spawns the workers,
+/// whose first dispatches cost one more each, in parallel (5 us), so the
+/// first phase ends at 35 us. After a barrier each thread is woken where it
+/// slept, on a core that ran nothing else: no switch, no migration.
+/// Expected: 50 ms + 10 us = 50.010 ms.
+#[test]
+fn finebar_25us_takes_2000_phases_of_25_us_on_four_big_cores() {
+    let lib = Library::builtin();
+    let spec = CampaignSpec::study(&lib, Study::Scenarios, false).unwrap();
+    let w = lib.mix("Finebar-25us").unwrap();
+    assert_eq!(w.total_threads(), 4);
+    let expected_ns = 2000.0 * 25_000.0 + 2.0 * 5_000.0;
+    for policy in ["cfs", "colab"] {
+        let r = sim(&spec, &w, "4B0S", CoreOrder::BigFirst, policy);
+        let got = r.makespan_ns as f64;
+        // 0.5%: room for a few wake-ups that land on another core (a
+        // migration within the cluster costs 10 us).
+        assert!(
+            (got - expected_ns).abs() <= 0.005 * expected_ns,
+            "{policy}: makespan {got} ns, expected {expected_ns} ns"
+        );
+    }
+    // On 2B2S two threads run on little cores at half speed (speedup 2.0),
+    // so every phase waits for them: at least 50 us a phase unless the
+    // policy moves them, and never faster than on four big cores.
+    let r = sim(&spec, &w, "2B2S", CoreOrder::BigFirst, "cfs");
+    assert!(r.makespan_ns as f64 >= expected_ns, "{}", r.makespan_ns);
+}
