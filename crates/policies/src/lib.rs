@@ -191,3 +191,5 @@ mod tests_camp;
 mod tests_linux;
 #[cfg(test)]
 mod tests_propsp;
+#[cfg(test)]
+mod tests_rota;

@@ -12,7 +12,8 @@
 //! - **One thread per fast core, the rest queue on slow cores** (RR's
 //!   arrangement, camp-tocs12 4.2), and **fast-core time rotates**: a fast
 //!   core's occupant of one rotation quantum or more swaps places with the
-//!   thread that has waited longest (queued, or running on a slow core), so
+//!   thread that has waited longest (queued, or running on a slow core), if
+//!   that one has been waiting since before the occupant took the core, so
 //!   CPU hogs cannot keep the fast cores (RR rotates every 2 s; our runs
 //!   last 0.2-2 s, so its rotation hardly acts).
 //! - **Previous core first.** A waking thread returns to its idle previous
@@ -461,7 +462,13 @@ impl Rota {
         else {
             return;
         };
-        if self.fast_rank(st, x) >= self.fast_rank(st, y) {
+        // In FIFO order the occupant counts as having queued when it took
+        // the core: x goes first if it has waited since before that.
+        let mut ry = self.fast_rank(st, y);
+        if self.params.order == Order::Fifo {
+            ry.2 = since;
+        }
+        if self.fast_rank(st, x) >= ry {
             return;
         }
         // y goes where x was (a slow core), or to the shortest slow queue.

@@ -122,7 +122,7 @@ fn rota_pull_guard_keeps_a_short_sleepers_core_for_it() {
     ran_and_blocked(&mut p, &mut st, 0, 0, MS);
     run_on(&mut st, 2, 1);
     st.cores[2].run_start = 0; // thread 1 has run for a long time
-    // Thread 1 is of thread 0's program: fast core 0 waits for thread 0.
+                               // Thread 1 is of thread 0's program: fast core 0 waits for thread 0.
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
     // A thread of another program is taken at once.
     run_on(&mut st, 3, 2);
@@ -171,19 +171,22 @@ fn rota_does_not_pull_a_thread_that_just_started() {
 
 #[test]
 fn rota_rotates_a_fast_core_after_a_quantum() {
+    // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
+    // 2 since 1 ms; thread 1 runs on core 2 since 3 ms.
     let mut st = state("2B2S", 3);
     let mut p = rota(&st, "");
+    st.now = 2 * MS;
     run_on(&mut st, 0, 0);
     p.running(&st, CoreId(0), ThreadId(0));
-    st.threads[0].runnable_since = 0;
     run_on(&mut st, 2, 1);
+    st.threads[1].runnable_since = 3 * MS;
     queue(&mut st, 2, 2);
     st.threads[2].runnable_since = MS;
-    st.now = 19 * MS;
+    st.now = 21 * MS;
     let mut out = Vec::new();
     p.tick(&st, CoreId(0), &mut out);
     assert!(out.is_empty(), "before the 20 ms quantum: {out:?}");
-    st.now = 20 * MS;
+    st.now = 22 * MS;
     p.tick(&st, CoreId(0), &mut out);
     // The occupant goes where the longest waiter was; the waiter takes core 0.
     assert_eq!(
@@ -199,6 +202,12 @@ fn rota_rotates_a_fast_core_after_a_quantum() {
             }
         ]
     );
+    // A thread that started waiting after the occupant took the core does
+    // not displace it.
+    st.threads[2].runnable_since = 3 * MS;
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert!(out.is_empty(), "{out:?}");
     let mut q = rota(&st, "rotate=off");
     q.running(&st, CoreId(0), ThreadId(0));
     let mut out = Vec::new();
@@ -313,7 +322,12 @@ fn colab_steals_compare_lags_not_raw_vruntimes() {
     {
         // Give the queues their vruntimes through the CFS engine's
         // accounting: run each thread for its vruntime.
-        for (c, t, ran) in [(0u16, 0u32, 105 * MS), (0, 1, 100 * MS), (1, 2, 5 * MS), (1, 3, 10 * MS)] {
+        for (c, t, ran) in [
+            (0u16, 0u32, 105 * MS),
+            (0, 1, 100 * MS),
+            (1, 2, 5 * MS),
+            (1, 3, 10 * MS),
+        ] {
             let q = st.cores[c as usize].rq.clone();
             run_on(&mut st, c, t);
             p.running(&st, CoreId(c), ThreadId(t));
