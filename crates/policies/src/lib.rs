@@ -111,24 +111,18 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
         let (ws, we) = parse_weights(name, weights)?;
         return Ok(Box::new(Colab::new(ColabParams::energy_aware(ws, we))));
     }
+    let bad = |problem: String| PolicyError::BadParams {
+        name: name.to_string(),
+        problem,
+    };
     if let Some(opts) = lower.strip_prefix("colab:") {
         let mut params = ColabParams::default();
-        params
-            .parse_options(opts)
-            .map_err(|problem| PolicyError::BadParams {
-                name: name.to_string(),
-                problem,
-            })?;
+        params.parse_options(opts).map_err(bad)?;
         return Ok(Box::new(Colab::new(params)));
     }
     if let Some(opts) = lower.strip_prefix("rota:") {
         let mut params = RotaParams::default();
-        params
-            .parse_options(opts)
-            .map_err(|problem| PolicyError::BadParams {
-                name: name.to_string(),
-                problem,
-            })?;
+        params.parse_options(opts).map_err(bad)?;
         return Ok(Box::new(Rota::new(params)));
     }
     match lower.as_str() {

@@ -445,18 +445,8 @@ impl Rota {
         if self.params.block_first && self.th[y.idx()].high_block {
             return;
         }
-        // Waiting: queued anywhere, or running on a slow core.
-        let queued = st
-            .topo
-            .cores()
-            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)));
-        let slow_running = self
-            .m()
-            .slow
-            .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
-        let Some((xc, x)) = queued
-            .chain(slow_running)
+        let Some((xc, x)) = self
+            .waiting(st)
             .filter(|&(o, _)| o != c)
             .min_by_key(|&(_, t)| self.fast_rank(st, t))
         else {
@@ -493,17 +483,8 @@ impl Rota {
         if self.is_serial(st, y) {
             return;
         }
-        let queued = st
-            .topo
-            .cores()
-            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)));
-        let slow_running = self
-            .m()
-            .slow
-            .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
-        let Some((xc, x)) = queued
-            .chain(slow_running)
+        let Some((xc, x)) = self
+            .waiting(st)
             .filter(|&(o, t)| o != c && !self.m().fast.contains(o) && self.is_serial(st, t))
             .min_by_key(|&(_, t)| self.fast_rank(st, t))
         else {
@@ -511,6 +492,21 @@ impl Rota {
         };
         out.push(Action::Migrate { thread: y, to: xc });
         out.push(Action::Migrate { thread: x, to: c });
+    }
+
+    /// Threads that want a fast core, with the core they are on: queued
+    /// anywhere, or running on a slow core.
+    fn waiting<'a>(&'a self, st: &'a SchedState) -> impl Iterator<Item = (CoreId, ThreadId)> + 'a {
+        let queued = st
+            .topo
+            .cores()
+            .flat_map(move |o| st.core(o).rq.iter().map(move |&t| (o, t)));
+        let slow_running = self
+            .m()
+            .slow
+            .iter()
+            .filter_map(move |o| st.core(o).current.map(|t| (o, t)));
+        queued.chain(slow_running)
     }
 
     /// Speedup swap at a fast core's tick: a thread running on a slow core
