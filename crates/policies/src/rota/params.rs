@@ -1,0 +1,119 @@
+//! ROTA's switches: which mechanisms run, parsed from `rota:KEY=VALUE:...`.
+
+use colab_labels::LabelParams;
+
+/// ROTA's mechanisms, each a switch for ablations (`rota:rotate=off`, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RotaParams {
+    /// Rotate fast-core occupants every quantum.
+    pub rotate: bool,
+    /// Weight fast-core shares by predicted speedup (off: equal shares).
+    pub weighted: bool,
+    /// Fast cores take over threads running on slow cores.
+    pub remote: bool,
+    /// Waking threads go back to an idle previous core first.
+    pub prev_first: bool,
+    /// High-blocking threads first for fast cores (COLAB's bottleneck labels).
+    pub block_first: bool,
+    /// Only pull running threads that ran `pull_min` (off: pull at once).
+    pub pull_min: bool,
+    /// Whom a fast core takes from the waiting threads.
+    pub order: Order,
+    /// A fast core's occupant swaps with a waiting thread whose predicted
+    /// speedup is higher by a third of the machine's range or more.
+    pub swap: bool,
+    /// Serial phases first: the only runnable thread of a program that has
+    /// had several (Amdahl's bottleneck; camp-tocs12's sequential boost)
+    /// goes before everyone for fast cores and takes one at the next tick.
+    pub serial_first: bool,
+    /// Fairness between programs, not threads: a thread's vruntime grows
+    /// with its program's runnable thread count (CFS group scheduling with
+    /// one group per program, as autogroup / per-service cgroups give), so a
+    /// program's last runnable thread (a barrier's straggler, a serial
+    /// phase) gets its program's whole share.
+    pub group: bool,
+    /// A waking thread whose runs are short (under CFS's minimum
+    /// granularity on average: it synchronises) preempts a fast core's
+    /// thread that has run longer than that, when no core is idle.
+    pub sync_preempt: bool,
+    /// The labeller's period and blocking threshold (colab-labels).
+    pub labels: LabelParams,
+}
+
+impl Default for RotaParams {
+    fn default() -> Self {
+        RotaParams {
+            rotate: true,
+            weighted: true,
+            remote: true,
+            prev_first: true,
+            block_first: false,
+            pull_min: true,
+            order: Order::Fifo,
+            swap: false,
+            serial_first: false,
+            group: false,
+            sync_preempt: false,
+            labels: LabelParams::default(),
+        }
+    }
+}
+
+/// The switches `rota:` accepts, for messages and `colab list`.
+pub const ROTA_OPTIONS_HELP: &str =
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|owed|speed|tlp";
+
+impl RotaParams {
+    /// Applies `key=on|off` options separated by `:` (after `rota:`).
+    pub fn parse_options(&mut self, text: &str) -> Result<(), String> {
+        for opt in text.split(':').filter(|o| !o.is_empty()) {
+            let (k, v) = opt
+                .split_once('=')
+                .ok_or_else(|| format!("option '{opt}' is not KEY=on|off ({ROTA_OPTIONS_HELP})"))?;
+            if k == "order" {
+                self.order = match v {
+                    "owed" => Order::Owed,
+                    "fifo" => Order::Fifo,
+                    "speed" => Order::Speed,
+                    "tlp" => Order::Tlp,
+                    _ => return Err(format!("'order' takes fifo, owed, speed or tlp, not '{v}'")),
+                };
+                continue;
+            }
+            let on = match v {
+                "on" => true,
+                "off" => false,
+                _ => return Err(format!("'{k}' takes on or off, not '{v}'")),
+            };
+            match k {
+                "rotate" => self.rotate = on,
+                "weighted" => self.weighted = on,
+                "remote" => self.remote = on,
+                "prev-first" => self.prev_first = on,
+                "block-first" => self.block_first = on,
+                "pull-min" => self.pull_min = on,
+                "swap" => self.swap = on,
+                "serial-first" => self.serial_first = on,
+                "group" => self.group = on,
+                "sync-preempt" => self.sync_preempt = on,
+                _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The order in which a fast core takes waiting threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Least fast-core time per unit of predicted speedup first.
+    Owed,
+    /// Runnable the longest first (RR's order).
+    Fifo,
+    /// Longest wait times predicted speedup first: aging weighted by how
+    /// much a fast core gains.
+    Speed,
+    /// Threads of programs with fewer runnable threads first (a fast core
+    /// speeds up a larger share of such a program), then the longest waiting.
+    Tlp,
+}
