@@ -386,3 +386,178 @@ fn cfs_counts_a_running_thread_at_its_charged_rate() {
     k.stopped(&st, CoreId(0), ThreadId(0), MS, k.run_scale(CoreId(0)));
     assert_eq!(k.vr[0], 2 * MS as i64);
 }
+
+// ----- ROTA's switches that are off by default ------------------------------
+
+/// Thread `t` of `st` ran `ran` on core `c` and was preempted there.
+fn ran_and_preempted(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
+    run_on(st, c, t);
+    p.running(st, CoreId(c), ThreadId(t));
+    st.now += ran;
+    st.cores[c as usize].current = None;
+    st.threads[t as usize].state = RunState::Runnable;
+    p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Preempted);
+}
+
+#[test]
+fn rota_owed_order_takes_the_least_fast_time_per_unit_of_speedup() {
+    // Thread 0 (speedup 3.0) had 9 ms on a fast core: 3 ms per unit of
+    // speedup. Thread 1 (speedup 1.0) had 4 ms: 4 ms per unit. Thread 0 is
+    // owed more.
+    let mut st = state_apps("2B2S", &[(0, 3.0), (1, 1.0)]);
+    let mut p = rota(&st, "order=owed");
+    p.periodic(&st, &mut Vec::new());
+    ran_and_preempted(&mut p, &mut st, 0, 0, 9 * MS);
+    ran_and_preempted(&mut p, &mut st, 0, 1, 4 * MS);
+    queue(&mut st, 2, 1);
+    queue(&mut st, 3, 0);
+    assert_eq!(
+        p.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(0)
+        }
+    );
+    // Unweighted, thread 1 has had less fast time.
+    let mut q = rota(&st, "order=owed:weighted=off");
+    q.periodic(&st, &mut Vec::new());
+    ran_and_preempted(&mut q, &mut st, 0, 0, 9 * MS);
+    ran_and_preempted(&mut q, &mut st, 0, 1, 4 * MS);
+    queue(&mut st, 2, 1);
+    queue(&mut st, 3, 0);
+    assert_eq!(
+        q.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(2),
+            thread: ThreadId(1)
+        }
+    );
+}
+
+#[test]
+fn rota_speed_order_weighs_waiting_by_speedup() {
+    // Thread 0 (speedup 3.0) waited 2 ms, thread 1 (1.0) waited 4 ms:
+    // 6 > 4, thread 0 first; FIFO would take thread 1.
+    let mut st = state_apps("2B2S", &[(0, 3.0), (1, 1.0)]);
+    let mut p = rota(&st, "order=speed");
+    let mut f = rota(&st, "");
+    p.periodic(&st, &mut Vec::new());
+    st.now = 10 * MS;
+    queue(&mut st, 2, 0);
+    st.threads[0].runnable_since = 8 * MS;
+    queue(&mut st, 3, 1);
+    st.threads[1].runnable_since = 6 * MS;
+    let took = |pick: Pick| match pick {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("expected a steal, got {other:?}"),
+    };
+    assert_eq!(took(p.pick_next(&st, CoreId(0))), ThreadId(0));
+    assert_eq!(took(f.pick_next(&st, CoreId(0))), ThreadId(1));
+}
+
+#[test]
+fn rota_serial_first_puts_a_programs_only_runnable_thread_first() {
+    // Program 0: threads 0 and 1, only 0 runnable (a serial phase).
+    // Program 1: threads 2 and 3, both runnable and waiting longer.
+    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "serial-first=on");
+    st.now = 5 * MS;
+    for (t, since) in [(2u32, MS), (3, 2 * MS), (0, 4 * MS)] {
+        queue(&mut st, 2 + (t as u16 % 2), t);
+        st.threads[t as usize].runnable_since = since;
+        p.enqueued(&st, CoreId(2 + (t as u16 % 2)), ThreadId(t), true);
+    }
+    assert!(matches!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::Steal {
+            thread: ThreadId(0),
+            ..
+        }
+    ));
+    // At a fast core's tick, a serial thread running on a slow core swaps
+    // with a fast core's non-serial occupant.
+    st.cores[2].rq.clear();
+    st.cores[3].rq.clear();
+    run_on(&mut st, 0, 2);
+    run_on(&mut st, 2, 0);
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert_eq!(
+        out,
+        vec![
+            Action::Migrate {
+                thread: ThreadId(2),
+                to: CoreId(2)
+            },
+            Action::Migrate {
+                thread: ThreadId(0),
+                to: CoreId(0)
+            }
+        ]
+    );
+}
+
+#[test]
+fn rota_swap_moves_a_much_faster_thread_onto_the_fast_core() {
+    // 2B2S speedups span 1.2-3.14 (reference cores), a third is 0.65:
+    // 3.0 on a slow core beats 1.3 on a fast one; 1.8 does not.
+    let mut st = state_apps("2B2S", &[(0, 1.3), (1, 3.0), (2, 1.8)]);
+    let mut p = rota(&st, "swap=on:rotate=off");
+    p.periodic(&st, &mut Vec::new());
+    run_on(&mut st, 0, 0);
+    run_on(&mut st, 3, 2);
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert!(out.is_empty(), "{out:?}");
+    run_on(&mut st, 2, 1);
+    p.tick(&st, CoreId(0), &mut out);
+    assert_eq!(
+        out,
+        vec![
+            Action::Migrate {
+                thread: ThreadId(0),
+                to: CoreId(2)
+            },
+            Action::Migrate {
+                thread: ThreadId(1),
+                to: CoreId(0)
+            }
+        ]
+    );
+}
+
+#[test]
+fn rota_group_fairness_charges_by_the_programs_runnable_threads() {
+    // Program 0 has three runnable threads, program 1 one. Threads 0 (of
+    // program 0) and 3 (program 1) each run 1 ms on core 2; thread 0 is
+    // charged 3 ms, so core 2 then runs thread 3 first. Per-thread
+    // fairness (group off) charges both 1 ms and keeps CFS order (lower id).
+    let apps = [(0, 2.0), (0, 2.0), (0, 2.0), (1, 2.0)];
+    for (opts, first) in [("group=on", 3u32), ("", 0)] {
+        let mut st = state_apps("2B2S", &apps);
+        let mut p = rota(&st, opts);
+        for t in 0..4 {
+            // Woken (not new), so every thread starts at the same vruntime.
+            st.threads[t as usize].last_core = Some(CoreId(2));
+            queue(&mut st, 2, t);
+            p.enqueued(&st, CoreId(2), ThreadId(t), true);
+        }
+        for t in [0u32, 3] {
+            run_on(&mut st, 2, t);
+            p.running(&st, CoreId(2), ThreadId(t));
+            st.now += MS;
+            st.cores[2].current = None;
+            st.cores[2].rq.push(ThreadId(t));
+            st.threads[t as usize].state = RunState::Runnable;
+            p.stopped(&st, CoreId(2), ThreadId(t), MS, StopReason::Preempted);
+        }
+        st.cores[2]
+            .rq
+            .retain(|&t| t == ThreadId(0) || t == ThreadId(3));
+        assert_eq!(
+            p.pick_next(&st, CoreId(2)),
+            Pick::Local(ThreadId(first)),
+            "{opts}"
+        );
+    }
+}
