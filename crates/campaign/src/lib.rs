@@ -426,6 +426,40 @@ impl CampaignSpec {
         Ok((pol, kind))
     }
 
+    /// Every machine the spec runs a workload on, in first-seen order: its
+    /// `configs`, then the machines of workloads that have their own.
+    pub fn all_machines(&self) -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        for m in self.configs.iter().chain(self.machines.iter().flatten()) {
+            if !all.contains(m) {
+                all.push(m.clone());
+            }
+        }
+        all
+    }
+
+    /// Drops the workloads, keeping the machines they ran on: a study whose
+    /// mixes each had their own machines runs what is added next on all of
+    /// them.
+    pub fn clear_workloads(&mut self) {
+        if !self.machines.is_empty() {
+            self.configs = self.all_machines();
+            self.machines.clear();
+        }
+        self.workloads.clear();
+    }
+
+    /// Adds a workload with no machine of its own (a recorded trace): it runs
+    /// on every machine of the study.
+    pub fn add_everywhere(&mut self, w: Workload) {
+        if !self.machines.is_empty() {
+            let all = self.all_machines();
+            self.machines.resize(self.workloads.len(), Vec::new());
+            self.machines.push(all);
+        }
+        self.workloads.push(w);
+    }
+
     /// Adds [`random_workloads`]`(lib, count, seed)` to the workloads; they run
     /// on `configs` like the COLAB study's own workloads.
     pub fn add_random_mixes(

@@ -325,3 +325,37 @@ fn random_mixes_are_refused_where_they_cannot_run() {
     assert_eq!(camp.machines.len(), camp.workloads.len());
     assert!(camp.machines[before..].iter().all(|m| m.is_empty()));
 }
+
+/// A workload with no machine of its own (a trace) added to a study whose
+/// mixes each run on their paper's machines runs on all of those machines,
+/// whether the mixes stay or go; it used to take the first mix's machines.
+#[test]
+fn workloads_without_machines_run_on_every_machine_of_the_study() {
+    let lib = Library::builtin();
+    let spec = CampaignSpec::study(&lib, Study::Camp, false).unwrap();
+    let all = spec.all_machines();
+    assert!(all.len() >= 4, "{all:?}");
+    for m in spec.machines.iter().flatten() {
+        assert!(all.contains(m), "{m}");
+    }
+    let extra = lib.single("bzip2", None).unwrap();
+    // Beside the mixes: its own entry lists every machine.
+    let mut with = spec.clone();
+    with.add_everywhere(extra.clone());
+    assert_eq!(with.workloads.len(), spec.workloads.len() + 1);
+    assert_eq!(with.machines.len(), with.workloads.len());
+    assert_eq!(with.machines.last().unwrap(), &all);
+    // Instead of the mixes: the study's machines become the configs.
+    let mut only = spec.clone();
+    only.clear_workloads();
+    only.add_everywhere(extra);
+    assert_eq!(only.workloads.len(), 1);
+    assert!(only.machines.is_empty());
+    assert_eq!(only.configs, all);
+    // A study on shared configs is left as it is.
+    let mut colab = CampaignSpec::study(&lib, Study::Colab, true).unwrap();
+    let configs = colab.configs.clone();
+    colab.clear_workloads();
+    assert_eq!(colab.configs, configs);
+    assert!(colab.workloads.is_empty());
+}

@@ -475,12 +475,12 @@ fn run(cli: Cli) -> Result<()> {
             for &st in &studies {
                 let mut spec = CampaignSpec::study(&lib, st, quick)?;
                 if only_traces || only_random {
-                    spec.workloads.clear();
+                    spec.clear_workloads();
                 }
                 for t in &traces {
                     let mut w = load_trace(t, speedup, &[], false)?;
                     w.classes = vec!["trace".into()];
-                    spec.workloads.push(w);
+                    spec.add_everywhere(w);
                 }
                 if let Some(seeds) = seeds {
                     if seeds == 0 {
