@@ -189,6 +189,12 @@ mod tests {
         assert_eq!(out, vec![Medium]);
         rank_labels(&[], &mut order, &mut out);
         assert!(out.is_empty());
+        // On the boundaries: a mean position at exactly a third of the ranks
+        // is medium, at exactly two thirds high.
+        rank_labels(&[1.0, 1.0, 2.0], &mut order, &mut out);
+        assert_eq!(out, vec![Medium, Medium, High]);
+        rank_labels(&[1.0, 2.0, 2.0], &mut order, &mut out);
+        assert_eq!(out, vec![Low, High, High]);
         // Two threads: the faster is high, the slower low.
         rank_labels(&[1.5, 1.1], &mut order, &mut out);
         assert_eq!(out, vec![High, Low]);
