@@ -189,27 +189,9 @@ pub const ALL_POLICIES: [&str; 14] = [
     "rota",
 ];
 
-/// The 17 benchmark models of the COLAB papers (colab-tpds Table 2 and
-/// colab-cgo20 Table BC); the library also holds the CAMP / Prop-SP ones.
-pub const COLAB_BENCHMARKS: [&str; 17] = [
-    "blackscholes",
-    "bodytrack",
-    "bzip2",
-    "dedup",
-    "ferret",
-    "fft",
-    "fluidanimate",
-    "fmm",
-    "freqmine",
-    "lu_cb",
-    "lu_ncb",
-    "mcf",
-    "ocean_cp",
-    "radix",
-    "swaptions",
-    "water_nsquared",
-    "water_spatial",
-];
+/// The 17 benchmark models of the COLAB papers (defined with the library in
+/// `colab-workload`).
+pub use colab_workload::COLAB_BENCHMARKS;
 
 /// `count` random mixes of the COLAB benchmarks drawn from `seed`
 /// (`Rand-<seed>-1` ...; see [`colab_workload::random`]): held-out
@@ -325,13 +307,30 @@ impl CampaignSpec {
             Study::Camp => "camp-tocs12",
             _ => "propsp",
         };
+        let mut seen_tables = std::collections::BTreeSet::new();
+        let mixes = lib
+            .mixes
+            .iter()
+            .filter(|m| m.source.starts_with(prefix))
+            .filter(|m| !quick || seen_tables.insert(m.source.clone()));
+        let mut spec = CampaignSpec::on_their_machines(lib, mixes, quick)?;
+        // "restarted repeatedly until the longest application in the set
+        // completes three times" (camp-tocs12 5.1, propsp 4).
+        spec.restart_until = Some(3);
+        Ok(spec)
+    }
+
+    /// `mixes`, each on the machines its entry names (only the first with
+    /// `quick`), under every policy, both core orders, 3 seeds (1 with
+    /// `quick`), programs run once.
+    fn on_their_machines<'a>(
+        lib: &Library,
+        mixes: impl Iterator<Item = &'a colab_workload::MixSpec>,
+        quick: bool,
+    ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
         let mut workloads = Vec::new();
         let mut machines = Vec::new();
-        let mut seen_tables = std::collections::BTreeSet::new();
-        for m in lib.mixes.iter().filter(|m| m.source.starts_with(prefix)) {
-            if quick && !seen_tables.insert(m.source.clone()) {
-                continue;
-            }
+        for m in mixes {
             workloads.push(lib.mix(&m.name)?);
             let mut ms = m.machines.clone();
             if quick {
@@ -347,9 +346,7 @@ impl CampaignSpec {
             seeds: if quick { vec![1] } else { vec![1, 2, 3] },
             predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
             machines,
-            // "restarted repeatedly until the longest application in the set
-            // completes three times" (camp-tocs12 5.1, propsp 4).
-            restart_until: Some(3),
+            restart_until: None,
         })
     }
 
@@ -362,32 +359,15 @@ impl CampaignSpec {
         lib: &Library,
         quick: bool,
     ) -> Result<CampaignSpec, colab_workload::WorkloadError> {
-        let mut workloads = Vec::new();
-        let mut machines = Vec::new();
-        for m in lib
+        let mixes = lib
             .mixes
             .iter()
-            .filter(|m| colab_workload::is_scenario_mix(&m.source))
-        {
-            workloads.push(lib.mix(&m.name)?);
-            let mut ms = m.machines.clone();
-            if quick {
-                ms.truncate(1);
-            }
-            machines.push(ms);
-        }
-        Ok(CampaignSpec {
-            workloads,
-            // Every scenario mix names its machines; a mix without would run
-            // on the smallest of the papers' configurations.
-            configs: vec!["2B2S".into()],
-            policies: ALL_POLICIES.iter().map(|s| s.to_string()).collect(),
-            orders: CoreOrder::BOTH.to_vec(),
-            seeds: if quick { vec![1] } else { vec![1, 2, 3] },
-            predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
-            machines,
-            restart_until: None,
-        })
+            .filter(|m| colab_workload::is_scenario_mix(&m.source));
+        let mut spec = CampaignSpec::on_their_machines(lib, mixes, quick)?;
+        // Every scenario mix names its machines; a mix without would run on
+        // the smallest of the papers' configurations.
+        spec.configs = vec!["2B2S".into()];
+        Ok(spec)
     }
 
     /// A policy name, optionally with the predictor it runs on after `@`

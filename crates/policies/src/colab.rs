@@ -136,13 +136,6 @@ impl ColabParams {
         self.energy_weight != 0.0 || self.speedup_weight != 1.0
     }
 
-    /// Is this the paper's COLAB, every mechanism on, labels by range?
-    pub fn is_paper(&self) -> bool {
-        self.mech == Mechanisms::default()
-            && self.label_mode == LabelMode::Range
-            && self.fairness_window == 1.0
-    }
-
     /// Applies `key=value` options separated by `:` (the part after
     /// `colab:` in a policy name): `remote`, `block-first`, `scale-slice`,
     /// `block-labels` = `on|off`; `labels` = `range|rank|medium|fixed`
@@ -155,11 +148,7 @@ impl ColabParams {
             let (k, v) = opt
                 .split_once('=')
                 .ok_or_else(|| format!("option '{opt}' is not KEY=VALUE ({OPTIONS_HELP})"))?;
-            let onoff = |v: &str| match v {
-                "on" => Ok(true),
-                "off" => Ok(false),
-                _ => Err(format!("'{k}' takes on or off, not '{v}'")),
-            };
+            let onoff = |v: &str| crate::on_off(k, v);
             let num = |v: &str| -> Result<f64, String> {
                 match v.parse::<f64>() {
                     Ok(x) if x.is_finite() && x > 0.0 => Ok(x),

@@ -150,6 +150,15 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     }
 }
 
+/// The value of an on/off switch `key=value` in a policy's options.
+pub(crate) fn on_off(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{key}' takes on or off, not '{value}'")),
+    }
+}
+
 /// `WS:WE` of `colab-e:WS:WE`: two finite numbers, not both zero.
 fn parse_weights(name: &str, text: &str) -> Result<(f64, f64), PolicyError> {
     let bad = |problem: String| PolicyError::BadParams {

@@ -13,6 +13,20 @@ use colab_core::{
 const MS: u64 = NS_PER_MS;
 const US: u64 = NS_PER_US;
 
+/// The two moves of a swap: `y` to core `y_to`, `x` to core `x_to`.
+fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
+    vec![
+        Action::Migrate {
+            thread: ThreadId(y),
+            to: CoreId(y_to),
+        },
+        Action::Migrate {
+            thread: ThreadId(x),
+            to: CoreId(x_to),
+        },
+    ]
+}
+
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
     params.parse_options(opts).unwrap();
@@ -189,19 +203,7 @@ fn rota_rotates_a_fast_core_after_a_quantum() {
     st.now = 22 * MS;
     p.tick(&st, CoreId(0), &mut out);
     // The occupant goes where the longest waiter was; the waiter takes core 0.
-    assert_eq!(
-        out,
-        vec![
-            Action::Migrate {
-                thread: ThreadId(0),
-                to: CoreId(2)
-            },
-            Action::Migrate {
-                thread: ThreadId(2),
-                to: CoreId(0)
-            }
-        ]
-    );
+    assert_eq!(out, swap(0, 2, 2, 0));
     // A thread that started waiting after the occupant took the core does
     // not displace it.
     st.threads[2].runnable_since = 3 * MS;
@@ -482,19 +484,7 @@ fn rota_serial_first_puts_a_programs_only_runnable_thread_first() {
     run_on(&mut st, 2, 0);
     let mut out = Vec::new();
     p.tick(&st, CoreId(0), &mut out);
-    assert_eq!(
-        out,
-        vec![
-            Action::Migrate {
-                thread: ThreadId(2),
-                to: CoreId(2)
-            },
-            Action::Migrate {
-                thread: ThreadId(0),
-                to: CoreId(0)
-            }
-        ]
-    );
+    assert_eq!(out, swap(2, 2, 0, 0));
 }
 
 #[test]
@@ -511,19 +501,7 @@ fn rota_swap_moves_a_much_faster_thread_onto_the_fast_core() {
     assert!(out.is_empty(), "{out:?}");
     run_on(&mut st, 2, 1);
     p.tick(&st, CoreId(0), &mut out);
-    assert_eq!(
-        out,
-        vec![
-            Action::Migrate {
-                thread: ThreadId(0),
-                to: CoreId(2)
-            },
-            Action::Migrate {
-                thread: ThreadId(1),
-                to: CoreId(0)
-            }
-        ]
-    );
+    assert_eq!(out, swap(0, 2, 1, 0));
 }
 
 #[test]

@@ -73,6 +73,28 @@ impl Workload {
     }
 }
 
+/// The 17 benchmark models of the COLAB papers (colab-tpds Table 2 and
+/// colab-cgo20 Table BC); the library also holds the CAMP / Prop-SP ones.
+pub const COLAB_BENCHMARKS: [&str; 17] = [
+    "blackscholes",
+    "bodytrack",
+    "bzip2",
+    "dedup",
+    "ferret",
+    "fft",
+    "fluidanimate",
+    "fmm",
+    "freqmine",
+    "lu_cb",
+    "lu_ncb",
+    "mcf",
+    "ocean_cp",
+    "radix",
+    "swaptions",
+    "water_nsquared",
+    "water_spatial",
+];
+
 /// Known benchmark specs and mixes.
 #[derive(Clone, Debug, Default)]
 pub struct Library {

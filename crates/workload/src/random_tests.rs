@@ -3,28 +3,6 @@ use crate::parse_mixes;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-/// The 17 programs of the COLAB papers (as `colab_campaign::COLAB_BENCHMARKS`,
-/// which this crate cannot see).
-const POOL: [&str; 17] = [
-    "blackscholes",
-    "bodytrack",
-    "bzip2",
-    "dedup",
-    "ferret",
-    "fft",
-    "fluidanimate",
-    "fmm",
-    "freqmine",
-    "lu_cb",
-    "lu_ncb",
-    "mcf",
-    "ocean_cp",
-    "radix",
-    "swaptions",
-    "water_nsquared",
-    "water_spatial",
-];
-
 fn lib() -> &'static Library {
     static LIB: std::sync::OnceLock<Library> = std::sync::OnceLock::new();
     LIB.get_or_init(Library::builtin)
@@ -44,7 +22,12 @@ fn check_mix(m: &MixSpec, seed: u64, index: u32) {
     let distinct: BTreeSet<&str> = m.programs.iter().map(|p| p.bench.as_str()).collect();
     assert_eq!(distinct.len(), k, "{}: a program twice", m.name);
     for p in &m.programs {
-        assert!(POOL.contains(&p.bench.as_str()), "{}: {}", m.name, p.bench);
+        assert!(
+            crate::COLAB_BENCHMARKS.contains(&p.bench.as_str()),
+            "{}: {}",
+            m.name,
+            p.bench
+        );
         let n = p.n.expect("random mixes give every n");
         assert!(
             valid_n(&p.bench).unwrap().values.contains(&n),
@@ -61,18 +44,18 @@ fn check_mix(m: &MixSpec, seed: u64, index: u32) {
 
 #[test]
 fn same_seed_same_mixes_and_a_mix_does_not_depend_on_the_count() {
-    let a = random_mixes(lib(), &POOL, 20, 1).unwrap();
-    let b = random_mixes(lib(), &POOL, 20, 1).unwrap();
+    let a = random_mixes(lib(), &crate::COLAB_BENCHMARKS, 20, 1).unwrap();
+    let b = random_mixes(lib(), &crate::COLAB_BENCHMARKS, 20, 1).unwrap();
     assert_eq!(
         mixes_toml(lib(), &a).unwrap(),
         mixes_toml(lib(), &b).unwrap()
     );
-    let first = random_mixes(lib(), &POOL, 5, 1).unwrap();
+    let first = random_mixes(lib(), &crate::COLAB_BENCHMARKS, 5, 1).unwrap();
     assert_eq!(
         mixes_toml(lib(), &first).unwrap(),
         mixes_toml(lib(), &a[..5]).unwrap()
     );
-    let seventh = random_mix(lib(), &POOL, 1, 7).unwrap();
+    let seventh = random_mix(lib(), &crate::COLAB_BENCHMARKS, 1, 7).unwrap();
     assert_eq!(
         mixes_toml(lib(), &[seventh]).unwrap(),
         mixes_toml(lib(), &a[6..7]).unwrap()
@@ -85,7 +68,7 @@ fn same_seed_same_mixes_and_a_mix_does_not_depend_on_the_count() {
 #[test]
 fn different_seeds_give_different_mixes() {
     let compositions = |seed| -> Vec<Vec<(String, Option<i64>)>> {
-        random_mixes(lib(), &POOL, 10, seed)
+        random_mixes(lib(), &crate::COLAB_BENCHMARKS, 10, seed)
             .unwrap()
             .iter()
             .map(|m| m.programs.iter().map(|p| (p.bench.clone(), p.n)).collect())
@@ -144,14 +127,18 @@ programs = [
 /// versions; update the expectation only on purpose, and say so).
 #[test]
 fn seed_1_is_pinned() {
-    let got = mixes_toml(lib(), &random_mixes(lib(), &POOL, 3, 1).unwrap()).unwrap();
+    let got = mixes_toml(
+        lib(),
+        &random_mixes(lib(), &crate::COLAB_BENCHMARKS, 3, 1).unwrap(),
+    )
+    .unwrap();
     let expected = SEED_1;
     assert_eq!(got, expected, "seed 1 changed; got:\n{got}");
 }
 
 #[test]
 fn listing_reads_back_as_the_same_mixes() {
-    let mixes = random_mixes(lib(), &POOL, 8, 42).unwrap();
+    let mixes = random_mixes(lib(), &crate::COLAB_BENCHMARKS, 8, 42).unwrap();
     let text = mixes_toml(lib(), &mixes).unwrap();
     let back = parse_mixes("listing.toml", &text).unwrap().mix;
     assert_eq!(
@@ -168,7 +155,7 @@ fn listing_reads_back_as_the_same_mixes() {
 #[test]
 fn bad_requests_are_errors() {
     for count in [0, MAX_MIXES + 1] {
-        let e = random_mixes(lib(), &POOL, count, 1)
+        let e = random_mixes(lib(), &crate::COLAB_BENCHMARKS, count, 1)
             .unwrap_err()
             .to_string();
         assert!(
@@ -178,8 +165,8 @@ fn bad_requests_are_errors() {
             "{e}"
         );
     }
-    assert!(random_mixes(lib(), &POOL, MAX_MIXES, 1).is_ok());
-    let mut pool = POOL.to_vec();
+    assert!(random_mixes(lib(), &crate::COLAB_BENCHMARKS, MAX_MIXES, 1).is_ok());
+    let mut pool = crate::COLAB_BENCHMARKS.to_vec();
     pool.push("mcf");
     let e = random_mixes(lib(), &pool, 1, 1).unwrap_err().to_string();
     assert!(e.contains("'mcf' is in the pool twice"), "{e}");
@@ -192,12 +179,12 @@ fn bad_requests_are_errors() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("'swim_m' has no documented range of n"), "{e}");
-    let e = random_mixes(lib(), &POOL[..5], 1, 1)
+    let e = random_mixes(lib(), &crate::COLAB_BENCHMARKS[..5], 1, 1)
         .unwrap_err()
         .to_string();
     assert!(e.contains("the pool has 5 programs"), "{e}");
     // A pool that cannot fit the cap (names with a range but not in the library).
-    let e = random_mixes(&Library::default(), &POOL, 1, 1)
+    let e = random_mixes(&Library::default(), &crate::COLAB_BENCHMARKS, 1, 1)
         .unwrap_err()
         .to_string();
     assert!(e.contains("unknown workload 'blackscholes'"), "{e}");
@@ -208,7 +195,7 @@ fn bad_requests_are_errors() {
 /// MAX_N, and compiles to the thread count of the model's formula.
 #[test]
 fn valid_n_ranges_are_the_documented_ones_and_compile() {
-    for b in POOL {
+    for b in crate::COLAB_BENCHMARKS {
         let v = valid_n(b).unwrap_or_else(|| panic!("{b} has no range"));
         assert!(!v.values.is_empty() && !v.source.is_empty());
         let spec = &lib().benchmarks[b].1;
@@ -237,7 +224,7 @@ fn valid_n_ranges_are_the_documented_ones_and_compile() {
 /// every program, both ends of the n ranges, and counts near uniform.
 #[test]
 fn draws_cover_the_ranges() {
-    let mixes = random_mixes(lib(), &POOL, 1000, 7).unwrap();
+    let mixes = random_mixes(lib(), &crate::COLAB_BENCHMARKS, 1000, 7).unwrap();
     let mut per_count = [0u32; MAX_PROGRAMS + 1];
     let mut seen: BTreeSet<(String, i64)> = BTreeSet::new();
     for m in &mixes {
@@ -250,7 +237,7 @@ fn draws_cover_the_ranges() {
         // 200 expected; 5 sigma is about 63.
         assert!((137..=263).contains(&per_count[k]), "{per_count:?}");
     }
-    for b in POOL {
+    for b in crate::COLAB_BENCHMARKS {
         assert!(seen.contains(&(b.to_string(), 1)), "{b} never at n = 1");
     }
     for b in ["radix", "fft", "swaptions", "water_spatial", "dedup"] {
@@ -279,7 +266,7 @@ proptest! {
     /// compiles, and respects the thread cap.
     #[test]
     fn every_mix_of_every_seed_is_valid(seed in any::<u64>(), count in 1u32..6) {
-        let mixes = random_mixes(lib(), &POOL, count, seed).unwrap();
+        let mixes = random_mixes(lib(), &crate::COLAB_BENCHMARKS, count, seed).unwrap();
         prop_assert_eq!(mixes.len(), count as usize);
         for (i, m) in mixes.iter().enumerate() {
             check_mix(m, seed, i as u32 + 1);

@@ -80,11 +80,7 @@ impl RotaParams {
                 };
                 continue;
             }
-            let on = match v {
-                "on" => true,
-                "off" => false,
-                _ => return Err(format!("'{k}' takes on or off, not '{v}'")),
-            };
+            let on = crate::on_off(k, v)?;
             match k {
                 "rotate" => self.rotate = on,
                 "weighted" => self.weighted = on,
