@@ -156,7 +156,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 13] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 14] = [
     "rota",
     "rota:rotate=off",
     "rota:remote=off",
@@ -168,6 +168,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 13] = [
     "rota:order=owed",
     "rota:order=speed",
     "rota:order=tlp",
+    "rota:order=turn",
     "rota:swap=on",
     "rota:sync-preempt=on",
 ];

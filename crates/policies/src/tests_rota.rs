@@ -539,3 +539,31 @@ fn rota_group_fairness_charges_by_the_programs_runnable_threads() {
         );
     }
 }
+
+#[test]
+fn rota_turn_order_takes_the_thread_longest_without_a_fast_turn() {
+    // Thread 1 left fast core 0 at 1 ms and then slept; thread 0 left it at
+    // 4 ms. Thread 0 has been runnable since 5 ms, thread 1 (woken later)
+    // since 8 ms. FIFO takes thread 0, turn order thread 1: sleeping does
+    // not cost a thread its place for the fast cores.
+    let mut st = state("2B2S", 2);
+    let mut t = rota(&st, "order=turn");
+    let mut f = rota(&st, "");
+    for p in [&mut t, &mut f] {
+        st.now = 0;
+        ran_and_blocked(p, &mut st, 0, 1, MS);
+        st.now = 3 * MS;
+        ran_and_blocked(p, &mut st, 0, 0, MS);
+    }
+    st.now = 10 * MS;
+    queue(&mut st, 2, 0);
+    st.threads[0].runnable_since = 5 * MS;
+    queue(&mut st, 3, 1);
+    st.threads[1].runnable_since = 8 * MS;
+    let took = |pick: Pick| match pick {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("expected a steal, got {other:?}"),
+    };
+    assert_eq!(took(t.pick_next(&st, CoreId(1))), ThreadId(1));
+    assert_eq!(took(f.pick_next(&st, CoreId(1))), ThreadId(0));
+}

@@ -31,7 +31,7 @@ impl Rota {
         // In FIFO order the occupant counts as having queued when it took
         // the core: x goes first if it has waited since before that.
         let mut ry = self.fast_rank(st, y);
-        if self.params.order == Order::Fifo {
+        if matches!(self.params.order, Order::Fifo | Order::Turn) {
             ry.2 = since;
         }
         if self.fast_rank(st, x) >= ry {

@@ -34,7 +34,9 @@
 //! sole runnable thread of a program first (`serial-first`, CAMP's boost),
 //! fairness between programs rather than threads (`group`), fast-core time
 //! per unit of predicted speedup (`order=owed`), speedup-weighted waiting
-//! (`order=speed`), fewer-threaded programs first (`order=tlp`), swaps for
+//! (`order=speed`), fewer-threaded programs first (`order=tlp`), the
+//! thread longest without a fast-core turn first (`order=turn`, added after
+//! the freeze: fairer, slower), swaps for
 //! a higher speedup (`swap`), and wake-up preemption of long runners by
 //! synchronising threads (`sync-preempt`).
 //!
@@ -86,6 +88,8 @@ struct ThreadSt {
     /// the current burst so far.
     avg_burst_ns: u64,
     burst_ns: u64,
+    /// When it last left a fast core (its creation, if never on one).
+    fast_left_at: Nanos,
 }
 
 #[derive(Clone, Debug)]
@@ -202,6 +206,7 @@ impl Rota {
         let key = match self.params.order {
             Order::Owed => self.owed_key(st, t),
             Order::Fifo => st.thread(t).runnable_since,
+            Order::Turn => self.th[t.idx()].fast_left_at,
             Order::Speed => {
                 let waited = st.now.saturating_sub(st.thread(t).runnable_since);
                 u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
@@ -338,6 +343,7 @@ impl Policy for Rota {
         }
         let s = st.thread(t).predicted_speedup;
         self.th[t.idx()].speed_fp = speed_fp(s);
+        self.th[t.idx()].fast_left_at = st.now;
         let p = st.thread(t).program.idx();
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
@@ -464,6 +470,7 @@ impl Policy for Rota {
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
         if self.is_fast(c) {
             self.th[t.idx()].fast_ns += ran;
+            self.th[t.idx()].fast_left_at = st.now;
         }
         {
             let s = &mut self.th[t.idx()];

@@ -61,7 +61,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|owed|speed|tlp";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|turn|owed|speed|tlp";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -76,7 +76,12 @@ impl RotaParams {
                     "fifo" => Order::Fifo,
                     "speed" => Order::Speed,
                     "tlp" => Order::Tlp,
-                    _ => return Err(format!("'order' takes fifo, owed, speed or tlp, not '{v}'")),
+                    "turn" => Order::Turn,
+                    _ => {
+                        return Err(format!(
+                            "'order' takes fifo, turn, owed, speed or tlp, not '{v}'"
+                        ))
+                    }
                 };
                 continue;
             }
@@ -109,6 +114,9 @@ pub enum Order {
     /// Longest wait times predicted speedup first: aging weighted by how
     /// much a fast core gains.
     Speed,
+    /// Longest without a fast-core turn first: a thread keeps its place
+    /// while it sleeps (FIFO over turns, not over wake-ups).
+    Turn,
     /// Threads of programs with fewer runnable threads first (a fast core
     /// speeds up a larger share of such a program), then the longest waiting.
     Tlp,
