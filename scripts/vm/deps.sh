@@ -18,6 +18,7 @@ PKGS=(
   bison
   cpio
   zlib1g-dev
+  patch
   xz-utils
   make
   gcc

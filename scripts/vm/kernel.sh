@@ -13,6 +13,7 @@ source "$(dirname "$0")/lib.sh"
 
 FRAGMENT="$VM_SCRIPTS/kernel.config"
 REQUIRED="$VM_SCRIPTS/kernel.required"
+PATCHES=("$VM_SCRIPTS"/kernel-patches/*.patch)   # test-only patches, applied in name order
 TARBALL="${VM_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}"
 SRC_NAME="linux-source-6.12"
 JOBS="${VM_JOBS:-$(nproc)}"
@@ -22,7 +23,8 @@ KVER="$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || stat -c %
 
 # The recipe lines (between the markers) take part in the cache key.
 recipe() { sed -n '/^# >>> recipe/,/^# <<< recipe/p' "$0"; }
-HASH="$({ cat "$FRAGMENT" "$REQUIRED"; echo "$KVER"; recipe; } | sha256sum | cut -c1-16)"
+PATCH_HASH="$(cat "${PATCHES[@]}" | sha256sum | cut -c1-16)"
+HASH="$({ cat "$FRAGMENT" "$REQUIRED"; echo "$KVER $PATCH_HASH"; recipe; } | sha256sum | cut -c1-16)"
 OUT="$VM_CACHE/kernel-$HASH"
 
 if [ "${1:-}" = "--print" ]; then echo "$OUT"; exit 0; fi
@@ -37,12 +39,19 @@ SRC="$VM_CACHE/$SRC_NAME"
 BUILD="$VM_CACHE/build"          # out-of-tree kernel build dir (reused: incremental)
 TOOLS="$VM_CACHE/tools-build"    # tools/sched_ext output dir
 
-if [ ! -f "$SRC/.unpacked-$KVER" ]; then
+# A fresh tree whenever the package or the patches change. tar keeps the
+# archive's mtimes, so an existing build dir rebuilds only what a patch touched.
+if [ ! -f "$SRC/.unpacked-$KVER-$PATCH_HASH" ]; then
   vm_log "unpacking $TARBALL into $VM_CACHE"
   rm -rf "$SRC"
   vm_run "kernel.sh: unpack" 600 tar -C "$VM_CACHE" -xf "$TARBALL"
   [ -d "$SRC" ] || vm_die "kernel.sh: unpack" "$TARBALL did not contain $SRC_NAME/"
-  touch "$SRC/.unpacked-$KVER"
+  for p in "${PATCHES[@]}"; do
+    vm_log "applying $(basename "$p")"
+    patch -d "$SRC" -p1 -s --no-backup-if-mismatch <"$p" \
+      || vm_die "kernel.sh: patch" "$(basename "$p") does not apply to $SRC_NAME ($KVER)"
+  done
+  touch "$SRC/.unpacked-$KVER-$PATCH_HASH"
 fi
 mkdir -p "$BUILD"
 

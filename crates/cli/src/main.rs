@@ -214,6 +214,15 @@ enum Cmd {
         /// Abort if one repetition takes longer (seconds).
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Emulate an asymmetric machine on identical CPUs: a named machine
+        /// (`2B2S`) or a topology file; its cores map in order (`--order`)
+        /// to the CPUs of `--cpus` (default 0..N-1), and compute runs at each
+        /// core type's rate, re-checking the CPU every 20 us of work.
+        #[arg(long, value_name = "TOPOLOGY")]
+        emulate: Option<String>,
+        /// Core order of the emulated machine (which CPUs are big).
+        #[arg(long, value_enum, default_value = "big-first")]
+        order: Order,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -565,15 +574,30 @@ fn run(cli: Cli) -> Result<()> {
             reps,
             seed,
             timeout,
+            emulate,
+            order,
             json,
         } => {
             let mut lib = Library::builtin();
             let w = lib.resolve(&workload)?;
-            let cpus = cpus.map(|c| parse_cpus(&c)).transpose()?;
+            let mut cpus = cpus.map(|c| parse_cpus(&c)).transpose()?;
             if reps == 0 {
                 bail!("--reps must be at least 1");
             }
-            cmd_native(&w, cpus, reps, seed, timeout, json)
+            let emulate = match emulate {
+                Some(arg) => {
+                    let topo = load_topology(&arg, order.into())?;
+                    let list = cpus
+                        .clone()
+                        .unwrap_or_else(|| (0..topo.num_cores()).collect());
+                    let e = colab_native::Emulation::new(&topo, &list)
+                        .with_context(|| format!("--emulate {arg}"))?;
+                    cpus = Some(list);
+                    Some(std::sync::Arc::new(e))
+                }
+                None => None,
+            };
+            cmd_native(&w, cpus, reps, seed, timeout, emulate, json)
         }
         Cmd::Train(args) => cmd_train(&args),
         Cmd::Validate(args) => {
@@ -1144,15 +1168,18 @@ fn cmd_native(
     reps: u32,
     seed: u64,
     timeout: u64,
+    emulate: Option<std::sync::Arc<colab_native::Emulation>>,
     json: bool,
 ) -> Result<()> {
     let calibration = colab_native::calibrate_spin();
+    let emulated = emulate.as_ref().map(|e| e.description.clone());
     let opts = colab_native::NativeOptions {
         cpus: cpus.clone(),
         reps,
         seed,
         calibration,
         timeout: std::time::Duration::from_secs(timeout.max(1)),
+        emulate,
     };
     let runs = match colab_native::run(w, &opts) {
         Ok(r) => r,
@@ -1165,7 +1192,7 @@ fn cmd_native(
     };
     if json {
         let v = serde_json::json!({
-            "workload": w.name, "cpus": cpus, "reps": reps, "seed": seed, "calibration": calibration,
+            "workload": w.name, "cpus": cpus, "reps": reps, "seed": seed, "calibration": calibration, "emulate": emulated,
             "programs": runs.iter().map(|r| serde_json::json!({
                 "name": r.name, "threads": r.threads, "samples_ns": r.samples_ns, "raw_ns": r.raw_ns, "rate_during": r.rate_during,
                 "median_ns": r.median_ns(), "min_ns": r.min_ns(), "max_ns": r.max_ns(), "spread": r.spread(),
@@ -1174,7 +1201,10 @@ fn cmd_native(
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    let where_ = cpus.map_or("all CPUs".to_string(), |c| format!("CPUs {c:?}"));
+    let where_ = match emulated {
+        Some(e) => format!("an emulated {e}"),
+        None => cpus.map_or("all CPUs".to_string(), |c| format!("CPUs {c:?}")),
+    };
     println!(
         "{} natively on {where_}, {reps} repetitions (busy loop {:.1} iterations/us)",
         w.name, calibration.spins_per_us

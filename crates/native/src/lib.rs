@@ -10,7 +10,10 @@
 //! therefore has one core type with both rates 1.0.
 
 pub mod calibrate;
+pub mod emulate;
 pub mod futex;
+
+pub use emulate::{Emulation, EmulationError};
 
 use colab_workload::control::Loops;
 use colab_workload::{IndexSel, Op, Program, Workload};
@@ -76,6 +79,9 @@ pub struct NativeOptions {
     pub calibration: Calibration,
     /// Give up if one repetition takes longer than this.
     pub timeout: Duration,
+    /// Emulate an asymmetric machine: compute runs at each CPU's core-type
+    /// rate ([`emulate`]). None: every CPU at the reference rate.
+    pub emulate: Option<Arc<Emulation>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +110,9 @@ pub struct ProgramRuns {
     pub raw_ns: Vec<u64>,
     /// Busy-loop speed measured during each repetition (iterations/us of thread CPU time).
     pub rate_during: Vec<f64>,
+    /// Busy-loop iterations the program spun per repetition (on an
+    /// emulated machine: more on slower CPUs).
+    pub iterations: Vec<u64>,
 }
 
 impl ProgramRuns {
@@ -156,13 +165,15 @@ pub fn run(w: &Workload, opts: &NativeOptions) -> Result<Vec<ProgramRuns>, Nativ
             samples_ns: Vec::new(),
             raw_ns: Vec::new(),
             rate_during: Vec::new(),
+            iterations: Vec::new(),
         })
         .collect();
     for rep in 0..opts.reps.max(1) {
         let (times, rate) = run_once(w, opts, opts.seed.wrapping_add(rep as u64), rep)?;
         let scale = rate.map_or(1.0, |r| r / opts.calibration.spins_per_us);
-        for (o, t) in out.iter_mut().zip(times) {
+        for (o, (t, spun)) in out.iter_mut().zip(times) {
             o.raw_ns.push(t);
+            o.iterations.push(spun);
             o.samples_ns.push((t as f64 * scale) as u64);
             o.rate_during
                 .push(rate.unwrap_or(opts.calibration.spins_per_us));
@@ -203,7 +214,10 @@ struct Shared {
     live: AtomicU32,
     t0: Instant,
     end_ns: AtomicU64,
+    /// Busy-loop iterations this program spun.
+    spun: AtomicU64,
     spins_per_us: f64,
+    emulate: Option<Arc<Emulation>>,
     seed: u64,
     handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
     meter: Arc<SpinMeter>,
@@ -231,12 +245,11 @@ pub(crate) fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_once(
-    w: &Workload,
-    opts: &NativeOptions,
-    seed: u64,
-    rep: u32,
-) -> Result<(Vec<u64>, Option<f64>), NativeError> {
+/// Per program (turnaround ns, iterations spun), and the busy loop's speed
+/// during the repetition.
+type Once = (Vec<(u64, u64)>, Option<f64>);
+
+fn run_once(w: &Workload, opts: &NativeOptions, seed: u64, rep: u32) -> Result<Once, NativeError> {
     let meter = Arc::new(SpinMeter::default());
     if let Some(cpus) = &opts.cpus {
         // Threads inherit the creator's mask, so setting it here covers all.
@@ -277,7 +290,9 @@ fn run_once(
                 live: AtomicU32::new(1),
                 t0,
                 end_ns: AtomicU64::new(0),
+                spun: AtomicU64::new(0),
                 spins_per_us: opts.calibration.spins_per_us,
+                emulate: opts.emulate.clone(),
                 seed: seed.wrapping_mul(1000).wrapping_add(i as u64),
                 handles: std::sync::Mutex::new(Vec::new()),
                 meter: meter.clone(),
@@ -326,7 +341,12 @@ fn run_once(
     Ok((
         shared
             .iter()
-            .map(|s| s.end_ns.load(Ordering::Acquire))
+            .map(|s| {
+                (
+                    s.end_ns.load(Ordering::Acquire),
+                    s.spun.load(Ordering::Acquire),
+                )
+            })
             .collect(),
         rate,
     ))
@@ -355,9 +375,9 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
         match *op {
             Op::Compute {
                 work,
+                mem_frac,
                 cv,
                 imbalance,
-                ..
             } => {
                 let mut w = work / 1000.0; // ns of reference work -> us
                 if imbalance > 0.0 {
@@ -372,11 +392,20 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
                     w *= 1.0 + rng.gen_range(-a..=a);
                 }
                 if w > 0.0 {
-                    let iters = (w * sh.spins_per_us) as u64;
                     let c0 = thread_cpu_ns();
-                    spin(iters);
+                    let iters = match &sh.emulate {
+                        Some(e) => {
+                            e.compute(w, mem_frac, sh.spins_per_us, emulate::current_cpu, spin)
+                        }
+                        None => {
+                            let iters = (w * sh.spins_per_us) as u64;
+                            spin(iters);
+                            iters
+                        }
+                    };
                     let dc = thread_cpu_ns().saturating_sub(c0);
                     sh.meter.iters.fetch_add(iters, Ordering::Relaxed);
+                    sh.spun.fetch_add(iters, Ordering::Relaxed);
                     sh.meter.cpu_ns.fetch_add(dc, Ordering::Relaxed);
                 }
             }
@@ -472,6 +501,7 @@ mod tests {
             seed: 1,
             calibration: calibrate_spin(),
             timeout: Duration::from_secs(60),
+            emulate: None,
         }
     }
 
@@ -536,6 +566,53 @@ ops = [ { loop = "until-closed", body = [ { pop = "q" }, { compute = 30, speedup
             ..opts()
         };
         assert!(matches!(run(&w, &bad), Err(NativeError::Affinity { .. })));
+    }
+
+    #[test]
+    fn an_emulated_little_cpu_computes_slower() {
+        // One compute-only thread pinned to CPU 0, once as the big core and
+        // once as the little one of 1B1S: on the little core it spins
+        // 1/rate times the iterations (to chunk rounding).
+        use colab_core::{CoreId, CoreOrder, Topology};
+        let w = workload(
+            r#"
+name = "spin"
+[thread.main]
+ops = [ { compute = 2000, mem_frac = 0.0 } ]
+"#,
+        );
+        let t = |order| Topology::named("1B1S", order).unwrap();
+        let base = opts(); // one calibration for every run
+        let as_core = |order| {
+            let e = Emulation::new(&t(order), &[0, 1]).unwrap();
+            let o = NativeOptions {
+                cpus: Some(vec![0]),
+                reps: 1,
+                emulate: Some(Arc::new(e)),
+                ..base.clone()
+            };
+            run(&w, &o).unwrap()[0].iterations[0] as f64
+        };
+        let big = as_core(CoreOrder::BigFirst);
+        let little = as_core(CoreOrder::LittleFirst);
+        let s = 1.0 / t(CoreOrder::BigFirst).core_type(CoreId(1)).rate(0.0);
+        assert!(s > 3.0, "1B1S's little core runs core-bound work at 1/3.14");
+        let ratio = little / big;
+        assert!(
+            (ratio - s).abs() < 0.01 * s,
+            "little/big {ratio:.3}, expected {s:.3}"
+        );
+        // Not emulated: the reference rate on any CPU.
+        let plain = run(
+            &w,
+            &NativeOptions {
+                cpus: Some(vec![0]),
+                reps: 1,
+                ..base.clone()
+            },
+        )
+        .unwrap();
+        assert!((plain[0].iterations[0] as f64 / big - 1.0).abs() < 0.01);
     }
 
     #[test]

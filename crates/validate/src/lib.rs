@@ -106,6 +106,7 @@ pub fn run_case(path: &Path, opts: &ValidateOptions) -> Result<Vec<CaseResult>, 
         seed: 1,
         calibration: opts.calibration,
         timeout: opts.timeout,
+        emulate: None,
     };
     let real = colab_native::run(&w, &nopts).map_err(|e| ValidateError::Native {
         case: case.clone(),
