@@ -5,6 +5,12 @@
 #
 #   bash scripts/vm/run.sh --kernel BZIMAGE --initrd FILE [--log FILE]
 #        [--timeout SECS] [--smp N] [--mem MB] [--append "kernel args"] [--quiet]
+#        [--icount SHIFT]
+#
+# --icount SHIFT: QEMU's instruction counting (-icount shift=SHIFT,sleep=off):
+# guest time advances 2^SHIFT ns per guest instruction and jumps over idle
+# periods, so guest timings follow executed instructions, not the host's load.
+# It runs all vCPUs on one host thread (slower in wall time).
 #
 # Exit status: the guest's status; 124 on timeout; 125 when the guest never
 # printed its end marker (crash, panic, QEMU failure). On any failure the
@@ -12,7 +18,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-kernel="" initrd="" log="" tmo=600 smp=4 mem=1024 append="" quiet=0
+kernel="" initrd="" log="" tmo=600 smp=4 mem=1024 append="" quiet=0 icount=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel="$2"; shift 2 ;;
@@ -23,22 +29,28 @@ while [ $# -gt 0 ]; do
     --mem) mem="$2"; shift 2 ;;
     --append) append="$2"; shift 2 ;;
     --quiet) quiet=1; shift ;;
+    --icount) icount="$2"; shift 2 ;;
     *) vm_die "run.sh" "unknown argument: $1" ;;
   esac
 done
 [ -f "$kernel" ] || vm_die "run.sh" "kernel image '$kernel' not found (--kernel; build it with scripts/vm/kernel.sh)"
 [ -f "$initrd" ] || vm_die "run.sh" "initramfs '$initrd' not found (--initrd; build it with scripts/vm/initramfs.sh)"
 command -v qemu-system-x86_64 >/dev/null || vm_die "run.sh" "qemu-system-x86_64 not found: run scripts/vm/deps.sh"
+accel=(-accel tcg)
+if [ -n "$icount" ]; then
+  [[ "$icount" =~ ^[0-9]+$ ]] || vm_die "run.sh" "--icount takes a shift (0-10), not '$icount'"
+  accel=(-accel tcg -icount "shift=$icount,sleep=off")
+fi
 [ -n "$log" ] || log="$VM_CACHE/logs/console-$(date +%Y%m%d-%H%M%S).log"
 mkdir -p "$(dirname "$log")"
 
-vm_log "booting QEMU (tcg, $smp vCPUs, ${mem} MB, timeout ${tmo}s); console log: $log"
+vm_log "booting QEMU (tcg${icount:+, icount shift=$icount}, $smp vCPUs, ${mem} MB, timeout ${tmo}s); console log: $log"
 t0=$(date +%s)
 rc=0
 # KVM guests hang on this kind of host: TCG only. stdin from /dev/null so QEMU
 # never waits on the terminal; the console is streamed and logged.
 set +e
-timeout --kill-after=10 "$tmo" qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" \
+timeout --kill-after=10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem" \
   -nographic -no-reboot -kernel "$kernel" -initrd "$initrd" \
   -append "console=ttyS0 panic=-1 loglevel=4 $append" </dev/null 2>&1 \
   | tr -d '\r' | if [ "$quiet" -eq 1 ]; then cat >"$log"; else tee "$log"; fi

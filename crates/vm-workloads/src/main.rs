@@ -6,6 +6,8 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use vm_workloads as w;
 
+mod mix;
+
 #[derive(Parser)]
 #[command(name = "colab-vmload", about = "Workloads for the sched_ext test VM")]
 struct Cli {
@@ -85,6 +87,51 @@ enum Cmd {
         #[arg(long, default_value_t = 20000)]
         ops: u64,
     },
+    /// A benchmark or mix of the simulator's library (`Sync-2`, `ferret:4`)
+    /// with real threads (colab native), optionally on an emulated
+    /// asymmetric machine; prints each program's turnaround per repetition.
+    Mix {
+        workload: String,
+        /// Emulated machine (`2B2S`, a name `colab topology` knows): core i
+        /// runs at its type's rate on the i-th CPU of --cpus.
+        #[arg(long)]
+        emulate: Option<String>,
+        /// Which cluster gets the low CPU numbers: big-first or little-first.
+        #[arg(long, default_value = "big-first")]
+        order: String,
+        /// CPUs, comma-separated (default: 0..N-1 of the emulated machine, or all).
+        #[arg(long, value_delimiter = ',')]
+        cpus: Option<Vec<usize>>,
+        /// Run on this one CPU only (the emulated machine stays --cpus):
+        /// measures one core type's speed.
+        #[arg(long)]
+        pin: Option<usize>,
+        #[arg(long, default_value_t = 1)]
+        reps: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Busy-loop iterations per microsecond (default: measured now, 0.35 s);
+        /// pass one measurement to every run of a study so all share it.
+        #[arg(long)]
+        spins_per_us: Option<f64>,
+        /// Give up after this many seconds per repetition.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// Run each program of the mix alone, one after the other (T_SB
+        /// on an all-big machine, T_alone on the emulated one).
+        #[arg(long)]
+        alone: bool,
+    },
+    /// Prints the busy loop's speed (iterations per microsecond) as JSON.
+    Calibrate,
+    /// Prints the kernel capacities (1024 scale, core-bound rate) of a
+    /// machine's cores in CPU order, comma-separated: the value for the
+    /// test kernel's colab_test_capacity= option.
+    Capacities {
+        machine: String,
+        #[arg(long, default_value = "big-first")]
+        order: String,
+    },
     /// Exits at once (the child process of `churn`).
     Noop,
 }
@@ -119,6 +166,54 @@ fn main() {
             locks,
             ops,
         } => w::futex(threads, locks, ops),
+        Cmd::Mix {
+            workload,
+            emulate,
+            order,
+            cpus,
+            pin,
+            reps,
+            seed,
+            spins_per_us,
+            timeout,
+            alone,
+        } => {
+            let spec = mix::MixSpec {
+                workload,
+                emulate,
+                order,
+                cpus,
+                pin,
+                reps,
+                seed,
+                spins_per_us,
+                timeout_s: timeout,
+                alone,
+            };
+            match mix::run(&spec) {
+                Ok(line) => println!("{line}"),
+                Err(e) => {
+                    eprintln!("colab-vmload mix: {e}");
+                    std::process::exit(2);
+                }
+            }
+            return;
+        }
+        Cmd::Capacities { machine, order } => {
+            match mix::capacities(&machine, &order) {
+                Ok(c) => println!("{c}"),
+                Err(e) => {
+                    eprintln!("colab-vmload capacities: {e}");
+                    std::process::exit(2);
+                }
+            }
+            return;
+        }
+        Cmd::Calibrate => {
+            let c = colab_native::calibrate_spin();
+            println!("{{\"spins_per_us\":{:.3}}}", c.spins_per_us);
+            return;
+        }
         Cmd::Noop => return,
     };
     println!("{}", report.to_json());
