@@ -139,10 +139,15 @@ mod tests {
     #[test]
     fn capacities_follow_the_core_bound_rates_in_cpu_order() {
         // 2B2S's little cores run core-bound work at 0.318 of a big core's rate.
-        assert_eq!(capacities("2B2S", "big-first").unwrap(), "1024,1024,326,326");
+        assert_eq!(
+            capacities("2B2S", "big-first").unwrap(),
+            "1024,1024,326,326"
+        );
         assert_eq!(capacities("1B1S", "little-first").unwrap(), "326,1024");
         assert!(capacities("9Q", "big-first").unwrap_err().contains("9Q"));
-        assert!(capacities("2B2S", "sideways").unwrap_err().contains("--order sideways"));
+        assert!(capacities("2B2S", "sideways")
+            .unwrap_err()
+            .contains("--order sideways"));
     }
 
     #[test]
@@ -158,7 +163,10 @@ mod tests {
         let mut s = spec(f.to_str().unwrap());
         let out: serde_json::Value = serde_json::from_str(&run(&s).unwrap()).unwrap();
         assert_eq!(out["programs"].as_array().unwrap().len(), 1);
-        assert!(out["emulate"].as_str().unwrap().starts_with("2B2S on CPUs 0=big"));
+        assert!(out["emulate"]
+            .as_str()
+            .unwrap()
+            .starts_with("2B2S on CPUs 0=big"));
         s.alone = true;
         let out: serde_json::Value = serde_json::from_str(&run(&s).unwrap()).unwrap();
         assert_eq!(out["alone"], true);
