@@ -90,38 +90,7 @@ enum Cmd {
     /// A benchmark or mix of the simulator's library (`Sync-2`, `ferret:4`)
     /// with real threads (colab native), optionally on an emulated
     /// asymmetric machine; prints each program's turnaround per repetition.
-    Mix {
-        workload: String,
-        /// Emulated machine (`2B2S`, a name `colab topology` knows): core i
-        /// runs at its type's rate on the i-th CPU of --cpus.
-        #[arg(long)]
-        emulate: Option<String>,
-        /// Which cluster gets the low CPU numbers: big-first or little-first.
-        #[arg(long, default_value = "big-first")]
-        order: String,
-        /// CPUs, comma-separated (default: 0..N-1 of the emulated machine, or all).
-        #[arg(long, value_delimiter = ',')]
-        cpus: Option<Vec<usize>>,
-        /// Run on this one CPU only (the emulated machine stays --cpus):
-        /// measures one core type's speed.
-        #[arg(long)]
-        pin: Option<usize>,
-        #[arg(long, default_value_t = 1)]
-        reps: u32,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Busy-loop iterations per microsecond (default: measured now, 0.35 s);
-        /// pass one measurement to every run of a study so all share it.
-        #[arg(long)]
-        spins_per_us: Option<f64>,
-        /// Give up after this many seconds per repetition.
-        #[arg(long, default_value_t = 600)]
-        timeout: u64,
-        /// Run each program of the mix alone, one after the other (T_SB
-        /// on an all-big machine, T_alone on the emulated one).
-        #[arg(long)]
-        alone: bool,
-    },
+    Mix(mix::MixSpec),
     /// Prints the busy loop's speed (iterations per microsecond) as JSON.
     Calibrate,
     /// Prints the kernel capacities (1024 scale, core-bound rate) of a
@@ -166,47 +135,12 @@ fn main() {
             locks,
             ops,
         } => w::futex(threads, locks, ops),
-        Cmd::Mix {
-            workload,
-            emulate,
-            order,
-            cpus,
-            pin,
-            reps,
-            seed,
-            spins_per_us,
-            timeout,
-            alone,
-        } => {
-            let spec = mix::MixSpec {
-                workload,
-                emulate,
-                order,
-                cpus,
-                pin,
-                reps,
-                seed,
-                spins_per_us,
-                timeout_s: timeout,
-                alone,
-            };
-            match mix::run(&spec) {
-                Ok(line) => println!("{line}"),
-                Err(e) => {
-                    eprintln!("colab-vmload mix: {e}");
-                    std::process::exit(2);
-                }
-            }
+        Cmd::Mix(spec) => {
+            print_or_exit("mix", mix::run(&spec));
             return;
         }
         Cmd::Capacities { machine, order } => {
-            match mix::capacities(&machine, &order) {
-                Ok(c) => println!("{c}"),
-                Err(e) => {
-                    eprintln!("colab-vmload capacities: {e}");
-                    std::process::exit(2);
-                }
-            }
+            print_or_exit("capacities", mix::capacities(&machine, &order));
             return;
         }
         Cmd::Calibrate => {
@@ -217,4 +151,15 @@ fn main() {
         Cmd::Noop => return,
     };
     println!("{}", report.to_json());
+}
+
+/// Prints a subcommand's result line, or its error and exits 2.
+fn print_or_exit(cmd: &str, r: Result<String, String>) {
+    match r {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            eprintln!("colab-vmload {cmd}: {e}");
+            std::process::exit(2);
+        }
+    }
 }

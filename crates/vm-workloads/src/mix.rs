@@ -8,16 +8,38 @@ use colab_core::{CoreOrder, Topology};
 use colab_native::{Calibration, Emulation, NativeOptions};
 use colab_workload::Library;
 
+#[derive(clap::Args)]
 pub struct MixSpec {
+    /// A benchmark (`ferret:4`), a mix (`Sync-2`) or a workload TOML file.
     pub workload: String,
+    /// Emulated machine (`2B2S`, a name `colab topology` knows): core i
+    /// runs at its type's rate on the i-th CPU of --cpus.
+    #[arg(long)]
     pub emulate: Option<String>,
+    /// Which cluster gets the low CPU numbers: big-first or little-first.
+    #[arg(long, default_value = "big-first")]
     pub order: String,
+    /// CPUs, comma-separated (default: 0..N-1 of the emulated machine, or all).
+    #[arg(long, value_delimiter = ',')]
     pub cpus: Option<Vec<usize>>,
+    /// Run on this one CPU only (the emulated machine stays --cpus):
+    /// measures one core type's speed.
+    #[arg(long)]
     pub pin: Option<usize>,
+    #[arg(long, default_value_t = 1)]
     pub reps: u32,
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Busy-loop iterations per microsecond (default: measured now, 0.35 s);
+    /// pass one measurement to every run of a study so all share it.
+    #[arg(long)]
     pub spins_per_us: Option<f64>,
+    /// Give up after this many seconds per repetition.
+    #[arg(long = "timeout", default_value_t = 600)]
     pub timeout_s: u64,
+    /// Run each program of the mix alone, one after the other (T_SB
+    /// on an all-big machine, T_alone on the emulated one).
+    #[arg(long)]
     pub alone: bool,
 }
 
