@@ -98,7 +98,7 @@ pub const PAPER_POLICIES: [&str; 3] = ["cfs", "wash", "colab"];
 /// Every policy, in report column order: the Linux baselines first (CFS as
 /// the papers ran it, EEVDF as Linux runs today), then the papers' rivals.
 /// The policies that decide from predicted speedups (the others ignore them).
-pub const PREDICTING_POLICIES: [&str; 8] = [
+pub const PREDICTING_POLICIES: [&str; 9] = [
     "wash",
     "colab",
     "colab-e",
@@ -107,6 +107,7 @@ pub const PREDICTING_POLICIES: [&str; 8] = [
     "hsp",
     "propsp",
     "propsp-static",
+    "rota",
 ];
 
 /// Predictors of the model ablation (wash-cgo16 8.4 does this for WASH):
@@ -156,8 +157,13 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 14] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 19] = [
     "rota",
+    "rota:order=fifo",
+    "rota:order=fifo:rotate-after=owed",
+    "rota:cap=2",
+    "rota:weighted=off",
+    "rota:order=share",
     "rota:rotate=off",
     "rota:remote=off",
     "rota:prev-first=off",

@@ -207,7 +207,7 @@ fn h_antt(r: &colab_report::RunRecord) -> f64 {
 /// COLAB beats WASH, as the paper says (the paper's argument: WASH crowds
 /// the big core with both bottlenecks and gamma), but giving the one big
 /// core to whoever waits longest (RR, and ROTA) beats COLAB: the big core
-/// never idles and no thread starves on it.
+/// never idles and no thread starves on it. ROTA is within 2% of RR.
 #[test]
 fn fig1_colab_beats_wash_and_rotation_beats_colab() {
     let lib = Library::builtin();
@@ -238,5 +238,8 @@ fn fig1_colab_beats_wash_and_rotation_beats_colab() {
         rr < colab && rota < colab,
         "rr {rr} rota {rota} colab {colab}"
     );
-    assert!(rota <= 1.01 * rr, "rota {rota} rr {rr}");
+    // ROTA's capped order (the default since its second freeze) measured
+    // 1.899 against RR's 1.872 here: it rotates gamma off the big core
+    // sooner than FIFO does. FIFO rotation (the first freeze) was within 1%.
+    assert!(rota <= 1.02 * rr, "rota {rota} rr {rr}");
 }

@@ -184,11 +184,11 @@ fn rota_does_not_pull_a_thread_that_just_started() {
 }
 
 #[test]
-fn rota_rotates_a_fast_core_after_a_quantum() {
+fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
     // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
     // 2 since 1 ms; thread 1 runs on core 2 since 3 ms.
     let mut st = state("2B2S", 3);
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, "order=fifo");
     st.now = 2 * MS;
     run_on(&mut st, 0, 0);
     p.running(&st, CoreId(0), ThreadId(0));
@@ -226,12 +226,21 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:nope=on",
         "rota:rotate",
         "rota:order=random",
+        "rota:cap=-1",
+        "rota:rotate-after=never",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();
         assert!(e.contains(bad), "{e}");
     }
-    // Only the speedup-based choices read predictions.
-    assert!(!crate::by_name("rota").unwrap().reads_predictions());
+    // Only the speedup-based choices read predictions: the capped order
+    // weighs fast-core time by predicted speedup, FIFO does not.
+    assert!(crate::by_name("rota").unwrap().reads_predictions());
+    assert!(!crate::by_name("rota:order=fifo")
+        .unwrap()
+        .reads_predictions());
+    assert!(!crate::by_name("rota:order=capped:weighted=off")
+        .unwrap()
+        .reads_predictions());
     assert!(crate::by_name("rota:order=speed")
         .unwrap()
         .reads_predictions());
@@ -566,4 +575,132 @@ fn rota_turn_order_takes_the_thread_longest_without_a_fast_turn() {
     };
     assert_eq!(took(t.pick_next(&st, CoreId(1))), ThreadId(1));
     assert_eq!(took(f.pick_next(&st, CoreId(1))), ThreadId(0));
+}
+
+/// Two threads wait on slow cores for idle fast core 1: thread 3 since
+/// 1 ms, thread 2 since 3 ms; thread 3 had `fast_ms` on fast core 0 before.
+fn capped_steal(opts: &str, fast_ms: u64) -> Pick {
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, opts);
+    p.periodic(&st, &mut Vec::new());
+    ran_and_preempted(&mut p, &mut st, 0, 3, fast_ms * MS);
+    run_on(&mut st, 2, 0);
+    run_on(&mut st, 3, 1);
+    queue(&mut st, 2, 2);
+    queue(&mut st, 3, 3);
+    st.threads[3].runnable_since = MS;
+    st.threads[2].runnable_since = 3 * MS;
+    st.now = 60 * MS;
+    p.pick_next(&st, CoreId(1))
+}
+
+#[test]
+fn rota_capped_order_is_fifo_until_a_thread_is_a_quantum_ahead() {
+    let first = |t: u32| Pick::Steal {
+        from: CoreId(t as u16),
+        thread: ThreadId(t),
+    };
+    // Speedups 2.0, so 30 ms of fast-core time is 15 ms per unit of
+    // speedup: within the 20 ms quantum of the least served (thread 2, 0),
+    // and the longest waiter goes first.
+    assert_eq!(capped_steal("", 30), first(3));
+    // 50 ms is 25 ms per unit: a quantum ahead, so it goes after thread 2.
+    assert_eq!(capped_steal("", 50), first(2));
+    // Unweighted, 30 ms is already a quantum ahead.
+    assert_eq!(capped_steal("weighted=off", 30), first(2));
+    // Two quanta of cap let it keep its place; FIFO ignores fast time.
+    assert_eq!(capped_steal("cap=2", 50), first(3));
+    assert_eq!(capped_steal("order=fifo", 50), first(3));
+}
+
+#[test]
+fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
+    // Thread 0 takes fast core 0 at 2 ms and never sleeps; thread 2 wakes
+    // at 3 ms, after it took the core (FIFO rotation would never let it
+    // in), and waits on slow core 2, where thread 1 (woken at 4 ms) runs.
+    let setup = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 1.0), (1, 1.0), (1, 1.0)]);
+        let mut p = rota(&st, opts);
+        p.periodic(&st, &mut Vec::new());
+        st.now = 2 * MS;
+        run_on(&mut st, 0, 0);
+        p.running(&st, CoreId(0), ThreadId(0));
+        run_on(&mut st, 2, 1);
+        st.threads[1].runnable_since = 4 * MS;
+        queue(&mut st, 2, 2);
+        st.threads[2].runnable_since = 3 * MS;
+        (st, p)
+    };
+    let tick = |p: &mut Rota, st: &mut SchedState, now: u64| {
+        st.now = now;
+        let mut out = Vec::new();
+        p.tick(st, CoreId(0), &mut out);
+        out
+    };
+    let (mut st, mut p) = setup("");
+    // 20 ms on the core is exactly a quantum ahead of thread 2: not more.
+    assert!(tick(&mut p, &mut st, 22 * MS).is_empty());
+    // Past it, the occupant goes where the first waiter in FIFO order was.
+    assert_eq!(tick(&mut p, &mut st, 23 * MS), swap(0, 2, 2, 0));
+    // FIFO rotation leaves it: thread 2 woke after thread 0 took the core.
+    let (mut st, mut q) = setup("order=fifo");
+    assert!(tick(&mut q, &mut st, 40 * MS).is_empty());
+    // ... unless it rotates by fast-core time too.
+    let (mut st, mut r) = setup("order=fifo:rotate-after=owed");
+    assert_eq!(tick(&mut r, &mut st, 23 * MS), swap(0, 2, 2, 0));
+    // A waiter that has had 5 ms of fast-core time waits 5 ms longer
+    // (thread 1 blocked, so thread 2 is the only waiter).
+    let (mut st, mut p) = setup("");
+    st.cores[2].current = None;
+    st.threads[1].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[1].core = None;
+    ran_and_preempted(&mut p, &mut st, 1, 2, 5 * MS);
+    queue(&mut st, 2, 2);
+    assert!(tick(&mut p, &mut st, 27 * MS).is_empty());
+    assert_eq!(tick(&mut p, &mut st, 28 * MS), swap(0, 2, 2, 0));
+}
+
+#[test]
+fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
+    // Thread 2 was runnable 10 ms and had 8 of them on a fast core; thread 3
+    // was runnable 40 ms and had 10: thread 3 has the smaller share, though
+    // it had more fast-core time.
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, "order=share");
+    p.periodic(&st, &mut Vec::new());
+    st.now = 2 * MS;
+    ran_and_blocked(&mut p, &mut st, 0, 2, 8 * MS); // runnable 0..10 ms
+    st.now = 10 * MS;
+    ran_and_blocked(&mut p, &mut st, 0, 3, 10 * MS); // runnable 0..20 ms
+    st.now = 100 * MS;
+    run_on(&mut st, 2, 0);
+    run_on(&mut st, 3, 1);
+    queue(&mut st, 2, 2);
+    st.threads[2].runnable_since = 99 * MS; // 1 ms more: 8 of 11
+    queue(&mut st, 3, 3);
+    st.threads[3].runnable_since = 80 * MS; // 20 ms more: 10 of 40
+    assert_eq!(
+        p.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(3)
+        }
+    );
+    // Owed order takes the one with less fast-core time, thread 2.
+    let mut q = rota(&st, "order=owed");
+    q.periodic(&st, &mut Vec::new());
+    st.now = 2 * MS;
+    ran_and_blocked(&mut q, &mut st, 0, 2, 8 * MS);
+    st.now = 10 * MS;
+    ran_and_blocked(&mut q, &mut st, 0, 3, 10 * MS);
+    st.now = 100 * MS;
+    queue(&mut st, 2, 2);
+    queue(&mut st, 3, 3);
+    assert_eq!(
+        q.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(2),
+            thread: ThreadId(2)
+        }
+    );
 }

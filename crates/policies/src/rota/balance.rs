@@ -2,12 +2,14 @@
 //! off by default (serial phases, higher speedups) and the slow cores'
 //! queue balancing.
 
-use super::{Order, Rota};
+use super::{Order, Rota, RotateAfter};
 use colab_core::{Action, CoreId, SchedState, ThreadId};
 
 impl Rota {
     /// Rotation at a fast core's tick: its occupant of a quantum or more
-    /// swaps with the most owed waiting thread, if that one is owed more.
+    /// swaps with the first waiting thread in the order, if that one goes
+    /// before it (capped order: if the occupant is more than the cap of
+    /// fast-core time ahead of the least-served waiting thread).
     pub(super) fn rotate(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
         let Some(y) = st.core(c).current else {
             return;
@@ -21,13 +23,46 @@ impl Rota {
         if self.params.block_first && self.th[y.idx()].high_block {
             return;
         }
+        let lead_limit = match (self.params.order, self.params.rotate_after) {
+            (Order::Capped, _) => Some(self.cap_ns()),
+            (Order::Fifo | Order::Turn, RotateAfter::Owed) => Some(self.m().quantum_ns),
+            _ => None,
+        };
+        if let Some(limit) = lead_limit {
+            // The occupant gives way to the least-served waiting thread when
+            // it is more than the limit of fast-core time ahead of it.
+            // It goes to the first waiting thread in the order (capped:
+            // FIFO among those within the cap of the least served).
+            self.set_owed_min(st);
+            let least = self
+                .waiting(st)
+                .filter(|&(o, _)| o != c)
+                .map(|(_, t)| self.owed_key(st, t))
+                .min();
+            let first = self
+                .waiting(st)
+                .filter(|&(o, _)| o != c)
+                .min_by_key(|&(_, t)| self.fast_rank(st, t));
+            if let (Some(key), Some((xc, x))) = (least, first) {
+                if key.saturating_add(limit) < self.owed_key(st, y) {
+                    self.swap_in(st, c, y, xc, x, out);
+                }
+            }
+            return;
+        }
+        let by_turn = self.params.rotate_after == RotateAfter::Turn
+            && matches!(self.params.order, Order::Fifo | Order::Turn);
         let Some((xc, x)) = self
             .waiting(st)
-            .filter(|&(o, _)| o != c)
+            .filter(|&(o, t)| o != c && (!by_turn || self.th[t.idx()].fast_left_at < since))
             .min_by_key(|&(_, t)| self.fast_rank(st, t))
         else {
             return;
         };
+        if by_turn {
+            self.swap_in(st, c, y, xc, x, out);
+            return;
+        }
         // In FIFO order the occupant counts as having queued when it took
         // the core: x goes first if it has waited since before that.
         let mut ry = self.fast_rank(st, y);
@@ -37,7 +72,20 @@ impl Rota {
         if self.fast_rank(st, x) >= ry {
             return;
         }
-        // y goes where x was (a slow core), or to the shortest slow queue.
+        self.swap_in(st, c, y, xc, x, out);
+    }
+
+    /// `x` (on core `xc`) takes fast core `c` from `y`, which goes where `x`
+    /// was (a slow core) or to the shortest slow queue.
+    fn swap_in(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        y: ThreadId,
+        xc: CoreId,
+        x: ThreadId,
+        out: &mut Vec<Action>,
+    ) {
         let to = if self.m().slow.contains(xc) {
             Some(xc)
         } else {
@@ -72,7 +120,10 @@ impl Rota {
 
     /// Threads that want a fast core, with the core they are on: queued
     /// anywhere, or running on a slow core.
-    fn waiting<'a>(&'a self, st: &'a SchedState) -> impl Iterator<Item = (CoreId, ThreadId)> + 'a {
+    pub(super) fn waiting<'a>(
+        &'a self,
+        st: &'a SchedState,
+    ) -> impl Iterator<Item = (CoreId, ThreadId)> + 'a {
         let queued = st
             .topo
             .cores()

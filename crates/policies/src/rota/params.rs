@@ -19,6 +19,11 @@ pub struct RotaParams {
     pub pull_min: bool,
     /// Whom a fast core takes from the waiting threads.
     pub order: Order,
+    /// How many rotation quanta ahead of the least-served waiting thread a
+    /// thread may be and still keep its FIFO place (`order=capped`).
+    pub cap_quanta: u64,
+    /// Who may take a rotating occupant's fast core (FIFO and turn orders).
+    pub rotate_after: RotateAfter,
     /// A fast core's occupant swaps with a waiting thread whose predicted
     /// speedup is higher by a third of the machine's range or more.
     pub swap: bool,
@@ -49,7 +54,9 @@ impl Default for RotaParams {
             prev_first: true,
             block_first: false,
             pull_min: true,
-            order: Order::Fifo,
+            order: Order::Capped,
+            rotate_after: RotateAfter::Wait,
+            cap_quanta: 1,
             swap: false,
             serial_first: false,
             group: false,
@@ -61,7 +68,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|turn|owed|speed|tlp";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|turn|owed|speed|tlp; rotate-after = wait|turn|owed";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -70,10 +77,31 @@ impl RotaParams {
             let (k, v) = opt
                 .split_once('=')
                 .ok_or_else(|| format!("option '{opt}' is not KEY=on|off ({ROTA_OPTIONS_HELP})"))?;
+            if k == "rotate-after" {
+                self.rotate_after = match v {
+                    "wait" => RotateAfter::Wait,
+                    "turn" => RotateAfter::Turn,
+                    "owed" => RotateAfter::Owed,
+                    _ => {
+                        return Err(format!(
+                            "'rotate-after' takes wait, turn or owed, not '{v}'"
+                        ))
+                    }
+                };
+                continue;
+            }
+            if k == "cap" {
+                self.cap_quanta = v
+                    .parse()
+                    .map_err(|_| format!("'cap' takes a whole number of quanta, not '{v}'"))?;
+                continue;
+            }
             if k == "order" {
                 self.order = match v {
                     "owed" => Order::Owed,
                     "fifo" => Order::Fifo,
+                    "capped" => Order::Capped,
+                    "share" => Order::Share,
                     "speed" => Order::Speed,
                     "tlp" => Order::Tlp,
                     "turn" => Order::Turn,
@@ -111,6 +139,13 @@ pub enum Order {
     Owed,
     /// Runnable the longest first (RR's order).
     Fifo,
+    /// FIFO among the threads within a quantum of the least fast-core time
+    /// (per unit of speedup) of all waiting threads; the rest after them.
+    Capped,
+    /// The smallest share of its runnable time spent on fast cores (per
+    /// unit of predicted speedup) first: fast cores shared in proportion
+    /// to the time threads want a core, so sleeping earns no priority.
+    Share,
     /// Longest wait times predicted speedup first: aging weighted by how
     /// much a fast core gains.
     Speed,
@@ -120,4 +155,20 @@ pub enum Order {
     /// Threads of programs with fewer runnable threads first (a fast core
     /// speeds up a larger share of such a program), then the longest waiting.
     Tlp,
+}
+
+/// Which waiting threads may take a fast core from an occupant that has
+/// held it for a rotation quantum (in FIFO and turn orders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RotateAfter {
+    /// One that has been waiting since before the occupant took the core.
+    /// A thread that sleeps and wakes often never qualifies, so a CPU hog
+    /// keeps its fast core against synchronising programs.
+    Wait,
+    /// One that has not been on a fast core since before the occupant took
+    /// the core (whether or not it slept in between).
+    Turn,
+    /// The one with the least fast-core time, if it has had a quantum less
+    /// of it than the occupant (counting the occupant's current run).
+    Owed,
 }
