@@ -157,10 +157,11 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 19] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 20] = [
     "rota",
     "rota:order=fifo",
     "rota:order=fifo:rotate-after=owed",
+    "rota:place=off",
     "rota:cap=2",
     "rota:weighted=off",
     "rota:order=share",

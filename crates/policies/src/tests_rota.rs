@@ -704,3 +704,42 @@ fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
         }
     );
 }
+
+/// Threads 0 and 1 (speedup 2.0) had 100 and 120 ms on fast cores (50
+/// and 60 ms per unit of speedup) and wait on slow cores, thread 1 longer.
+/// Then thread `t` arrives: 2 is new, 3 wakes after running only on a slow
+/// core. Returns whom idle fast core 1 takes.
+fn placed_pick(opts: &str, t: u32) -> ThreadId {
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, opts);
+    p.periodic(&st, &mut Vec::new());
+    ran_and_preempted(&mut p, &mut st, 0, 0, 100 * MS);
+    ran_and_preempted(&mut p, &mut st, 0, 1, 120 * MS);
+    ran_and_blocked(&mut p, &mut st, 3, 3, MS);
+    queue(&mut st, 2, 0);
+    st.threads[0].runnable_since = 2 * MS;
+    queue(&mut st, 3, 1);
+    st.threads[1].runnable_since = MS;
+    st.now += MS;
+    queue(&mut st, 2, t);
+    st.threads[t as usize].runnable_since = st.now;
+    p.enqueued(&st, CoreId(2), ThreadId(t), true);
+    match p.pick_next(&st, CoreId(1)) {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rota_places_new_threads_level_with_the_least_served_and_sleepers_a_cap_behind() {
+    // New: level with thread 0 (50), so nobody is a cap (20) ahead of the
+    // least served and the longest waiter, thread 1, goes first.
+    assert_eq!(placed_pick("", 2), ThreadId(1));
+    // Waking: at most a cap behind thread 0, i.e. 30; thread 1 (60) is
+    // then more than a cap ahead and goes last, thread 0 (50) is not, and
+    // it has waited longer than the sleeper.
+    assert_eq!(placed_pick("", 3), ThreadId(0));
+    // Unplaced, both keep 0: everyone else is a cap ahead of them.
+    assert_eq!(placed_pick("place=off", 2), ThreadId(2));
+    assert_eq!(placed_pick("place=off", 3), ThreadId(3));
+}

@@ -1,10 +1,14 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Two freezes, each before any run on held-out work:
+//! not from a paper. Three freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order; `rota:order=fifo` today) was designed on
-//! the COLAB study's 65 workloads; the second (capped order, the default)
-//! on those and the 40 random mixes of seed 2026, which the first freeze's
-//! held-out runs had spent.
+//! the COLAB study's 65 workloads; the second (71f4d6d, capped order;
+//! `rota:place=off` today) on those and the 40 random mixes of seed 2026,
+//! which the first freeze's held-out runs had spent; the third (the
+//! default) adds CFS's placement of new and waking threads, a defect the
+//! second freeze's held-out runs showed (Prop-SP's restarted programs:
+//! every new thread started with no fast-core time, so each restart of a
+//! 10-thread program took the fast cores from the single-threaded ones).
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -25,6 +29,11 @@
 //!   pipelines), which under plain FIFO never wait long enough to take a
 //!   turn (the random mixes' single-threaded hogs held fast cores for
 //!   their whole run).
+//! - **Placement as CFS's.** A new thread's fast-core account starts level
+//!   with the least-served thread that wants a core, and a waking thread's
+//!   at most one cap behind it (the kernel's `place_entity` does this for
+//!   vruntime): neither creating threads nor sleeping buys unbounded
+//!   priority.
 //! - **Previous core first.** A waking thread returns to its idle previous
 //!   core; it takes an idle fast core instead only when its previous core is
 //!   busy or the fast core has been idle longer than a cross-cluster
@@ -245,6 +254,41 @@ impl Rota {
     /// fast-core time (per unit of speedup) and keep its FIFO place.
     fn cap_ns(&self) -> u64 {
         self.m().quantum_ns.saturating_mul(self.params.cap_quanta)
+    }
+
+    /// Places a new or waking thread's fast-core account against the least
+    /// served of the other threads that want a core (waiting, or on a fast
+    /// core): level with it if new, at most a cap behind it if waking.
+    fn place(&mut self, st: &SchedState, t: ThreadId, new: bool) {
+        let on_fast = self
+            .m()
+            .fast
+            .iter()
+            .filter_map(|c| st.core(c).current.map(|x| (c, x)));
+        let Some(least) = self
+            .waiting(st)
+            .chain(on_fast)
+            .filter(|&(_, x)| x != t)
+            .map(|(_, x)| self.owed_key(st, x))
+            .min()
+        else {
+            return;
+        };
+        let floor = if new {
+            least
+        } else {
+            least.saturating_sub(self.cap_ns())
+        };
+        if self.owed_key(st, t) < floor {
+            let s = &mut self.th[t.idx()];
+            s.fast_ns = if self.params.weighted {
+                // owed_key = fast_ns * FP / speed, so this is its inverse,
+                // rounded up so that the key reaches the floor.
+                (floor.saturating_mul(s.speed_fp.max(FP))).div_ceil(FP)
+            } else {
+                floor
+            };
+        }
     }
 
     /// Takes the least fast-core time of the waiting threads, for ranking
@@ -485,6 +529,9 @@ impl Policy for Rota {
             }
         }
         let new = st.thread(t).last_core.is_none() && wakeup;
+        if wakeup && self.params.place && matches!(self.params.order, Order::Capped | Order::Owed) {
+            self.place(st, t, new);
+        }
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
     }
 

@@ -22,6 +22,12 @@ pub struct RotaParams {
     /// How many rotation quanta ahead of the least-served waiting thread a
     /// thread may be and still keep its FIFO place (`order=capped`).
     pub cap_quanta: u64,
+    /// CFS's placement rule for fast-core time (`place_entity`): a new
+    /// thread starts level with the least-served thread that wants a core,
+    /// and a waking one at most a cap behind it, so neither creating
+    /// threads nor sleeping earns unbounded priority (capped and owed
+    /// orders).
+    pub place: bool,
     /// Who may take a rotating occupant's fast core (FIFO and turn orders).
     pub rotate_after: RotateAfter,
     /// A fast core's occupant swaps with a waiting thread whose predicted
@@ -56,6 +62,7 @@ impl Default for RotaParams {
             pull_min: true,
             order: Order::Capped,
             rotate_after: RotateAfter::Wait,
+            place: true,
             cap_quanta: 1,
             swap: false,
             serial_first: false,
@@ -68,7 +75,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt = on|off; order = fifo|turn|owed|speed|tlp; rotate-after = wait|turn|owed";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = fifo|turn|owed|speed|tlp; rotate-after = wait|turn|owed";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -125,6 +132,7 @@ impl RotaParams {
                 "serial-first" => self.serial_first = on,
                 "group" => self.group = on,
                 "sync-preempt" => self.sync_preempt = on,
+                "place" => self.place = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
