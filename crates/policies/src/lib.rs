@@ -80,10 +80,12 @@ labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf)",
     ),
     (
         "rota",
-        "ROTA (ours): fast cores never idle and filled at wake-up, one thread each, rotated every \
-20 ms among the longest-waiting; previous core first; no pull that a short sleeper would undo; \
-rota:KEY=VALUE:... switches mechanisms (rotate, remote, prev-first, pull-min, block-first, \
-serial-first, group, swap, sync-preempt, weighted = on|off; order = fifo|owed|speed|tlp)",
+        "ROTA (ours): fast cores never idle and filled at wake-up, one thread each; the longest \
+waiting first unless it is a 20 ms rotation quantum of fast-core time ahead of the least served, \
+and an occupant that far ahead rotates out; previous core first; no pull that a short sleeper \
+would undo; rota:KEY=VALUE:... switches mechanisms (rotate, weighted, remote, prev-first, \
+pull-min, block-first, serial-first, group, swap, sync-preempt, place = on|off; order = \
+capped|fifo|turn|owed|share|speed|tlp; cap = quanta; rotate-after = wait|turn|owed)",
     ),
 ];
 

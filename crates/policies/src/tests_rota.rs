@@ -227,6 +227,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:rotate",
         "rota:order=random",
         "rota:cap=-1",
+        "rota:cap=1001",
         "rota:rotate-after=never",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();

@@ -75,7 +75,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = fifo|turn|owed|speed|tlp; rotate-after = wait|turn|owed";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -98,9 +98,9 @@ impl RotaParams {
                 continue;
             }
             if k == "cap" {
-                self.cap_quanta = v
-                    .parse()
-                    .map_err(|_| format!("'cap' takes a whole number of quanta, not '{v}'"))?;
+                self.cap_quanta = v.parse().ok().filter(|&q| q <= 1000).ok_or_else(|| {
+                    format!("'cap' takes a whole number of quanta, 0 to 1000, not '{v}'")
+                })?;
                 continue;
             }
             if k == "order" {
@@ -114,7 +114,7 @@ impl RotaParams {
                     "turn" => Order::Turn,
                     _ => {
                         return Err(format!(
-                            "'order' takes fifo, turn, owed, speed or tlp, not '{v}'"
+                            "'order' takes capped, fifo, turn, owed, share, speed or tlp, not '{v}'"
                         ))
                     }
                 };
