@@ -744,3 +744,36 @@ fn rota_places_new_threads_level_with_the_least_served_and_sleepers_a_cap_behind
     assert_eq!(placed_pick("place=off", 2), ThreadId(2));
     assert_eq!(placed_pick("place=off", 3), ThreadId(3));
 }
+
+#[test]
+fn rota_rotate_after_turn_lets_in_a_thread_without_a_fast_turn_since() {
+    // FIFO order. Thread 0 takes fast core 0 at 2 ms; thread 2 wakes at
+    // 3 ms and waits on slow core 2 (so `wait` would not let it in).
+    let setup = |opts: &str, fast_before: bool| {
+        let mut st = state_apps("2B2S", &[(0, 1.0), (1, 1.0), (1, 1.0)]);
+        let mut p = rota(&st, opts);
+        if fast_before {
+            // Thread 2 had fast core 1 until 10 ms, after thread 0 took core 0.
+            st.now = 2 * MS;
+            run_on(&mut st, 0, 0);
+            p.running(&st, CoreId(0), ThreadId(0));
+            ran_and_blocked(&mut p, &mut st, 1, 2, 8 * MS);
+        } else {
+            st.now = 2 * MS;
+            run_on(&mut st, 0, 0);
+            p.running(&st, CoreId(0), ThreadId(0));
+        }
+        queue(&mut st, 2, 2);
+        st.threads[2].runnable_since = 3 * MS;
+        st.now = 30 * MS;
+        let mut out = Vec::new();
+        p.tick(&st, CoreId(0), &mut out);
+        out
+    };
+    assert!(setup("order=fifo", false).is_empty());
+    assert_eq!(
+        setup("order=fifo:rotate-after=turn", false),
+        swap(0, 2, 2, 0)
+    );
+    assert!(setup("order=fifo:rotate-after=turn", true).is_empty());
+}
