@@ -661,13 +661,12 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     assert_eq!(tick(&mut p, &mut st, 28 * MS), swap(0, 2, 2, 0));
 }
 
-#[test]
-fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
-    // Thread 2 was runnable 10 ms and had 8 of them on a fast core; thread 3
-    // was runnable 40 ms and had 10: thread 3 has the smaller share, though
-    // it had more fast-core time.
+/// Thread 2 was runnable 10 ms and had 8 of them on a fast core, then 1 ms
+/// more now; thread 3 was runnable 20 ms and had 10, then 20 ms more now.
+/// Returns whom idle fast core 1 takes.
+fn share_pick(opts: &str) -> ThreadId {
     let mut st = state("2B2S", 4);
-    let mut p = rota(&st, "order=share");
+    let mut p = rota(&st, opts);
     p.periodic(&st, &mut Vec::new());
     st.now = 2 * MS;
     ran_and_blocked(&mut p, &mut st, 0, 2, 8 * MS); // runnable 0..10 ms
@@ -677,33 +676,21 @@ fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
     run_on(&mut st, 2, 0);
     run_on(&mut st, 3, 1);
     queue(&mut st, 2, 2);
-    st.threads[2].runnable_since = 99 * MS; // 1 ms more: 8 of 11
+    st.threads[2].runnable_since = 99 * MS; // 8 of 11 ms on a fast core
     queue(&mut st, 3, 3);
-    st.threads[3].runnable_since = 80 * MS; // 20 ms more: 10 of 40
-    assert_eq!(
-        p.pick_next(&st, CoreId(1)),
-        Pick::Steal {
-            from: CoreId(3),
-            thread: ThreadId(3)
-        }
-    );
-    // Owed order takes the one with less fast-core time, thread 2.
-    let mut q = rota(&st, "order=owed");
-    q.periodic(&st, &mut Vec::new());
-    st.now = 2 * MS;
-    ran_and_blocked(&mut q, &mut st, 0, 2, 8 * MS);
-    st.now = 10 * MS;
-    ran_and_blocked(&mut q, &mut st, 0, 3, 10 * MS);
-    st.now = 100 * MS;
-    queue(&mut st, 2, 2);
-    queue(&mut st, 3, 3);
-    assert_eq!(
-        q.pick_next(&st, CoreId(1)),
-        Pick::Steal {
-            from: CoreId(2),
-            thread: ThreadId(2)
-        }
-    );
+    st.threads[3].runnable_since = 80 * MS; // 10 of 40 ms
+    match p.pick_next(&st, CoreId(1)) {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
+    // Thread 3 has the smaller share, though it had more fast-core time.
+    assert_eq!(share_pick("order=share"), ThreadId(3));
+    // Owed order takes the one with less fast-core time.
+    assert_eq!(share_pick("order=owed"), ThreadId(2));
 }
 
 /// Threads 0 and 1 (speedup 2.0) had 100 and 120 ms on fast cores (50
