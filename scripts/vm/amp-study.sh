@@ -7,17 +7,19 @@
 # rate), under every scheduler in turn, with T_SB measured on all-big vCPUs.
 #
 #   bash scripts/vm/amp-study.sh [--machine 2B2S] [--reps 3] [--workloads "Sync-2 ..."]
-#        [--scheduler PATH]... [--out reports/vm-amp] [--quick]
+#        [--scheduler PATH]... [--rivals] [--out reports/vm-amp] [--quick]
 #
 # --quick: one repetition of two small workloads (the CI check that no
-# scheduler stalls and every workload finishes). Writes results.csv (every
+# scheduler stalls and every workload finishes). --rivals: also the scx
+# rivals scx_lavd and scx_bpfland (built once, static, from crates.io by
+# build-rivals.sh; run with their default options). Writes results.csv (every
 # program run), summary.csv and results.md (H_ANTT, H_STP per workload and
 # scheduler, geomean, spread) into the output directory. Exit status 1 if a
 # scheduler failed to attach or a workload failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=()
+machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0
 # Default set: one of each class of the COLAB study plus two single programs
 # (chosen before any real-kernel run; small enough for a few minutes a scheduler).
 workloads="Sync-2 NSync-1 Comm-2 Comp-2 Large-1 fft:4 ferret:4"
@@ -27,9 +29,10 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --workloads) workloads="$2"; shift 2 ;;
     --scheduler) extra+=("$2"); shift 2 ;;
+    --rivals) rivals=1; shift ;;
     --out) outdir="$2"; shift 2 ;;
     --quick) reps=1; emu_reps=1; workloads="NSync-1 fft:4"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) vm_die "amp-study.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -41,6 +44,14 @@ bins="$(bash "$VM_SCRIPTS/build-guest-bins.sh")"
 vmload="$(sed -n 's/^vmload=//p' <<<"$bins")"
 colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 [ -x "$vmload" ] || vm_die "amp-study.sh" "colab-vmload was not built"
+if [ "$rivals" = 1 ]; then
+  riv="$(bash "$VM_SCRIPTS/build-rivals.sh")"
+  for r in scx_lavd scx_bpfland; do
+    p="$(sed -n "s/^$r=//p" <<<"$riv")"
+    [ -x "$p" ] || vm_die "amp-study.sh" "--rivals: $r was not built"
+    extra+=("$p")
+  done
+fi
 
 caps="$("$vmload" capacities "$machine")" || vm_die "amp-study.sh" "--machine $machine: not a machine colab knows"
 ncpu=$(tr ',' '\n' <<<"$caps" | wc -l)

@@ -30,11 +30,29 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
     Ok(cpus)
 }
 
-/// One online CPU and its capacity (1024 for the fastest).
+/// One online CPU, its capacity (1024 for the fastest) and whether its core
+/// is a big one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpuCap {
     pub id: usize,
     pub capacity: usize,
+    /// scx_utils' core type: big for every CPU at or above the machine's
+    /// average capacity (so the P-cores of an Intel hybrid part, whose
+    /// Turbo Boost Max favoured cores report a few percent more than the
+    /// others, are all big), little below it.
+    pub big: bool,
+}
+
+/// scx_utils' classification (`CoreType`, topology.rs in scx_utils 1.1.4),
+/// for CPUs read without it: big at or above the average capacity when
+/// capacities differ.
+pub fn classify(cpus: &mut [CpuCap]) {
+    let n = cpus.len().max(1);
+    let avg = cpus.iter().map(|c| c.capacity).sum::<usize>() / n;
+    let differ = cpus.iter().any(|c| c.capacity != cpus[0].capacity);
+    for c in cpus.iter_mut() {
+        c.big = !differ || c.capacity >= avg;
+    }
 }
 
 /// Where the big/little split came from.
@@ -92,9 +110,9 @@ impl Split {
 }
 
 /// Splits the online CPUs into clusters. `--big-cpus` wins; otherwise the
-/// CPUs of the highest capacity are big when capacities differ, and the
-/// speedup is the capacity ratio (or `speedup`, when given); otherwise one
-/// cluster.
+/// CPUs of big cores (scx_utils' core type) are big when there are little
+/// ones too, and the speedup is the ratio of the clusters' mean capacities
+/// (or `speedup`, when given); otherwise one cluster.
 pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) -> Result<Split> {
     if cpus.is_empty() {
         bail!("no online CPUs found");
@@ -120,23 +138,23 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
             mode: SplitMode::Declared,
         });
     }
-    let max = cpus.iter().map(|c| c.capacity).max().unwrap_or(0);
-    let min = cpus.iter().map(|c| c.capacity).min().unwrap_or(0);
-    if min > 0 && max > min {
-        let big = cpus
-            .iter()
-            .filter(|c| c.capacity == max)
-            .map(|c| c.id)
-            .collect();
-        let little = cpus
-            .iter()
-            .filter(|c| c.capacity < max)
-            .map(|c| c.id)
-            .collect();
+    let big: Vec<usize> = cpus.iter().filter(|c| c.big).map(|c| c.id).collect();
+    let little: Vec<usize> = cpus.iter().filter(|c| !c.big).map(|c| c.id).collect();
+    if !big.is_empty() && !little.is_empty() {
+        // The speedup fallback: the clusters' mean capacities.
+        let mean = |v: &[usize]| {
+            let caps: Vec<usize> = cpus
+                .iter()
+                .filter(|c| v.contains(&c.id))
+                .map(|c| c.capacity.max(1))
+                .collect();
+            caps.iter().sum::<usize>() as f64 / caps.len() as f64
+        };
+        let ratio = mean(&big) / mean(&little);
         return Ok(Split {
             big,
             little,
-            speedup: speedup.unwrap_or(max as f64 / min as f64),
+            speedup: speedup.unwrap_or(ratio.max(1.0)),
             mode: SplitMode::Hardware,
         });
     }
@@ -158,6 +176,7 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
             .map(|c| CpuCap {
                 id: c.id,
                 capacity: c.cpu_capacity.max(1),
+                big: c.core_type != scx_utils::CoreType::Little,
             })
             .collect()),
         Err(e) => {
@@ -165,7 +184,7 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
             let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
                 .context("reading /sys/devices/system/cpu/online")?;
             let ids = parse_cpu_list(online.trim())?;
-            Ok(ids
+            let mut cpus: Vec<CpuCap> = ids
                 .into_iter()
                 .map(|id| {
                     let path = format!("/sys/devices/system/cpu/cpu{id}/cpu_capacity");
@@ -173,9 +192,15 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
                         .ok()
                         .and_then(|s| s.trim().parse().ok())
                         .unwrap_or(1024);
-                    CpuCap { id, capacity }
+                    CpuCap {
+                        id,
+                        capacity,
+                        big: true,
+                    }
                 })
-                .collect())
+                .collect();
+            classify(&mut cpus);
+            Ok(cpus)
         }
     }
 }
@@ -185,10 +210,17 @@ mod tests {
     use super::*;
 
     fn caps(v: &[usize]) -> Vec<CpuCap> {
-        v.iter()
+        let mut cpus: Vec<CpuCap> = v
+            .iter()
             .enumerate()
-            .map(|(id, &capacity)| CpuCap { id, capacity })
-            .collect()
+            .map(|(id, &capacity)| CpuCap {
+                id,
+                capacity,
+                big: true,
+            })
+            .collect();
+        classify(&mut cpus);
+        cpus
     }
 
     #[test]
@@ -235,6 +267,27 @@ mod tests {
         );
         let s = split(&caps(&[512, 1024]), Some(&[0]), None).unwrap();
         assert_eq!((s.big, s.little), (vec![0], vec![1]));
+    }
+
+    #[test]
+    fn intel_hybrid_p_cores_are_all_big_though_favoured_ones_boost_higher() {
+        // Turbo Boost Max: two favoured P-cores report 1024, the other P-cores
+        // a little less; the E-cores about 60%. (Capacities as the kernel's
+        // hybrid scaling or CPPC highest_perf give them; shape, not a part.)
+        let s = split(
+            &caps(&[1024, 1024, 990, 990, 990, 990, 610, 610, 610, 610]),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(s.big, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(s.little, vec![6, 7, 8, 9]);
+        assert_eq!(s.mode, SplitMode::Hardware);
+        let want = (2.0 * 1024.0 + 4.0 * 990.0) / 6.0 / 610.0;
+        assert!((s.speedup - want).abs() < 1e-9, "{}", s.speedup);
+        // The VM's colab_test_capacity=1024,1024,326,326.
+        let s = split(&caps(&[1024, 1024, 326, 326]), None, None).unwrap();
+        assert_eq!((s.big, s.little), (vec![0, 1], vec![2, 3]));
     }
 
     #[test]
