@@ -284,12 +284,30 @@ fn main() {
 }
 
 fn run(opts: Opts) -> Result<i32> {
+    let shutdown = Arc::new(AtomicBool::new(false));
+    {
+        let s = shutdown.clone();
+        ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
+            .context("installing the SIGINT/SIGTERM handler")?;
+    }
+    // The kernel ends a sched_ext scheduler when a CPU goes offline or
+    // online and asks for a restart: read the CPUs again and reattach.
+    loop {
+        match sched::run(config(&opts)?, shutdown.clone())? {
+            sched::Outcome::Exit(code) => return Ok(code),
+            sched::Outcome::Restart => continue,
+        }
+    }
+}
+
+/// Everything a run needs, from the options and the CPUs online now.
+fn config(opts: &Opts) -> Result<sched::Config> {
     let cpus = topo::online_cpus()?;
-    let split = topo::split(
-        &cpus,
-        opts.big_cpus.as_ref().map(|l| l.0.as_slice()),
-        opts.speedup,
-    )?;
+    let big = opts
+        .big_cpus
+        .as_ref()
+        .map(|l| topo::online_only(&l.0, &cpus));
+    let split = topo::split(&cpus, big.as_deref(), opts.speedup)?;
     println!("scx_colab: {}", split.describe());
     if !split.is_asymmetric() {
         log::info!("one cluster: the allocator round-robins over all CPUs, no big-core pulls");
@@ -298,7 +316,7 @@ fn run(opts: Opts) -> Result<i32> {
         period_ns: opts.period_ms.max(1) * 1_000_000,
         ..LabelParams::default()
     };
-    let counters = setup_counters(&opts, &split)?;
+    let counters = setup_counters(opts, &split)?;
     let mut labeller = labeller::Labeller::new(params, split.speedup);
     if let Some(r) = counters.as_ref().and_then(|c| c.range) {
         labeller.set_range(r);
@@ -308,29 +326,20 @@ fn run(opts: Opts) -> Result<i32> {
         Some(s) => anyhow::bail!("--stats must be a positive number of seconds, got {s}"),
         None => None,
     };
-    let shutdown = Arc::new(AtomicBool::new(false));
-    {
-        let s = shutdown.clone();
-        ctrlc::set_handler(move || s.store(true, Ordering::Relaxed))
-            .context("installing the SIGINT/SIGTERM handler")?;
-    }
-    sched::run(
-        sched::Config {
-            split,
-            slice_ns: opts.slice_us.max(100) * 1000,
-            fair_window_ns: opts.fair_window_us * 1000,
-            futex_tracking: !opts.no_futex_tracking,
-            big_pull: !opts.no_big_pull,
-            pull_min_ns: opts.pull_min_us * 1000,
-            strict_rr: opts.strict_rr,
-            stats_every,
-            labeller,
-            counters,
-            debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
-            debug_stall_after: opts.debug_stall_after.map(Duration::from_secs_f64),
-        },
-        shutdown,
-    )
+    Ok(sched::Config {
+        split,
+        slice_ns: opts.slice_us.max(100) * 1000,
+        fair_window_ns: opts.fair_window_us * 1000,
+        futex_tracking: !opts.no_futex_tracking,
+        big_pull: !opts.no_big_pull,
+        pull_min_ns: opts.pull_min_us * 1000,
+        strict_rr: opts.strict_rr,
+        stats_every,
+        labeller,
+        counters,
+        debug_error_after: opts.debug_error_after.map(Duration::from_secs_f64),
+        debug_stall_after: opts.debug_stall_after.map(Duration::from_secs_f64),
+    })
 }
 
 #[cfg(test)]

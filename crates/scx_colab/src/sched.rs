@@ -49,9 +49,18 @@ pub struct Counters {
     pub range: Option<SpeedupRange>,
 }
 
+/// How a run ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit with this process exit code (0 after a requested, clean detach).
+    Exit(i32),
+    /// The kernel ended the scheduler and asked for a restart
+    /// (`SCX_ECODE_ACT_RESTART`, e.g. a CPU going offline or online).
+    Restart,
+}
+
 /// Runs the scheduler until `shutdown` is set or the kernel ends it.
-/// Returns the process exit code: 0 after a requested, clean detach.
-pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
+pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     let nr_cpu_ids = libbpf_rs::num_possible_cpus().context("counting possible CPUs")?;
     if nr_cpu_ids > MAX_CPUS {
         bail!("{nr_cpu_ids} possible CPUs; scx_colab handles at most {MAX_CPUS}");
@@ -181,15 +190,19 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<i32> {
     match uei_report!(&skel, uei) {
         Ok(_) if requested => {
             println!("scx_colab: detached on request");
-            Ok(0)
+            Ok(Outcome::Exit(0))
+        }
+        Ok(uei) if uei.should_restart() => {
+            println!("scx_colab: the kernel asked for a restart (CPU hotplug); restarting");
+            Ok(Outcome::Restart)
         }
         Ok(_) => {
             println!("scx_colab: the kernel unregistered the scheduler");
-            Ok(1)
+            Ok(Outcome::Exit(1))
         }
         Err(e) => {
             eprintln!("scx_colab: the kernel ended the scheduler: {e:#}");
-            Ok(1)
+            Ok(Outcome::Exit(1))
         }
     }
 }

@@ -109,6 +109,17 @@ impl Split {
     }
 }
 
+/// The CPUs of `list` that are online, with a warning naming the others
+/// (after a hotplug restart, `--big-cpus` may name a CPU gone offline).
+pub fn online_only(list: &[usize], cpus: &[CpuCap]) -> Vec<usize> {
+    let (on, off): (Vec<usize>, Vec<usize>) =
+        list.iter().partition(|&&c| cpus.iter().any(|x| x.id == c));
+    if !off.is_empty() {
+        log::warn!("--big-cpus: CPUs {off:?} are offline; using {on:?}");
+    }
+    on
+}
+
 /// Splits the online CPUs into clusters. `--big-cpus` wins; otherwise the
 /// CPUs of big cores (scx_utils' core type) are big when there are little
 /// ones too, and the speedup is the ratio of the clusters' mean capacities
@@ -288,6 +299,16 @@ mod tests {
         // The VM's colab_test_capacity=1024,1024,326,326.
         let s = split(&caps(&[1024, 1024, 326, 326]), None, None).unwrap();
         assert_eq!((s.big, s.little), (vec![0, 1], vec![2, 3]));
+    }
+
+    #[test]
+    fn big_cpus_gone_offline_are_dropped() {
+        let online = caps(&[1024, 1024, 1024]); // CPU 3 went offline
+        assert_eq!(online_only(&[0, 3], &online), vec![0]);
+        assert_eq!(online_only(&[0, 1], &online), vec![0, 1]);
+        // With none of them left, the split says what is wrong.
+        let none = online_only(&[3], &online);
+        assert!(split(&online, Some(&none), None).is_err());
     }
 
     #[test]
