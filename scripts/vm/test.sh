@@ -9,6 +9,7 @@
 #        [--stats-cmd "CMD"] [--expect-high | --no-expect-high]
 #        [--mix-secs N] [--stress-secs N] [--attach-secs N] [--log FILE]
 #        [--counter-secs N] [--stall-args "ARGS" | --no-stall] [--stall-secs N]
+#        [--hotplug-cpu N | --no-hotplug] [--hotplug-secs N]
 #
 # Default scheduler: scx_colab built from crates/scx_colab (with
 # "--big-cpus 0,1 --stats 1", the lockholder HIGH check and the stall phase
@@ -19,12 +20,15 @@
 # runs when non-empty); --stall-secs: its hogs' duration (15).
 # --counter-secs (scx_colab; default 15, 0 skips it): page-faulting threads
 # and hogs under a software-event model, checking the faulters are labelled
-# HIGH speedup and the hogs LOW. Exit status non-zero when any check fails.
+# HIGH speedup and the hogs LOW. --hotplug-cpu N (scx_colab: 3) /
+# --no-hotplug, --hotplug-secs (10): CPU N goes offline and back online under
+# hogs; the scheduler must restart on the kernel's request both times and
+# still detach cleanly. Exit status non-zero when any check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 sched="" sched_args="__default__" stats_cmd="" expect_high="" mix=20 stress=60 log="" attach=20
-stall_args="__default__" stall=15 counters=15
+stall_args="__default__" stall=15 counters=15 hotplug="__default__" hotplug_secs=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) sched="$2"; shift 2 ;;
@@ -40,7 +44,10 @@ while [ $# -gt 0 ]; do
     --no-stall) stall_args=""; shift ;;
     --stall-secs) stall="$2"; shift 2 ;;
     --counter-secs) counters="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --hotplug-cpu) hotplug="$2"; shift 2 ;;
+    --no-hotplug) hotplug=""; shift ;;
+    --hotplug-secs) hotplug_secs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) vm_die "test.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -76,6 +83,14 @@ if [ "$stall_args" = "__default__" ]; then
 fi
 # The counter phase (scx_colab only): the VM has no PMU, so the model's
 # cycles are the software cpu-clock (see guest/counters-model.json).
+# CPU-hotplug phase: scx_colab restarts on the kernel's request; CPU 3 is a
+# little CPU under the default --big-cpus 0,1 (the VM has 4 vCPUs).
+if [ "$hotplug" = "__default__" ]; then
+  case "$name" in
+    scx_colab*) hotplug=3 ;;
+    *) hotplug="" ;;
+  esac
+fi
 counter_args=""
 case "$name" in
   scx_colab*) [ "$counters" -gt 0 ] && counter_args="--model /tmp/counters-model.json --event CPU_CYCLES=cpu-clock --speedup-range 1,2" ;;
@@ -114,6 +129,7 @@ guest="$work/guest.sh"
   printf 'MIX_SECS=%q\nSTRESS_SECS=%q\nATTACH_SECS=%q\n' "$mix" "$stress" "$attach"
   printf 'STALL_ARGS=%q\nSTALL_SECS=%q\n' "$stall_args" "$stall"
   printf 'COUNTER_ARGS=%q\nCOUNTER_SECS=%q\n' "$counter_args" "$counters"
+  printf 'HOTPLUG_CPU=%q\nHOTPLUG_SECS=%q\n' "$hotplug" "$hotplug_secs"
   printf 'COUNTER_MODEL_JSON=%q\n' "$(tr -d '\n' <"$VM_SCRIPTS/guest/counters-model.json")"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
 } >"$guest"
@@ -124,6 +140,7 @@ bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest"
 vm_timeout=$((mix + stress + 420))
 [ -z "$stall_args" ] || vm_timeout=$((vm_timeout + stall + 150))
 [ -z "$counter_args" ] || vm_timeout=$((vm_timeout + counters + 90))
+[ -z "$hotplug" ] || vm_timeout=$((vm_timeout + hotplug_secs + 150))
 rc=0
 bash "$VM_SCRIPTS/run.sh" --kernel "$KDIR/bzImage" --initrd "$work/initramfs.cpio.gz" \
   --log "$log" --timeout "$vm_timeout" || rc=$?

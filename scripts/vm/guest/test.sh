@@ -1,7 +1,8 @@
 # Guest side of scripts/vm/test.sh (busybox sh). Prepended: config variables
 # (SCHED_BIN SCHED_NAME SCHED_ARGS STATS_CMD EXPECT_HIGH EXPECT_OPS
 # SCHED_EXIT_LINE UEI_EXIT_LINE MIX_SECS STRESS_SECS ATTACH_SECS STALL_ARGS
-# STALL_SECS COUNTER_ARGS COUNTER_SECS COUNTER_MODEL_JSON) and guest/common.sh.
+# STALL_SECS COUNTER_ARGS COUNTER_SECS COUNTER_MODEL_JSON HOTPLUG_CPU
+# HOTPLUG_SECS) and guest/common.sh.
 
 LOAD=/bin/colab-vmload
 # Kernel log lines that fail a phase (kernel 6.12, kernel/sched/ext.c).
@@ -256,6 +257,53 @@ stall_phase() {
   info "[$tag] scheduler output (last 12 lines):"; tail -n 12 "$SOUT"
 }
 
+# Hotplug phase: taking a CPU offline and bringing it back ends a sched_ext
+# scheduler without cpu_online/cpu_offline ops each time (6.12 ext.c,
+# handle_hotplug: scx_ops_exit(SCX_ECODE_ACT_RESTART | SCX_ECODE_RSN_HOTPLUG,
+# "cpu N going offline, exiting scheduler")). The scheduler must restart on
+# that request, be 'enabled' again each time, keep its workload running and
+# still detach cleanly at the end.
+hotplug_phase() {
+  tag=hotplug
+  _f="/sys/devices/system/cpu/cpu$HOTPLUG_CPU/online"
+  info "[$tag] ===== phase '$tag': $SCHED_NAME $SCHED_ARGS; CPU $HOTPLUG_CPU offline, then online, under load ====="
+  if [ ! -w "$_f" ]; then
+    fail "[$tag] $_f missing or read-only: this kernel cannot take CPU $HOTPLUG_CPU offline"
+    return 0
+  fi
+  mark=$(dmesg_mark)
+  start_sched "$tag" || return 0
+  check_ops "$tag"
+  _w="hogs --threads 4 --secs $HOTPLUG_SECS"
+  start_workloads "$tag" "$_w"
+  sleep 1
+  for _to in 0 1; do
+    _n0=$(grep -c 'asked for a restart' "$SOUT")
+    if ! echo "$_to" >"$_f" 2>/tmp/hotplug.err; then
+      fail "[$tag] writing $_to to $_f: $(cat /tmp/hotplug.err)"
+      continue
+    fi
+    _end=$(($(now_ms) + 30000)); _ok=0
+    while [ "$(now_ms)" -lt "$_end" ] && proc_alive "$SPID"; do
+      if [ "$(grep -c 'asked for a restart' "$SOUT")" -gt "$_n0" ] && [ "$(sx_state)" = enabled ]; then
+        _ok=1; break
+      fi
+      sleep 0.2
+    done
+    if [ $_ok = 1 ]; then
+      pass "[$tag] CPU $HOTPLUG_CPU online=$_to: the scheduler restarted on the kernel's request and is 'enabled' again (online CPUs $(cat /sys/devices/system/cpu/online))"
+    else
+      fail "[$tag] CPU $HOTPLUG_CPU online=$_to: expected a restart line and state 'enabled' within 30 s, saw state '$(sx_state)', scheduler $(proc_alive "$SPID" && echo running || echo exited), output: $(tail -n 4 "$SOUT" | tr '\n' '|')"
+    fi
+  done
+  watch_sched "$tag" "$HOTPLUG_SECS"
+  v_workload "$tag" 1 "$_w" "$HOTPLUG_SECS"; expect_clean "$tag"
+  stop_sched "$tag"
+  v_exit_reason "$SOUT"; expect_clean "$tag"
+  v_dmesg_clean "$mark"; expect_clean "$tag"
+  info "[$tag] scheduler output (last 8 lines):"; tail -n 8 "$SOUT"
+}
+
 info "scheduler: $SCHED_NAME ($SCHED_BIN $SCHED_ARGS), lockholder HIGH check: $EXPECT_HIGH"
 st=$(sx_state)
 if [ "$st" = disabled ]; then pass "sched_ext present, state 'disabled' before the test"; else fail "sched_ext state before the test: expected 'disabled', saw '$st'"; fi
@@ -318,6 +366,12 @@ if [ -n "$COUNTER_ARGS" ]; then
   else
     fail "[counters] hog labels: expected LOW in every stats line, saw: '$(tr '\n' ';' </tmp/hog.lines)'"
   fi
+fi
+
+if [ -n "$HOTPLUG_CPU" ]; then
+  hotplug_phase
+else
+  info "hotplug phase skipped (no hotplug CPU for $SCHED_NAME)"
 fi
 
 if [ -n "$STALL_ARGS" ]; then
