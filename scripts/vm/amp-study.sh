@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --rivals) rivals=1; shift ;;
     --out) outdir="$2"; shift 2 ;;
     --quick) reps=1; emu_reps=1; workloads="NSync-1 fft:4"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) vm_die "amp-study.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -58,7 +58,11 @@ ncpu=$(tr ',' '\n' <<<"$caps" | wc -l)
 allbig="${ncpu}B"
 
 scheds="default scx_simple"
-binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
+# The kernel's config, linked to /boot/config-$(uname -r) by the guest:
+# libbpf reads it for a BPF program's `__kconfig` externs (scx_lavd 1.1.4
+# needs CONFIG_NR_CPUS, both rivals CONFIG_PREEMPT_RCU) and refuses to load
+# the program (-EINVAL) when neither that file nor /proc/config.gz exists.
+binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple" --file "$KDIR/config:/boot/kernel-config")
 if [ -n "$colab" ]; then
   scheds="$scheds scx_colab"; binargs+=(--bin "$colab:scx_colab")
 fi

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds a gzip'd cpio initramfs for the test VM: busybox (static), an /init
 # that mounts proc/sys/dev/debugfs/tracefs, runs a guest script and powers off,
-# and the given programs under /bin.
+# and the given programs under /bin (and --file data files where asked).
 #
 #   bash scripts/vm/initramfs.sh --out FILE --guest SCRIPT [--bin PATH[:NAME]]...
+#        [--file PATH:/ABS/DEST]...
 #
 # /init prints "@@VM-GUEST-EXIT status=N@@" on the console when the guest
 # script ends (N = its exit status), then runs `poweroff -f`. Dynamically
@@ -11,12 +12,13 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-out="" guest="" bins=()
+out="" guest="" bins=() files=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --guest) guest="$2"; shift 2 ;;
     --bin) bins+=("$2"); shift 2 ;;
+    --file) files+=("$2"); shift 2 ;;
     *) vm_die "initramfs.sh" "unknown argument: $1" ;;
   esac
 done
@@ -52,6 +54,13 @@ for spec in "${bins[@]}"; do
   cp "$src" "$root/bin/$name"
   chmod 0755 "$root/bin/$name"
   copy_libs "$src"
+done
+for spec in "${files[@]}"; do
+  src="${spec%%:*}" dest="${spec#*:}"
+  [ "$spec" != "$src" ] && [ "${dest#/}" != "$dest" ] || vm_die "initramfs.sh" "--file $spec: expected PATH:/ABS/DEST"
+  [ -f "$src" ] || vm_die "initramfs.sh" "file '$src' not found (--file $spec)"
+  mkdir -p "$root$(dirname "$dest")"
+  cp "$src" "$root$dest"
 done
 cp "$guest" "$root/guest.sh"
 

@@ -9,6 +9,8 @@
 #   @@RUN-FAILED,<sched>,<workload>,<why>
 
 LOAD=/bin/colab-vmload
+# Where libbpf looks for the kernel config (the host puts it at /boot/kernel-config).
+[ -f /boot/kernel-config ] && ln -sf kernel-config "/boot/config-$(uname -r)"
 S=$($LOAD calibrate | sed -n 's/.*"spins_per_us":\([0-9.]*\).*/\1/p')
 [ -n "$S" ] || { fail "calibrate: no busy-loop speed"; exit 1; }
 echo "@@CAL,$S"
