@@ -93,6 +93,10 @@ enum Cmd {
     Mix(mix::MixSpec),
     /// Prints the busy loop's speed (iterations per microsecond) as JSON.
     Calibrate,
+    /// Measures the costs the simulator charges (context switch, wake-up
+    /// latency, migration, tick; `colab calibrate`'s measurement) on this
+    /// machine and prints them as JSON: the VM's costs for a topology file.
+    Costs,
     /// Prints the kernel capacities (1024 scale, core-bound rate) of a
     /// machine's cores in CPU order, comma-separated: the value for the
     /// test kernel's colab_test_capacity= option.
@@ -146,6 +150,14 @@ fn main() {
         Cmd::Calibrate => {
             let c = colab_native::calibrate_spin();
             println!("{{\"spins_per_us\":{:.3}}}", c.spins_per_us);
+            return;
+        }
+        Cmd::Costs => {
+            let m = colab_native::calibrate::measure();
+            println!(
+                "{}",
+                serde_json::to_string(&m).expect("costs serialise to JSON")
+            );
             return;
         }
         Cmd::Noop => return,
