@@ -131,6 +131,10 @@ awk -F, -v big="0" '
   echo
   echo "One QEMU boot (TCG, $ncpu vCPUs on $(nproc) host cores, host load $(cut -d' ' -f1-3 /proc/loadavg)), kernel $(basename "$KDIR") with colab_test_capacity=$caps, $(date -u +%Y-%m-%dT%H:%MZ); $reps repetitions; T_SB alone on $allbig (all vCPUs big) under the default scheduler."
   echo
+  if [ "$ncpu" -gt "$(nproc)" ]; then
+    echo "**Warning:** more vCPUs ($ncpu) than host cores ($(nproc)). A run that keeps every vCPU busy gets at most $(nproc) host cores' worth of time, while T_SB runs of programs with fewer threads do not, so H_ANTT is inflated for mixes that saturate the vCPUs (up to ${ncpu}/$(nproc)x). Compare schedulers with each other here, not with the simulator; for that, use a machine with at most $(nproc) cores (\`--machine 1B1S\` on this host)."
+    echo
+  fi
   echo "H_ANTT per workload (mean over programs of median T_M / median T_SB; lower is better), and the largest run-to-run spread of a program's turnaround, (max - min) / median:"
   echo
   scheds_in="$(tail -n +2 "$outdir/summary.csv" | cut -d, -f1 | awk '!s[$0]++')"
