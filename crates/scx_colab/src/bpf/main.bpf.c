@@ -17,8 +17,9 @@
  * futex (address, and process for private futexes), the last waker and when;
  * fentry/fexit on futex_wait time every wait; a wait that ended by a wake-up
  * (return 0) after that waker's record is charged to the waker: its
- * blocked_others_ns grows by the wait time, both in its task storage and in
- * the hash map block_stats that the labeller reads.
+ * blocked_others_ns grows by the wait time in the hash map block_stats that
+ * the labeller reads (only there: a copy in the waker's task storage cost a
+ * pid lookup and a task reference per charged wait and was never read).
  *
  * Performance counters (colab-tpds 5.1), when user space runs a model: it
  * opens the model's events on every CPU (perf_event_open, pid -1) and puts
@@ -81,7 +82,6 @@ static u32 rr_cluster;
 struct task_ctx {
 	u64 vruntime;
 	u64 started_at;
-	u64 blocked_others_ns; /* futex wait time this task caused others */
 	u64 wait_start;        /* start of the current futex wait, 0 if none */
 	u64 wait_uaddr;        /* the futex waited on */
 	u64 label_gen;         /* labels copied at this generation */
@@ -663,8 +663,6 @@ int BPF_PROG(colab_futex_wait_enter, u32 *uaddr, unsigned int flags, u32 val, kt
 static __always_inline void charge(u32 waker_pid, u64 waited, const char *comm)
 {
 	struct colab_block_stat zero = {}, *bs;
-	struct task_struct *waker;
-	struct task_ctx *wctx;
 
 	bs = bpf_map_lookup_elem(&block_stats, &waker_pid);
 	if (!bs) {
@@ -676,14 +674,6 @@ static __always_inline void charge(u32 waker_pid, u64 waited, const char *comm)
 	__sync_fetch_and_add(&bs->blocked_others_ns, waited);
 	__sync_fetch_and_add(&bs->charges, 1);
 	__builtin_memcpy(bs->comm, comm, COLAB_COMM_LEN);
-
-	waker = bpf_task_from_pid(waker_pid);
-	if (!waker)
-		return;
-	wctx = bpf_task_storage_get(&task_ctxs, waker, 0, 0);
-	if (wctx)
-		__sync_fetch_and_add(&wctx->blocked_others_ns, waited);
-	bpf_task_release(waker);
 }
 
 SEC("fexit/futex_wait")
