@@ -77,6 +77,15 @@ pub struct Mechanisms {
     /// Blocking labels send high-blocking low-speedup threads to any core
     /// (allocator) ; off: the allocator reads speedup labels only.
     pub block_labels: bool,
+    /// scx_colab's first deviation (off in the paper's COLAB): a waking
+    /// thread takes its previous core when that core is idle and in the
+    /// cluster the allocator would choose from (any, for "any"), before the
+    /// round-robin.
+    pub prev_first: bool,
+    /// scx_colab's second deviation (0 in the paper's COLAB): a big core
+    /// takes over a little core's thread only once that thread has been on
+    /// the little core this long (scx_colab: `--pull-min-us`, 1 ms).
+    pub pull_min_ns: u64,
 }
 
 impl Default for Mechanisms {
@@ -86,6 +95,8 @@ impl Default for Mechanisms {
             block_first: true,
             scale_slice: true,
             block_labels: true,
+            prev_first: false,
+            pull_min_ns: 0,
         }
     }
 }
@@ -160,6 +171,17 @@ impl ColabParams {
                 "block-first" => self.mech.block_first = onoff(v)?,
                 "scale-slice" => self.mech.scale_slice = onoff(v)?,
                 "block-labels" => self.mech.block_labels = onoff(v)?,
+                "prev-first" => self.mech.prev_first = onoff(v)?,
+                "pull-min-us" => {
+                    self.mech.pull_min_ns = v
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|&us| us <= 10_000_000)
+                        .map(|us| us * 1000)
+                        .ok_or_else(|| {
+                            format!("'pull-min-us={v}': expected whole microseconds, 0 to 10000000")
+                        })?
+                }
                 "window" => {
                     self.fairness_window = if v == "inf" {
                         f64::INFINITY
@@ -200,8 +222,9 @@ impl ColabParams {
 }
 
 /// The options `colab:` accepts, for messages and `colab list`.
-pub const OPTIONS_HELP: &str = "remote, block-first, scale-slice, block-labels = on|off; \
-labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf";
+pub const OPTIONS_HELP: &str = "remote, block-first, scale-slice, block-labels, prev-first = on|off; \
+labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us = US \
+(prev-first=on:pull-min-us=1000 is scx_colab's default)";
 
 #[derive(Clone, Debug, Default)]
 struct Labels {
@@ -410,6 +433,20 @@ impl Policy for Colab {
         if !topo.is_asymmetric() {
             return self.rr_allocator(st, 2, topo.all_mask());
         }
+        if self.params.mech.prev_first {
+            let allowed = if l.speedup == SpeedupLabel::High {
+                topo.big_mask()
+            } else if l.speedup == SpeedupLabel::Low && !high_block {
+                topo.little_mask()
+            } else {
+                topo.all_mask()
+            };
+            if let Some(p) = st.thread(t).last_core {
+                if allowed.contains(p) && st.is_idle(p) && st.core(p).rq.is_empty() {
+                    return p;
+                }
+            }
+        }
         if l.speedup == SpeedupLabel::High {
             self.rr_allocator(st, 0, topo.big_mask())
         } else if l.speedup == SpeedupLabel::Low && !high_block {
@@ -475,9 +512,11 @@ impl Policy for Colab {
         }
         // 3. A big core takes the most blocking thread running on a little core.
         if big && topo.is_asymmetric() && self.params.mech.remote {
+            let min = self.params.mech.pull_min_ns;
             let running_little = topo
                 .little_mask()
                 .iter()
+                .filter(|&o| st.current_ran(o) >= min)
                 .filter_map(|o| st.core(o).current.map(|t| (o, t)));
             let best = running_little.max_by(|&(_, a), &(_, b)| {
                 self.block_level(a)

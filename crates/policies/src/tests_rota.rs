@@ -271,6 +271,43 @@ fn colab_remote_off_leaves_little_cores_alone() {
 }
 
 #[test]
+fn colab_pull_min_leaves_a_little_core_thread_that_just_started() {
+    // Thread 0 has run 0.5 ms on little core 2; big core 0 is idle.
+    let mut st = state("2B2S", 2);
+    run_on(&mut st, 2, 0);
+    st.now = 500 * US;
+    let preempts = |p: &mut Colab, st: &SchedState| {
+        matches!(p.pick_next(st, CoreId(0)), Pick::PreemptRemote { .. })
+    };
+    assert!(preempts(&mut colab(&st, ""), &st));
+    let mut p = colab(&st, "pull-min-us=1000");
+    assert!(!preempts(&mut p, &st));
+    st.now = 1000 * US;
+    assert!(preempts(&mut p, &st));
+}
+
+#[test]
+fn colab_prev_first_takes_the_idle_previous_core_of_the_allowed_cluster() {
+    // Thread 1 (speedup 2.0: medium on 2B2S, any cluster) last ran on
+    // little core 3, idle now like every core. Fig. 6's allocator starts
+    // its round-robin at the big cluster; prev-first returns to core 3.
+    let mut st = state("2B2S", 2);
+    run_on(&mut st, 3, 1);
+    st.cores[3].current = None;
+    st.threads[1].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[1].core = None;
+    let mut paper = colab(&st, "");
+    let mut prev = colab(&st, "prev-first=on");
+    assert!(st.topo.is_big(wake(&mut paper, &st, 1)));
+    assert_eq!(wake(&mut prev, &st, 1), CoreId(3));
+    // A high-speedup thread may only use big cores: its little previous
+    // core is not taken.
+    let mut high = colab(&st, "prev-first=on:labels=fixed:hi=1.5:lo=1.1");
+    high.periodic(&st, &mut Vec::new());
+    assert!(st.topo.is_big(wake(&mut high, &st, 1)));
+}
+
+#[test]
 fn colab_block_first_off_is_cfs_order() {
     let mut st = state("2B2S", 3);
     for t in 0..3 {
@@ -376,6 +413,8 @@ fn colab_options_parse_and_bad_ones_are_errors() {
         "colab:labels=fixed:hi=1.5:lo=2",
         "colab:hi=2",
         "colab:window=-1",
+        "colab:pull-min-us=-5",
+        "colab:prev-first=maybe",
         "colab:speed=fast",
     ] {
         assert!(crate::by_name(bad).is_err(), "{bad}");
