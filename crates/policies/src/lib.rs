@@ -35,8 +35,9 @@ pub const POLICIES: &[(&str, &str)] = &[
     (
         "colab",
         "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice; \
-colab:KEY=VALUE:... switches mechanisms (remote, block-first, scale-slice, block-labels = on|off; \
-labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf)",
+colab:KEY=VALUE:... switches mechanisms (remote, block-first, scale-slice, block-labels, \
+prev-first = on|off; labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf; \
+pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by default)",
     ),
     (
         "colab-e",
