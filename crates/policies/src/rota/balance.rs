@@ -33,7 +33,7 @@ impl Rota {
             // it is more than the limit of fast-core time ahead of it.
             // It goes to the first waiting thread in the order (capped:
             // FIFO among those within the cap of the least served).
-            self.set_owed_min(st);
+            let floor = self.rank_floor(st);
             let least = self
                 .waiting(st)
                 .filter(|&(o, _)| o != c)
@@ -42,7 +42,7 @@ impl Rota {
             let first = self
                 .waiting(st)
                 .filter(|&(o, _)| o != c)
-                .min_by_key(|&(_, t)| self.fast_rank(st, t));
+                .min_by_key(|&(_, t)| self.fast_rank(st, t, floor));
             if let (Some(key), Some((xc, x))) = (least, first) {
                 if key.saturating_add(limit) < self.owed_key(st, y) {
                     self.swap_in(st, c, y, xc, x, out);
@@ -55,7 +55,7 @@ impl Rota {
         let Some((xc, x)) = self
             .waiting(st)
             .filter(|&(o, t)| o != c && (!by_turn || self.th[t.idx()].fast_left_at < since))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t, 0))
         else {
             return;
         };
@@ -65,11 +65,12 @@ impl Rota {
         }
         // In FIFO order the occupant counts as having queued when it took
         // the core: x goes first if it has waited since before that.
-        let mut ry = self.fast_rank(st, y);
+        // (The capped order never gets here: no floor to rank against.)
+        let mut ry = self.fast_rank(st, y, 0);
         if matches!(self.params.order, Order::Fifo | Order::Turn) {
             ry.2 = since;
         }
-        if self.fast_rank(st, x) >= ry {
+        if self.fast_rank(st, x, 0) >= ry {
             return;
         }
         self.swap_in(st, c, y, xc, x, out);
@@ -107,10 +108,11 @@ impl Rota {
         if self.is_serial(st, y) {
             return;
         }
+        let floor = self.rank_floor(st);
         let Some((xc, x)) = self
             .waiting(st)
             .filter(|&(o, t)| o != c && !self.m().fast.contains(o) && self.is_serial(st, t))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
         else {
             return;
         };

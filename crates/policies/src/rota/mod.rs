@@ -85,7 +85,6 @@ use colab_core::{
     WakeKind,
 };
 use colab_labels::BlockTracker;
-use std::cell::Cell;
 
 mod balance;
 mod params;
@@ -138,9 +137,6 @@ pub struct Rota {
     occupant: Vec<Option<(ThreadId, Nanos)>>,
     /// Per core: when it went idle (None while busy).
     idle_since: Vec<Option<Nanos>>,
-    /// The least fast-core time (per unit of speedup) of the threads that
-    /// want a fast core, taken before each ranking in the capped order.
-    owed_min: Cell<u64>,
     /// Per program: threads created so far.
     created: Vec<u32>,
     /// Per program: runnable or running threads, kept up to date as
@@ -157,7 +153,6 @@ impl Rota {
             th: Vec::new(),
             occupant: Vec::new(),
             idle_since: Vec::new(),
-            owed_min: Cell::new(0),
             created: Vec::new(),
             active: Vec::new(),
         }
@@ -291,22 +286,28 @@ impl Rota {
         }
     }
 
-    /// Takes the least fast-core time of the waiting threads, for ranking
-    /// in the capped order.
-    fn set_owed_min(&self, st: &SchedState) {
-        if self.params.order == Order::Capped {
-            let m = self
-                .waiting(st)
-                .map(|(_, t)| self.owed_key(st, t))
-                .min()
-                .unwrap_or(0);
-            self.owed_min.set(m);
+    /// What the capped order ranks against: the least fast-core time (per
+    /// unit of speedup) of the threads that want a fast core; 0 in the
+    /// other orders, which do not read it.
+    pub(super) fn rank_floor(&self, st: &SchedState) -> u64 {
+        if self.params.order != Order::Capped {
+            return 0;
         }
+        self.waiting(st)
+            .map(|(_, t)| self.owed_key(st, t))
+            .min()
+            .unwrap_or(0)
     }
 
-    /// Priority for a fast core: bottleneck threads first, then the most
-    /// owed (least fast time per speedup), then the lower id. Smaller first.
-    fn fast_rank(&self, st: &SchedState, t: ThreadId) -> (bool, bool, u64, ThreadId) {
+    /// Priority for a fast core: serial phases and bottleneck threads first
+    /// (when switched on), then the order's key, then the lower id. Smaller
+    /// first. `floor`: [`Rota::rank_floor`] of the same moment.
+    pub(super) fn fast_rank(
+        &self,
+        st: &SchedState,
+        t: ThreadId,
+        floor: u64,
+    ) -> (bool, bool, u64, ThreadId) {
         let serial = self.is_serial(st, t);
         let blocking = self.params.block_first && self.th[t.idx()].high_block;
         let key = match self.params.order {
@@ -314,8 +315,7 @@ impl Rota {
             Order::Fifo => st.thread(t).runnable_since,
             Order::Share => self.share_key(st, t),
             Order::Capped => {
-                let ahead =
-                    self.owed_key(st, t) > self.owed_min.get().saturating_add(self.cap_ns());
+                let ahead = self.owed_key(st, t) > floor.saturating_add(self.cap_ns());
                 ((ahead as u64) << 62) | st.thread(t).runnable_since.min((1 << 62) - 1)
             }
             Order::Turn => self.th[t.idx()].fast_left_at,
@@ -382,16 +382,21 @@ impl Rota {
     }
 
     /// The queued thread a fast core should steal: the best-ranked one anywhere.
-    fn best_queued(&self, st: &SchedState, skip: CoreId) -> Option<(CoreId, ThreadId)> {
+    fn best_queued(&self, st: &SchedState, skip: CoreId, floor: u64) -> Option<(CoreId, ThreadId)> {
         st.topo
             .cores()
             .filter(|&o| o != skip)
             .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
     }
 
     /// The slow-core running thread a fast core should take over.
-    fn best_slow_running(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+    fn best_slow_running(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        floor: u64,
+    ) -> Option<(CoreId, ThreadId)> {
         let min = if self.params.pull_min {
             self.m().pull_min_ns
         } else {
@@ -402,7 +407,7 @@ impl Rota {
             .iter()
             .filter_map(|o| st.core(o).current.map(|t| (o, t)))
             .filter(|&(o, t)| st.current_ran(o) >= min && self.may_pull(st, c, t))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t))
+            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
     }
 
     /// May idle fast core `c` take over `t`, running on a slow core? At
@@ -551,12 +556,12 @@ impl Policy for Rota {
         }
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
-            self.set_owed_min(st);
-            if let Some((from, thread)) = self.best_queued(st, c) {
+            let floor = self.rank_floor(st);
+            if let Some((from, thread)) = self.best_queued(st, c, floor) {
                 return Pick::Steal { from, thread };
             }
             if self.params.remote {
-                if let Some((from, thread)) = self.best_slow_running(st, c) {
+                if let Some((from, thread)) = self.best_slow_running(st, c, floor) {
                     return Pick::PreemptRemote { from, thread };
                 }
             }
