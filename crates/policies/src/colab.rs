@@ -434,24 +434,25 @@ impl Policy for Colab {
         if !topo.is_asymmetric() {
             return self.rr_allocator(st, 2, topo.all_mask());
         }
+        // The one cluster the labels confine the thread to (with its
+        // round-robin cursor), or None: any cluster.
+        let confined = if l.speedup == SpeedupLabel::High {
+            Some((0, topo.big_mask()))
+        } else if l.speedup == SpeedupLabel::Low && !high_block {
+            Some((1, topo.little_mask()))
+        } else {
+            None
+        };
         if self.params.mech.prev_first {
-            let allowed = if l.speedup == SpeedupLabel::High {
-                topo.big_mask()
-            } else if l.speedup == SpeedupLabel::Low && !high_block {
-                topo.little_mask()
-            } else {
-                topo.all_mask()
-            };
+            let allowed = confined.map_or(topo.all_mask(), |(_, m)| m);
             if let Some(p) = st.thread(t).last_core {
                 if allowed.contains(p) && st.is_idle(p) && st.core(p).rq.is_empty() {
                     return p;
                 }
             }
         }
-        if l.speedup == SpeedupLabel::High {
-            self.rr_allocator(st, 0, topo.big_mask())
-        } else if l.speedup == SpeedupLabel::Low && !high_block {
-            self.rr_allocator(st, 1, topo.little_mask())
+        if let Some((cursor, mask)) = confined {
+            self.rr_allocator(st, cursor, mask)
         } else {
             // Hierarchical: alternate clusters, then round-robin within one.
             let clusters = topo.clusters.len();

@@ -154,6 +154,18 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
 }
 
 /// The value of an on/off switch `key=value` in a policy's options.
+/// `KEY=VALUE` where VALUE is one of `choices`' names.
+pub(crate) fn one_of<T: Copy>(key: &str, value: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            format!("'{key}' takes {}, not '{value}'", names.join(", "))
+        })
+}
+
 pub(crate) fn on_off(key: &str, value: &str) -> Result<bool, String> {
     match value {
         "on" => Ok(true),

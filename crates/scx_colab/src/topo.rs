@@ -153,15 +153,14 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
     let little: Vec<usize> = cpus.iter().filter(|c| !c.big).map(|c| c.id).collect();
     if !big.is_empty() && !little.is_empty() {
         // The speedup fallback: the clusters' mean capacities.
-        let mean = |v: &[usize]| {
-            let caps: Vec<usize> = cpus
+        let mean = |big: bool| {
+            let caps = cpus
                 .iter()
-                .filter(|c| v.contains(&c.id))
-                .map(|c| c.capacity.max(1))
-                .collect();
-            caps.iter().sum::<usize>() as f64 / caps.len() as f64
+                .filter(|c| c.big == big)
+                .map(|c| c.capacity.max(1));
+            caps.clone().sum::<usize>() as f64 / caps.count() as f64
         };
-        let ratio = mean(&big) / mean(&little);
+        let ratio = mean(true) / mean(false);
         return Ok(Split {
             big,
             little,

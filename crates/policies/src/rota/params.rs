@@ -85,16 +85,9 @@ impl RotaParams {
                 .split_once('=')
                 .ok_or_else(|| format!("option '{opt}' is not KEY=on|off ({ROTA_OPTIONS_HELP})"))?;
             if k == "rotate-after" {
-                self.rotate_after = match v {
-                    "wait" => RotateAfter::Wait,
-                    "turn" => RotateAfter::Turn,
-                    "owed" => RotateAfter::Owed,
-                    _ => {
-                        return Err(format!(
-                            "'rotate-after' takes wait, turn or owed, not '{v}'"
-                        ))
-                    }
-                };
+                use RotateAfter::*;
+                self.rotate_after =
+                    crate::one_of(k, v, &[("wait", Wait), ("turn", Turn), ("owed", Owed)])?;
                 continue;
             }
             if k == "cap" {
@@ -104,20 +97,20 @@ impl RotaParams {
                 continue;
             }
             if k == "order" {
-                self.order = match v {
-                    "owed" => Order::Owed,
-                    "fifo" => Order::Fifo,
-                    "capped" => Order::Capped,
-                    "share" => Order::Share,
-                    "speed" => Order::Speed,
-                    "tlp" => Order::Tlp,
-                    "turn" => Order::Turn,
-                    _ => {
-                        return Err(format!(
-                            "'order' takes capped, fifo, turn, owed, share, speed or tlp, not '{v}'"
-                        ))
-                    }
-                };
+                use Order::*;
+                self.order = crate::one_of(
+                    k,
+                    v,
+                    &[
+                        ("capped", Capped),
+                        ("fifo", Fifo),
+                        ("turn", Turn),
+                        ("owed", Owed),
+                        ("share", Share),
+                        ("speed", Speed),
+                        ("tlp", Tlp),
+                    ],
+                )?;
                 continue;
             }
             let on = crate::on_off(k, v)?;
