@@ -55,7 +55,7 @@
 //! fairness between programs rather than threads (`group`), speedup-weighted waiting
 //! (`order=speed`), fewer-threaded programs first (`order=tlp`), the
 //! thread longest without a fast-core turn first (`order=turn`, added after
-//! the freeze: fairer, slower), swaps for
+//! the first freeze: fairer, slower), swaps for
 //! a higher speedup (`swap`), and wake-up preemption of long runners by
 //! synchronising threads (`sync-preempt`).
 //!
@@ -209,12 +209,7 @@ impl Rota {
     /// rotation equalises), counting a current fast-core run.
     fn owed_key(&self, st: &SchedState, t: ThreadId) -> u64 {
         let s = &self.th[t.idx()];
-        let mut ns = s.fast_ns;
-        if let Some(c) = st.thread(t).core {
-            if st.core(c).current == Some(t) && self.is_fast(c) {
-                ns += st.current_ran(c);
-            }
-        }
+        let ns = self.fast_time_now(st, t);
         if self.params.weighted {
             ns.saturating_mul(FP) / s.speed_fp.max(FP)
         } else {
@@ -222,19 +217,25 @@ impl Rota {
         }
     }
 
+    /// `t`'s fast-core time so far, counting a current fast-core run.
+    fn fast_time_now(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let mut ns = self.th[t.idx()].fast_ns;
+        if let Some(c) = st.thread(t).core {
+            if st.core(c).current == Some(t) && self.is_fast(c) {
+                ns += st.current_ran(c);
+            }
+        }
+        ns
+    }
+
     /// Fast-core time over runnable time (x 2^20), per unit of speedup.
     fn share_key(&self, st: &SchedState, t: ThreadId) -> u64 {
         let s = &self.th[t.idx()];
         let th = st.thread(t);
-        let mut fast = s.fast_ns;
+        let fast = self.fast_time_now(st, t);
         let mut runnable = s.runnable_ns;
         if matches!(th.state, RunState::Runnable | RunState::Running) {
             runnable += st.now.saturating_sub(th.runnable_since);
-        }
-        if let Some(c) = th.core {
-            if st.core(c).current == Some(t) && self.is_fast(c) {
-                fast += st.current_ran(c);
-            }
         }
         let k = ((fast as u128) << 20) / (runnable as u128 + 1);
         let k = if self.params.weighted {
