@@ -64,7 +64,8 @@ scheds="default scx_simple"
 # the program (-EINVAL) when neither that file nor /proc/config.gz exists.
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple" --file "$KDIR/config:/boot/kernel-config")
 if [ -n "$colab" ]; then
-  scheds="$scheds scx_colab"; binargs+=(--bin "$colab:scx_colab")
+  # scx_colab runs ROTA (its default) and, as scx_colab-paper, the paper's COLAB.
+  scheds="$scheds scx_colab scx_colab-paper"; binargs+=(--bin "$colab:scx_colab")
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "amp-study.sh" "scheduler '$p' not found or not executable"

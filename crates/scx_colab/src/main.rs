@@ -1,6 +1,7 @@
-//! scx_colab: COLAB (colab-tpds) as a sched_ext scheduler. The BPF side
-//! (src/bpf/main.bpf.c) allocates cores and selects threads; this process
-//! labels the threads every 10 ms (src/labeller.rs, with colab-labels).
+//! scx_colab: asymmetry-aware scheduling as a sched_ext scheduler: ROTA
+//! (the default) or the paper's COLAB (colab-tpds, `--policy colab`). The
+//! BPF side (src/bpf/) places and selects threads; this process labels
+//! them every 10 ms (src/labeller.rs, with colab-labels).
 
 mod bpf_intf;
 mod bpf_skel;
@@ -20,11 +21,31 @@ use clap::Parser;
 use colab_labels::{LabelParams, SpeedupRange};
 use colab_model::Model;
 
-/// COLAB: heterogeneity-aware scheduling for asymmetric multicores, as a
-/// sched_ext scheduler (needs a kernel with CONFIG_SCHED_CLASS_EXT, and root).
+/// Heterogeneity-aware scheduling for asymmetric multicores (big.LITTLE,
+/// P/E cores) as a sched_ext scheduler: ROTA by default, the paper's COLAB
+/// with `--policy colab` (needs a kernel with CONFIG_SCHED_CLASS_EXT, and root).
 #[derive(Parser, Debug)]
 #[command(name = "scx_colab", version)]
 pub struct Opts {
+    /// The policy: rota (rotating fast-core shares, this project's design)
+    /// or colab (colab-tpds Fig. 6, with the deviations in the README).
+    #[arg(long, value_enum, default_value_t = Policy::Rota)]
+    policy: Policy,
+
+    /// ROTA: the machine's cost of moving a task between clusters, in
+    /// microseconds. The rotation quantum is 200 times it, the least run
+    /// before a pull 4 times, "idle long enough" once (as the simulator
+    /// derives them). Default: the simulator's default topologies' cost.
+    #[arg(long, value_name = "US", default_value_t = 100.0)]
+    migration_us: f64,
+
+    /// ROTA: how many quanta of fast-core time (per unit of predicted
+    /// speedup) a task may be ahead of the least-served waiting task and
+    /// keep its FIFO place (0-1000).
+    #[arg(long, value_name = "QUANTA", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    cap: u64,
+
     /// Declare these CPUs big and the rest little (e.g. `0,1`, `0-3`), for
     /// testing on homogeneous hardware. Default: from CPU capacities.
     #[arg(long, value_name = "LIST", value_parser = parse_cpus)]
@@ -39,11 +60,12 @@ pub struct Opts {
     #[arg(long, value_name = "SECS")]
     stats: Option<f64>,
 
-    /// Base time slice in microseconds (divided by the speedup on big CPUs).
+    /// COLAB: base time slice in microseconds (divided by the speedup on big
+    /// CPUs). ROTA uses CFS's slices for the CPU count.
     #[arg(long, default_value_t = 5000)]
     slice_us: u64,
 
-    /// Fairness window of bottleneck-first selection, in microseconds.
+    /// COLAB: fairness window of bottleneck-first selection, in microseconds.
     #[arg(long, default_value_t = 12000)]
     fair_window_us: u64,
 
@@ -52,19 +74,19 @@ pub struct Opts {
     #[arg(long)]
     no_futex_tracking: bool,
 
-    /// Ablation: an idle big CPU does not preempt and take the most blocking
-    /// task running on a little CPU.
+    /// Ablation: an idle big CPU does not preempt and take a task running on
+    /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
     #[arg(long)]
     no_big_pull: bool,
 
-    /// An idle big CPU takes a little CPU's task only once it has run this
-    /// long without blocking (0: always, as colab-tpds Fig. 6).
+    /// COLAB: an idle big CPU takes a little CPU's task only once it has run
+    /// this long without blocking (0: always, as colab-tpds Fig. 6).
     #[arg(long, value_name = "US", default_value_t = 1000)]
     pull_min_us: u64,
 
-    /// Wake-ups round-robin over the allocated cluster exactly as colab-tpds
-    /// Fig. 6. Default: the task's previous CPU first when it is idle and in
-    /// that cluster.
+    /// COLAB: wake-ups round-robin over the allocated cluster exactly as
+    /// colab-tpds Fig. 6. Default: the task's previous CPU first when it is
+    /// idle and in that cluster.
     #[arg(long)]
     strict_rr: bool,
 
@@ -112,6 +134,13 @@ pub struct Opts {
     /// More log output.
     #[arg(short, long)]
     verbose: bool,
+}
+
+/// Which policy the BPF side runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Policy {
+    Rota,
+    Colab,
 }
 
 /// A parsed `--big-cpus` list.
@@ -326,7 +355,15 @@ fn config(opts: &Opts) -> Result<sched::Config> {
         Some(s) => anyhow::bail!("--stats must be a positive number of seconds, got {s}"),
         None => None,
     };
+    if !(opts.migration_us.is_finite() && opts.migration_us > 0.0 && opts.migration_us <= 1e5) {
+        anyhow::bail!(
+            "--migration-us must be a positive number of microseconds up to 100000, got {}",
+            opts.migration_us
+        );
+    }
+    let rota = sched::RotaConsts::new(opts.migration_us, opts.cap, cpus.len());
     Ok(sched::Config {
+        rota: (opts.policy == Policy::Rota).then_some(rota),
         split,
         slice_ns: opts.slice_us.max(100) * 1000,
         fair_window_ns: opts.fair_window_us * 1000,
@@ -372,6 +409,48 @@ mod tests {
         .unwrap();
         assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
         assert_eq!(o.pull_min_us, 0);
+    }
+
+    #[test]
+    fn policy_options() {
+        let o = Opts::try_parse_from(["scx_colab"]).unwrap();
+        assert_eq!((o.policy, o.cap, o.migration_us), (Policy::Rota, 1, 100.0));
+        let o = Opts::try_parse_from(["scx_colab", "--policy", "colab", "--cap", "3"]).unwrap();
+        assert_eq!((o.policy, o.cap), (Policy::Colab, 3));
+        assert!(Opts::try_parse_from(["scx_colab", "--policy", "cfs"]).is_err());
+        assert!(Opts::try_parse_from(["scx_colab", "--cap", "1001"]).is_err());
+        for bad in ["0", "-1", "nan", "inf", "100001"] {
+            let arg = format!("--migration-us={bad}");
+            let o = Opts::try_parse_from(["scx_colab", arg.as_str()]);
+            let msg = match o {
+                Ok(o) => format!("{:#}", config(&o).err().expect(bad)),
+                Err(e) => e.to_string(),
+            };
+            assert!(msg.contains("--migration-us"), "{bad}: {msg}");
+        }
+    }
+
+    /// ROTA's constants follow the simulator's derivation (rota/mod.rs):
+    /// with its default 100 us migration, a 20 ms quantum and cap, 400 us
+    /// before a pull, 100 us "idle long enough"; CFS's tunables for 4 CPUs
+    /// are 3x the kernel's base values.
+    #[test]
+    fn rota_constants() {
+        let r = sched::RotaConsts::new(100.0, 1, 4);
+        assert_eq!(
+            (r.quantum_ns, r.cap_ns, r.pull_min_ns, r.idle_worth_ns),
+            (20_000_000, 20_000_000, 400_000, 100_000)
+        );
+        assert_eq!(
+            (
+                r.cfs.latency_ns,
+                r.cfs.min_granularity_ns,
+                r.cfs.wakeup_granularity_ns
+            ),
+            (18_000_000, 2_250_000, 3_000_000)
+        );
+        let r = sched::RotaConsts::new(1.722, 0, 2);
+        assert_eq!((r.quantum_ns, r.cap_ns, r.pull_min_ns), (344_400, 0, 6_888));
     }
 
     #[test]

@@ -24,6 +24,8 @@ const MAX_CPUS: usize = bpf_intf::colab_consts_COLAB_MAX_CPUS as usize;
 const NR_STATS: usize = bpf_intf::colab_stat_COLAB_NR_STATS as usize;
 
 pub struct Config {
+    /// ROTA's constants; None: the paper's COLAB.
+    pub rota: Option<RotaConsts>,
     pub split: Split,
     pub slice_ns: u64,
     pub fair_window_ns: u64,
@@ -36,6 +38,31 @@ pub struct Config {
     pub counters: Option<Counters>,
     pub debug_error_after: Option<Duration>,
     pub debug_stall_after: Option<Duration>,
+}
+
+/// ROTA's constants, derived from the machine's cross-cluster migration
+/// cost and CPU count exactly as the simulator's `rota` derives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RotaConsts {
+    pub quantum_ns: u64,
+    pub cap_ns: u64,
+    pub pull_min_ns: u64,
+    pub idle_worth_ns: u64,
+    pub cfs: colab_policies::cfs::CfsTunables,
+}
+
+impl RotaConsts {
+    pub fn new(migration_us: f64, cap_quanta: u64, ncpus: usize) -> RotaConsts {
+        let mig = ((migration_us * 1000.0).round() as u64).max(1);
+        let quantum_ns = 200 * mig;
+        RotaConsts {
+            quantum_ns,
+            cap_ns: quantum_ns.saturating_mul(cap_quanta),
+            pull_min_ns: 4 * mig,
+            idle_worth_ns: mig,
+            cfs: colab_policies::cfs::CfsTunables::for_cpus(ncpus),
+        }
+    }
 }
 
 /// Per-task speedups from counters (main.rs sets them up).
@@ -91,7 +118,16 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         ro.pull_min_ns = cfg.pull_min_ns;
         ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
-        ro.max_charge_ns = cfg.labeller.params.period_ns;
+        ro.policy_rota = cfg.rota.is_some();
+        if let Some(r) = &cfg.rota {
+            ro.rota_quantum_ns = r.quantum_ns;
+            ro.rota_cap_ns = r.cap_ns;
+            ro.rota_pull_min_ns = r.pull_min_ns;
+            ro.rota_idle_worth_ns = r.idle_worth_ns;
+            ro.cfs_latency_ns = r.cfs.latency_ns;
+            ro.cfs_min_gran_ns = r.cfs.min_granularity_ns;
+            ro.cfs_wakeup_gran_ns = r.cfs.wakeup_granularity_ns;
+        }
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
     }
     if cfg.counters.is_none() {
@@ -101,7 +137,9 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     if !cfg.futex_tracking {
         skel.progs.colab_futex_wait_enter.set_autoload(false);
         skel.progs.colab_futex_wait_exit.set_autoload(false);
-        skel.progs.colab_futex_wake.set_autoload(false);
+        skel.progs.colab_futex_lock_pi_enter.set_autoload(false);
+        skel.progs.colab_futex_lock_pi_exit.set_autoload(false);
+        skel.progs.colab_futex_waking.set_autoload(false);
         log::info!("--no-futex-tracking: no bottleneck tracking, no task is high-blocking");
     }
     let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
@@ -118,10 +156,18 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         }
     }
     let link = scx_ops_attach!(skel, colab_ops)?;
+    let policy = match &cfg.rota {
+        Some(r) => format!(
+            "policy rota: quantum {} us, cap {} us, pull after {} us",
+            r.quantum_ns / 1000,
+            r.cap_ns / 1000,
+            r.pull_min_ns / 1000
+        ),
+        None => format!("policy colab: slice {} us", cfg.slice_ns / 1000),
+    };
     println!(
-        "scx_colab: attached ({}; slice {} us, labels every {} ms)",
+        "scx_colab: attached ({}; {policy}; labels every {} ms)",
         cfg.split.describe(),
-        cfg.slice_ns / 1000,
         cfg.labeller.params.period_ns / 1_000_000
     );
 

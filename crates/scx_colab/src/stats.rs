@@ -4,7 +4,7 @@
 use crate::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 13] = [
+pub const STAT_NAMES: [&str; 14] = [
     "direct",
     "queued",
     "hb_queued",
@@ -18,6 +18,7 @@ pub const STAT_NAMES: [&str; 13] = [
     "pmu_reads",
     "pmu_errors",
     "pmu_multiplexed",
+    "rotations",
 ];
 
 /// `blocking leaders: NAME(pid PID, level L, HIGH) NAME(pid PID, level L, low) ...`

@@ -56,6 +56,7 @@ for s in $SCHEDS; do
   if [ "$s" != default ]; then
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
+      scx_colab-paper) SCHED_BIN=/bin/scx_colab; SCHED_ARGS="$COLAB_ARGS --policy colab" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;;
     esac
     if ! start_sched "amp-$s"; then

@@ -54,6 +54,7 @@ enum colab_stat {
 	COLAB_STAT_PMU_READS,   /* task switches that read the CPU's counters */
 	COLAB_STAT_PMU_ERRORS,  /* ... and a counter could not be read */
 	COLAB_STAT_PMU_MUX,     /* ... and counters were multiplexed */
+	COLAB_STAT_ROTATIONS,   /* ROTA: a fast CPU's occupant gave way at a tick */
 	COLAB_NR_STATS,
 };
 
@@ -87,13 +88,30 @@ struct colab_label {
 	u32 speedup_fp;      /* predicted speedup * COLAB_FP_ONE; 0: default */
 };
 
-/* Per-CPU state the dispatch path of other CPUs reads (map `cpu_state`). */
+/*
+ * Per-CPU state the dispatch path of other CPUs reads (map `cpu_state`).
+ * Written by the CPU itself, read racily by others: a stale value costs
+ * one less-than-best decision, never a lost task.
+ */
 struct colab_cpu_state {
 	u32 pid;            /* running task (0: none) */
 	u32 block_level_fp; /* its blocking level */
 	u32 high_block;
 	s32 pull_to;        /* big CPU + 1 asking for the running task; 0: none */
 	u64 started_at;     /* when the running task started running */
+	/* ROTA (rota.bpf.h) */
+	u32 tgid;           /* the running task's process */
+	u32 occ_pid;        /* occupant: the last task to start here (keeps */
+	u32 occ_tgid;       /*   its turn across sleeps), its process, */
+	u32 pad;
+	u64 occ_since;      /*   since when, */
+	u64 occ_avg_sleep_ns; /* and its mean sleep when it started */
+	u64 idle_since;     /* when dispatch last found nothing (0: busy) */
+	u64 run_fast_ns;    /* the running task's fast-CPU time when it started */
+	u64 run_speed_fp;   /* its predicted speedup */
+	u64 run_since;      /* when it became runnable */
+	u64 run_vtime;      /* its vruntime when it started */
+	u64 min_vtime;      /* this CPU queue's vruntime floor (CFS min_vruntime) */
 };
 
 #endif /* __COLAB_INTF_H */
