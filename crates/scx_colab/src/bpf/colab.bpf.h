@@ -44,7 +44,8 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
 {
 	u32 n = set ? nr_little : nr_big;
 	u32 start = rr_cursor[set & 1];
-	u32 i;
+	u32 i, best_load = 0;
+	s32 best_idx = -1;
 
 	if (!n)
 		return -1;
@@ -64,11 +65,19 @@ static __always_inline s32 rr_pick(struct task_struct *p, u32 set, s32 prev_cpu,
 			return cpu;
 		}
 		load = queued_on(cpu);
+		if (best_idx < 0 || load < best_load) {
+			best_idx = idx;
+			best_load = load;
+		}
 		if (*fallback < 0 || load < *fallback_load) {
 			*fallback = cpu;
 			*fallback_load = load;
 		}
 	}
+	/* No idle CPU: the cursor moves past this set's shortest queue, as
+	 * the simulator's rr_allocator moves it past whatever it picked. */
+	if (best_idx >= 0)
+		rr_cursor[set & 1] = best_idx + 1;
 	return -1;
 }
 
