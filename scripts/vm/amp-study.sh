@@ -7,19 +7,22 @@
 # rate), under every scheduler in turn, with T_SB measured on all-big vCPUs.
 #
 #   bash scripts/vm/amp-study.sh [--machine 2B2S] [--reps 3] [--workloads "Sync-2 ..."]
-#        [--scheduler PATH]... [--rivals] [--out reports/vm-amp] [--quick]
+#        [--scheduler PATH]... [--rivals] [--migration-us US] [--out reports/vm-amp] [--quick]
 #
 # --quick: one repetition of two small workloads (the CI check that no
 # scheduler stalls and every workload finishes). --rivals: also the scx
 # rivals scx_lavd and scx_bpfland (built once, static, from crates.io by
-# build-rivals.sh; run with their default options). Writes results.csv (every
+# build-rivals.sh; run with their default options). --migration-us: ROTA's
+# migration cost for scx_colab (default: the one measured in this VM,
+# topologies/vm-<machine>.toml, which the simulator reads too; else
+# scx_colab's own default). Writes results.csv (every
 # program run), summary.csv and results.md (H_ANTT, H_STP per workload and
 # scheduler, geomean, spread) into the output directory. Exit status 1 if a
 # scheduler failed to attach or a workload failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0
+machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0 mig_us=""
 # Default set: one of each class of the COLAB study plus two single programs
 # (chosen before any real-kernel run; small enough for a few minutes a scheduler).
 workloads="Sync-2 NSync-1 Comm-2 Comp-2 Large-1 fft:4 ferret:4"
@@ -30,9 +33,10 @@ while [ $# -gt 0 ]; do
     --workloads) workloads="$2"; shift 2 ;;
     --scheduler) extra+=("$2"); shift 2 ;;
     --rivals) rivals=1; shift ;;
+    --migration-us) mig_us="$2"; shift 2 ;;
     --out) outdir="$2"; shift 2 ;;
     --quick) reps=1; emu_reps=1; workloads="NSync-1 fft:4"; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) vm_die "amp-study.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -77,7 +81,11 @@ big_cpus="$(tr ',' '\n' <<<"$caps" | awk '$1 == 1024 { printf "%s%d", (n++ ? ","
 # reads too), else scx_colab's default.
 colab_args="--big-cpus $big_cpus"
 vm_topo="$VM_ROOT/topologies/vm-$(tr 'A-Z' 'a-z' <<<"$machine").toml"
-if [ -f "$vm_topo" ]; then
+if [ -n "$mig_us" ]; then
+  awk -v v="$mig_us" 'BEGIN { exit !(v + 0 > 0 && v + 0 <= 100000 && v ~ /^[0-9.]+$/) }' ||
+    vm_die "amp-study.sh" "--migration-us must be a positive number of microseconds up to 100000, not '$mig_us'"
+  colab_args="$colab_args --migration-us $mig_us"
+elif [ -f "$vm_topo" ]; then
   mig_ns="$(sed -n 's/^migration_cross_ns *= *\([0-9]*\).*/\1/p' "$vm_topo")"
   if [ -n "$mig_ns" ]; then
     colab_args="$colab_args --migration-us $(awk -v n="$mig_ns" 'BEGIN { printf "%.3f", n / 1000 }')"

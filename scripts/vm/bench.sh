@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark in ONE VM boot: times the `futex` and `msg` workloads (fixed work,
 # REPS repetitions each) under the kernel's default scheduler (EEVDF), under
-# scx_simple and under scx_colab (if built; also as scx_colab_fig6, run with
-# --strict-rr --pull-min-us 0, and scx_colab_nofutex, run with
-# --no-futex-tracking), and reports medians and their ratios to the default
+# scx_simple and under scx_colab (if built: ROTA, its default; also as
+# scx_colab_nofutex, ROTA run with --no-futex-tracking; scx_colab_paper, the
+# paper's COLAB, --policy colab; and scx_colab_fig6, COLAB with --strict-rr
+# --pull-min-us 0), and reports medians and their ratios to the default
 # scheduler (ratio < 1: faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
@@ -36,12 +37,13 @@ colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
 scheds="default scx_simple"
 binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple")
 if [ -n "$colab" ]; then
-  # Variants, the same binary under other names: scx_colab_fig6 runs with
-  # --strict-rr --pull-min-us 0 (colab-tpds Fig. 6 as written: round-robin
-  # wake-ups, big CPUs pull any task), scx_colab_nofutex with
-  # --no-futex-tracking (what the futex hooks cost).
-  scheds="$scheds scx_colab scx_colab_fig6 scx_colab_nofutex"
-  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_fig6" --bin "$colab:scx_colab_nofutex")
+  # Variants, the same binary under other names: scx_colab_nofutex runs
+  # ROTA with --no-futex-tracking (what the futex hooks cost);
+  # scx_colab_paper the paper's COLAB (--policy colab); scx_colab_fig6
+  # COLAB with --strict-rr --pull-min-us 0 (colab-tpds Fig. 6 as written:
+  # round-robin wake-ups, big CPUs pull any task).
+  scheds="$scheds scx_colab scx_colab_nofutex scx_colab_paper scx_colab_fig6"
+  binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex" --bin "$colab:scx_colab_paper" --bin "$colab:scx_colab_fig6")
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"

@@ -74,6 +74,11 @@ pub struct Opts {
     #[arg(long)]
     no_futex_tracking: bool,
 
+    /// Ablation (ROTA): a fast CPU's occupant never gives it up at a tick
+    /// (no rotation; it keeps the CPU until it blocks).
+    #[arg(long)]
+    no_rotation: bool,
+
     /// Ablation: an idle big CPU does not preempt and take a task running on
     /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
     #[arg(long)]
@@ -361,7 +366,8 @@ fn config(opts: &Opts) -> Result<sched::Config> {
             opts.migration_us
         );
     }
-    let rota = sched::RotaConsts::new(opts.migration_us, opts.cap, cpus.len());
+    let mut rota = sched::RotaConsts::new(opts.migration_us, opts.cap, cpus.len());
+    rota.rotation = !opts.no_rotation;
     Ok(sched::Config {
         rota: (opts.policy == Policy::Rota).then_some(rota),
         split,

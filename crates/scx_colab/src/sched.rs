@@ -49,6 +49,8 @@ pub struct RotaConsts {
     pub pull_min_ns: u64,
     pub idle_worth_ns: u64,
     pub cfs: colab_policies::cfs::CfsTunables,
+    /// Occupants give fast CPUs up at ticks (off: `--no-rotation`).
+    pub rotation: bool,
 }
 
 impl RotaConsts {
@@ -61,6 +63,7 @@ impl RotaConsts {
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
             cfs: colab_policies::cfs::CfsTunables::for_cpus(ncpus),
+            rotation: true,
         }
     }
 }
@@ -124,6 +127,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
             ro.rota_cap_ns = r.cap_ns;
             ro.rota_pull_min_ns = r.pull_min_ns;
             ro.rota_idle_worth_ns = r.idle_worth_ns;
+            ro.rota_no_rotation = !r.rotation;
             ro.cfs_latency_ns = r.cfs.latency_ns;
             ro.cfs_min_gran_ns = r.cfs.min_granularity_ns;
             ro.cfs_wakeup_gran_ns = r.cfs.wakeup_granularity_ns;

@@ -32,7 +32,8 @@ for s in $SCHEDS; do
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
       scx_colab_nofutex) SCHED_ARGS="$COLAB_ARGS --no-futex-tracking --stats 1" ;;
-      scx_colab_fig6) SCHED_ARGS="$COLAB_ARGS --strict-rr --pull-min-us 0 --stats 1" ;;
+      scx_colab_paper) SCHED_ARGS="$COLAB_ARGS --policy colab --stats 1" ;;
+      scx_colab_fig6) SCHED_ARGS="$COLAB_ARGS --policy colab --strict-rr --pull-min-us 0 --stats 1" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then

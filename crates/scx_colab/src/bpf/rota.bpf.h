@@ -40,6 +40,8 @@ const volatile u64 rota_quantum_ns = 20000000ULL;
 const volatile u64 rota_cap_ns = 20000000ULL;
 const volatile u64 rota_pull_min_ns = 400000ULL;
 const volatile u64 rota_idle_worth_ns = 100000ULL;
+/* Ablation (--no-rotation): occupants never give a fast CPU up at a tick. */
+const volatile bool rota_no_rotation;
 /* CFS's tunables for this CPU count (colab-policies CfsTunables::for_cpus). */
 const volatile u64 cfs_latency_ns = 18000000ULL;
 const volatile u64 cfs_min_gran_ns = 2250000ULL;
@@ -446,8 +448,11 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 {
 	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
 	struct task_ctx *pctx = prev ? lookup_tctx(prev) : NULL;
+	/* The running task goes on unless it gives its fast CPU up or a fast
+	 * CPU has asked for it (then its enqueue sends it there). */
 	bool prev_stays = prev && (prev->scx.flags & SCX_TASK_QUEUED) &&
-			  !(pctx && pctx->rota_out);
+			  !(pctx && pctx->rota_out) &&
+			  !(cs && cs->pull_to > 0 && cs->pid == (u32)prev->pid);
 	struct rota_walk w;
 	u64 now = bpf_ktime_get_ns();
 
@@ -494,12 +499,16 @@ static __always_inline void rota_tick(struct task_struct *p)
 	if (!tctx || !cs || !nr_big || !nr_little)
 		return;
 	if (!is_big(cpu)) {
-		if (!no_big_pull)
+		/* Only when its task could be taken: waking an idle CPU for
+		 * nothing costs the busy ones (most of all on a shared host). */
+		if (!no_big_pull && now - tctx->started_at >= rota_pull_min_ns)
 			rota_kick_idle_fast();
 		return;
 	}
 	rota_walk(cpu, now, &w);
 	rota_least_all = w.least_all;
+	if (rota_no_rotation)
+		return;
 	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_wait)
 		return;
 	own = owed_of(tctx->fast_ns + (now - tctx->started_at), tctx->speedup_fp);
