@@ -105,6 +105,9 @@ esac
 if [ -z "$expect_high" ]; then
   case "$name" in scx_colab*) expect_high=1 ;; *) expect_high=0 ;; esac
 fi
+# The placement phase (two hogs must run on the big CPUs, under each policy)
+# needs scx_colab's --big-cpus 0,1 on the 4-vCPU VM.
+case "$name:$sched_args" in scx_colab*:*"--big-cpus 0,1"*) placement=1 ;; *) placement=0 ;; esac
 # Expected /sys/kernel/sched_ext/root/ops (a shell pattern; scx's Rust
 # schedulers append version and build to the name, e.g. colab_0.1.0_..._debug).
 case "$name" in
@@ -130,6 +133,7 @@ guest="$work/guest.sh"
   printf 'STALL_ARGS=%q\nSTALL_SECS=%q\n' "$stall_args" "$stall"
   printf 'COUNTER_ARGS=%q\nCOUNTER_SECS=%q\n' "$counter_args" "$counters"
   printf 'HOTPLUG_CPU=%q\nHOTPLUG_SECS=%q\n' "$hotplug" "$hotplug_secs"
+  printf 'PLACEMENT=%q\n' "$placement"
   printf 'COUNTER_MODEL_JSON=%q\n' "$(tr -d '\n' <"$VM_SCRIPTS/guest/counters-model.json")"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/test.sh"
 } >"$guest"

@@ -326,6 +326,44 @@ hotplug_phase() {
   info "[$tag] scheduler output (last 8 lines):"; tail -n 8 "$SOUT"
 }
 
+# cpu_busy CPUS... : each CPU's busy percentage between /tmp/pl0 and /tmp/pl1
+# (two snapshots of /proc/stat), space-separated.
+cpu_busy() {
+  paste -d' ' /tmp/pl0 /tmp/pl1 | awk -v want=" $* " '{
+    n = NF / 2; c = substr($1, 4); if (index(want, " " c " ") == 0) next
+    t = 0; for (i = 2; i <= n; i++) t += $(i + n) - $i
+    idle = ($(n + 5) + $(n + 6)) - ($5 + $6)
+    printf "%d ", (t > 0 ? 100 * (1 - idle / t) : 0) }'
+}
+
+# Placement phase (scx_colab, each policy): two CPU hogs alone on the VM
+# declared 2 big (0, 1) + 2 little must run on the big CPUs: the big CPUs'
+# mean busy share at least 50 points above the little ones'. (Red once: a
+# ROTA dispatch that kept a slow CPU's task running after a fast CPU had
+# asked for it left both hogs on the little CPUs: big 4% busy, little 94-96%.)
+placement_phase() {
+  for _pa in "" "--policy colab"; do
+    tag="placement${_pa:+-colab}"
+    _saved=$SCHED_ARGS
+    SCHED_ARGS="$SCHED_ARGS $_pa"
+    if start_sched "$tag"; then
+      sleep 1
+      grep '^cpu[0-9]' /proc/stat >/tmp/pl0
+      $LOAD hogs --threads 2 --secs 3 >/tmp/pl.json 2>&1
+      grep '^cpu[0-9]' /proc/stat >/tmp/pl1
+      _big=$(cpu_busy 0 1) _little=$(cpu_busy 2 3)
+      _gap=$(echo "$_big $_little" | awk '{ print int(($1 + $2) / 2 - ($3 + $4) / 2) }')
+      if [ "$_gap" -ge 50 ]; then
+        pass "[$tag] two hogs run on the big CPUs: busy % big $_big, little $_little"
+      else
+        fail "[$tag] two hogs: expected the big CPUs (0, 1) at least 50 points busier than the little ones, saw big $_big, little $_little (hogs: $(cat /tmp/pl.json))"
+      fi
+      stop_sched "$tag"
+    fi
+    SCHED_ARGS=$_saved
+  done
+}
+
 info "scheduler: $SCHED_NAME ($SCHED_BIN $SCHED_ARGS), lockholder HIGH check: $EXPECT_HIGH"
 st=$(sx_state)
 if [ "$st" = disabled ]; then pass "sched_ext present, state 'disabled' before the test"; else fail "sched_ext state before the test: expected 'disabled', saw '$st'"; fi
@@ -388,6 +426,12 @@ if [ -n "$COUNTER_ARGS" ]; then
   else
     fail "[counters] hog labels: expected LOW in every stats line, saw: '$(tr '\n' ';' </tmp/hog.lines)'"
   fi
+fi
+
+if [ "$PLACEMENT" = 1 ]; then
+  placement_phase
+else
+  info "placement phase skipped (not scx_colab)"
 fi
 
 if [ -n "$HOTPLUG_CPU" ]; then
