@@ -8,9 +8,9 @@
 #        [--topology topologies/vm-1b1s.toml] [--seeds 5]
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
-# kernel's EEVDF with capacity awareness), scx_colab = rota (ROTA; its
-# constants come from the topology's migration cost, which amp-study.sh
-# passes to scx_colab as --migration-us), scx_colab-paper =
+# kernel's EEVDF with capacity awareness), scx_colab = rota (ROTA, with
+# rota:migration-us= set to the --migration-us scx_colab ran with, read from
+# the results.md beside the summary; else the topology's cost), scx_colab-paper =
 # colab:prev-first=on:pull-min-us=1000 (the paper's COLAB with scx_colab's
 # two switchable deviations). Other schedulers in the summary are skipped.
 # Prints a markdown table on stdout.
@@ -36,10 +36,15 @@ topo="${topo:-$root/topologies/vm-1b1s.toml}"
 colab="$root/target/release/colab"
 (cd "$root" && cargo build --release -q -p colab-cli) >&2
 
+# The migration cost scx_colab's ROTA ran with (amp-study's results.md).
+rota="rota"
+mig="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$summary")/results.md" 2>/dev/null | head -n 1)"
+[ -n "$mig" ] && rota="rota:migration-us=$mig"
+
 sim_policy() {
   case "$1" in
     default) echo eevdf ;;
-    scx_colab) echo rota ;;
+    scx_colab) echo "$rota" ;;
     scx_colab-paper) echo "colab:prev-first=on:pull-min-us=1000" ;;
     *) return 1 ;;
   esac

@@ -183,6 +183,26 @@ fn rota_does_not_pull_a_thread_that_just_started() {
     ));
 }
 
+/// `migration-us` sets the constants as scx_colab's `--migration-us` does:
+/// at 1 us the pull threshold is 4 us, so a thread that has run 10 us is
+/// pulled; at the topology's 100 us (400 us) it is not.
+#[test]
+fn rota_migration_us_sets_the_constants() {
+    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
+    st.now = 10 * MS;
+    run_on(&mut st, 2, 1);
+    st.now += 10 * US;
+    let mut p = rota(&st, "");
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    let mut p = rota(&st, "migration-us=100");
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    let mut p = rota(&st, "migration-us=1");
+    assert!(matches!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote { .. }
+    ));
+}
+
 #[test]
 fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
     // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
@@ -229,6 +249,10 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:cap=-1",
         "rota:cap=1001",
         "rota:rotate-after=never",
+        "rota:migration-us=0",
+        "rota:migration-us=-5",
+        "rota:migration-us=100001",
+        "rota:migration-us=nan",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();
         assert!(e.contains(bad), "{e}");

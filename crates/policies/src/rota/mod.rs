@@ -170,7 +170,11 @@ impl Rota {
             all
         };
         let slow = CoreMask(all.0 & !fast.0);
-        let mig = topo.costs.migration_cross_ns.max(1);
+        let mig = self
+            .params
+            .migration_ns
+            .unwrap_or(topo.costs.migration_cross_ns)
+            .max(1);
         let (f, sl) = (
             &topo.core_types[topo.fastest_type],
             &topo.core_types[topo.slowest_type],

@@ -47,6 +47,11 @@ pub struct RotaParams {
     /// granularity on average: it synchronises) preempts a fast core's
     /// thread that has run longer than that, when no core is idle.
     pub sync_preempt: bool,
+    /// The cross-cluster migration cost ROTA's constants derive from
+    /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
+    /// topology's. Only the policy's constants: the engine still charges
+    /// the topology's cost for every migration.
+    pub migration_ns: Option<u64>,
     /// The labeller's period and blocking threshold (colab-labels).
     pub labels: LabelParams,
 }
@@ -68,6 +73,7 @@ impl Default for RotaParams {
             serial_first: false,
             group: false,
             sync_preempt: false,
+            migration_ns: None,
             labels: LabelParams::default(),
         }
     }
@@ -75,7 +81,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -88,6 +94,17 @@ impl RotaParams {
                 use RotateAfter::*;
                 self.rotate_after =
                     crate::one_of(k, v, &[("wait", Wait), ("turn", Turn), ("owed", Owed)])?;
+                continue;
+            }
+            if k == "migration-us" {
+                let us: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|u: &f64| u.is_finite() && *u > 0.0 && *u <= 100_000.0)
+                    .ok_or_else(|| {
+                        format!("'migration-us' takes microseconds, above 0 and up to 100000, not '{v}'")
+                    })?;
+                self.migration_ns = Some(((us * 1000.0).round() as u64).max(1));
                 continue;
             }
             if k == "cap" {
