@@ -17,7 +17,7 @@
 # topologies/vm-<machine>.toml, which the simulator reads too; else
 # scx_colab's own default). Writes results.csv (every
 # program run), summary.csv and results.md (H_ANTT, H_STP per workload and
-# scheduler, geomean, spread) into the output directory. Exit status 1 if a
+# scheduler, geomean, spread) and chart.svg (amp-chart.sh) into the output directory. Exit status 1 if a
 # scheduler failed to attach or a workload failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -181,6 +181,9 @@ awk -F, -v big="0" '
   fi
   if [ -n "$failed" ]; then echo "Failures:"; echo '```'; echo "$failed"; echo '```'; fi
 } >"$outdir/results.md"
+bash "$VM_SCRIPTS/amp-chart.sh" "$outdir/summary.csv" \
+  "Real kernel, emulated $machine, $(date -u +%Y-%m-%d): H_ANTT (lower is better)" >"$outdir/chart.svg" ||
+  vm_log "no chart: amp-chart.sh failed on $outdir/summary.csv"
 cp "$log" "$outdir/console.log"
 cat "$outdir/results.md"
 if [ -n "$failed" ] || [ "$rc" -ne 0 ]; then
