@@ -79,6 +79,11 @@ pub struct Opts {
     #[arg(long)]
     no_rotation: bool,
 
+    /// Ablation (COLAB): a high-blocking task that is queued does not
+    /// preempt a CPU running a task that is not high-blocking.
+    #[arg(long)]
+    no_bottleneck_preempt: bool,
+
     /// Ablation: an idle big CPU does not preempt and take a task running on
     /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
     #[arg(long)]
@@ -375,6 +380,7 @@ fn config(opts: &Opts) -> Result<sched::Config> {
         fair_window_ns: opts.fair_window_us * 1000,
         futex_tracking: !opts.no_futex_tracking,
         big_pull: !opts.no_big_pull,
+        bottleneck_preempt: !opts.no_bottleneck_preempt,
         pull_min_ns: opts.pull_min_us * 1000,
         strict_rr: opts.strict_rr,
         stats_every,
@@ -414,6 +420,10 @@ mod tests {
         ])
         .unwrap();
         assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
+        assert!(!o.no_bottleneck_preempt && !o.no_rotation);
+        let o2 = Opts::try_parse_from(["scx_colab", "--no-bottleneck-preempt", "--no-rotation"])
+            .unwrap();
+        assert!(o2.no_bottleneck_preempt && o2.no_rotation);
         assert_eq!(o.pull_min_us, 0);
     }
 

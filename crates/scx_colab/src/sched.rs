@@ -31,6 +31,9 @@ pub struct Config {
     pub fair_window_ns: u64,
     pub futex_tracking: bool,
     pub big_pull: bool,
+    /// COLAB: a queued high-blocking task preempts a CPU running one that
+    /// is not (off: `--no-bottleneck-preempt`).
+    pub bottleneck_preempt: bool,
     pub pull_min_ns: u64,
     pub strict_rr: bool,
     pub stats_every: Option<Duration>,
@@ -118,6 +121,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         ro.slice_ns = cfg.slice_ns;
         ro.fair_window_ns = cfg.fair_window_ns;
         ro.no_big_pull = !cfg.big_pull;
+        ro.no_bottleneck_preempt = !cfg.bottleneck_preempt;
         ro.pull_min_ns = cfg.pull_min_ns;
         ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));

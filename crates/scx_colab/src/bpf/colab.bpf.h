@@ -15,6 +15,10 @@
  * "Deviations".
  */
 
+/* Ablation (--no-bottleneck-preempt): a high-blocking task entering its
+ * DSQ does not preempt a CPU running a task that is not high-blocking. */
+const volatile bool no_bottleneck_preempt;
+
 /* Largest vruntime of a task that started running. */
 static u64 vtime_now;
 /* Round-robin cursors: 0 big set, 1 little set; and the cluster to try first. */
@@ -165,7 +169,7 @@ static __always_inline void paper_enqueue(struct task_struct *p, struct task_ctx
 		stat_inc(COLAB_STAT_HB_QUEUED);
 		/* Bottleneck first: preempt a CPU running a non-bottleneck. */
 		cs = lookup_cpu_state(cpu);
-		if (cs && cs->pid && cs->pid != p->pid && !cs->high_block)
+		if (!no_bottleneck_preempt && cs && cs->pid && cs->pid != p->pid && !cs->high_block)
 			kick = SCX_KICK_PREEMPT;
 	}
 	stat_inc(COLAB_STAT_QUEUED);
