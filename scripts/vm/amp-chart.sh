@@ -26,7 +26,8 @@ awk -F, -v title="$title" '
     for (i = 1; i <= ns; i++) { g = exp(lg[i] / cnt[i]); v[i, nw] = g; if (g > max) max = g }
     split("#4e79a7 #f28e2b #e15759 #76b7b2 #59a14f #edc948 #b07aa1 #ff9da7 #9c755f #bab0ac", col, " ")
     bw = 14; gap = 18; left = 50; top = 40; ph = 260
-    gw = ns * bw + gap; width = left + nw * gw + 20; height = top + ph + 60 + 18 * ns
+    gw = ns * bw + gap; width = left + nw * gw + 20; if (width < 560) width = 560
+    height = top + ph + 60 + 18 * ns
     ymax = int(max + 0.999)
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">\n", width, height
     printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
