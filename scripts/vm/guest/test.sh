@@ -338,8 +338,8 @@ cpu_busy() {
 
 # Placement phase (scx_colab, each policy): two CPU hogs alone on the VM
 # declared 2 big (0, 1) + 2 little must run on the big CPUs: the big CPUs'
-# mean busy share at least 30 points above the little ones' (a margin for
-# the host's noise: the fault below gives -90, a healthy run 55-100). (Red once: a
+# mean busy share at least 20 points above the little ones' (a margin for
+# the host's noise: the fault below gives -90, healthy ROTA runs 51-64, COLAB 90-95). (Red once: a
 # ROTA dispatch that kept a slow CPU's task running after a fast CPU had
 # asked for it left both hogs on the little CPUs: big 4% busy, little 94-96%.)
 placement_phase() {
@@ -354,10 +354,10 @@ placement_phase() {
       grep '^cpu[0-9]' /proc/stat >/tmp/pl1
       _big=$(cpu_busy 0 1) _little=$(cpu_busy 2 3)
       _gap=$(echo "$_big $_little" | awk '{ print int(($1 + $2) / 2 - ($3 + $4) / 2) }')
-      if [ "$_gap" -ge 30 ]; then
+      if [ "$_gap" -ge 20 ]; then
         pass "[$tag] two hogs run on the big CPUs: busy % big $_big, little $_little"
       else
-        fail "[$tag] two hogs: expected the big CPUs (0, 1) at least 30 points busier than the little ones, saw big $_big, little $_little (hogs: $(cat /tmp/pl.json))"
+        fail "[$tag] two hogs: expected the big CPUs (0, 1) at least 20 points busier than the little ones, saw big $_big, little $_little (hogs: $(cat /tmp/pl.json))"
       fi
       stop_sched "$tag"
     fi
