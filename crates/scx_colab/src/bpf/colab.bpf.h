@@ -299,8 +299,5 @@ static __always_inline void paper_running(struct task_struct *p, struct task_ctx
 static __always_inline void paper_stopping(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 					   u64 used)
 {
-	u64 weight = p->scx.weight ? p->scx.weight : 100;
-
-	used = used * progress_scale_fp(cpu, tctx) / COLAB_FP_ONE;
-	tctx->vruntime += used * 100 / weight;
+	tctx->vruntime += weighted_ns(p, used * progress_scale_fp(cpu, tctx) / COLAB_FP_ONE);
 }

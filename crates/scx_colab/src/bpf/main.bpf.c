@@ -60,7 +60,6 @@ struct task_ctx {
 	u64 avg_sleep_ns;      /* running mean (weight 1/4) of its sleeps */
 	s64 lag;               /* vruntime minus its queue's min_vtime at the last stop */
 	u32 rota_out;          /* gave its fast CPU up at a tick; queue on a slow one */
-	u32 ran_once;
 	u32 waker_pid;         /* who woke it from the current futex wait */
 	char waker_comm[COLAB_COMM_LEN];
 	u32 speedup_fp;        /* predicted speedup, fixed point */
@@ -194,6 +193,14 @@ static __always_inline void refresh_labels(struct task_struct *p, struct task_ct
 		tctx->block_level_fp = 0;
 		tctx->speedup_fp = default_speedup_fp;
 	}
+}
+
+/* @used ns of run time as vruntime at @p's weight (nice 0: 1:1). */
+static __always_inline u64 weighted_ns(const struct task_struct *p, u64 used)
+{
+	u64 weight = p->scx.weight ? p->scx.weight : 100;
+
+	return used * 100 / weight;
 }
 
 static __always_inline u32 queued_on(s32 cpu)
@@ -332,12 +339,12 @@ void BPF_STRUCT_OPS(colab_stopping, struct task_struct *p, bool runnable)
 	if (!tctx)
 		return;
 	used = bpf_ktime_get_ns() - tctx->started_at;
+	cs = lookup_cpu_state(cpu);
 	if (policy_rota)
-		rota_stopping(p, tctx, cpu, used, runnable);
+		rota_stopping(tctx, cpu, cs, weighted_ns(p, used), used, runnable);
 	else
 		paper_stopping(p, tctx, cpu, used);
 
-	cs = lookup_cpu_state(cpu);
 	if (cs && cs->pid == p->pid && !cs->pull_to)
 		cs->pid = 0;
 }

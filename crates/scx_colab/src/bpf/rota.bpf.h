@@ -360,7 +360,7 @@ static __always_inline s32 rota_select_cpu(struct task_struct *p, s32 prev, bool
 static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx *tctx,
 					  u64 enq_flags)
 {
-	bool new = !tctx->ran_once;
+	bool new = tctx->last_cpu < 0; /* never ran */
 	u64 now = bpf_ktime_get_ns();
 	u64 least = rota_least_all, floor, slept;
 	s64 credit = -(s64)(cfs_latency_ns / 2);
@@ -525,7 +525,6 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	u64 vtime = cs->min_vtime + (u64)tctx->lag;
 
 	tctx->rota_out = 0;
-	tctx->ran_once = 1;
 	tctx->vruntime = vtime;
 	if (vtime_before(cs->min_vtime, vtime))
 		cs->min_vtime = vtime;
@@ -543,15 +542,14 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	cs->run_vtime = vtime;
 }
 
-static __always_inline void rota_stopping(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
-					  u64 used, bool runnable)
+/* @vused: @used at the task's weight. @cs: its CPU's state. */
+static __always_inline void rota_stopping(struct task_ctx *tctx, s32 cpu,
+					  struct colab_cpu_state *cs, u64 vused, u64 used,
+					  bool runnable)
 {
-	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
-	u64 weight = p->scx.weight ? p->scx.weight : 100;
-
 	if (is_big(cpu))
 		tctx->fast_ns += used;
-	tctx->vruntime += used * 100 / weight;
+	tctx->vruntime += vused;
 	if (cs)
 		tctx->lag = (s64)(tctx->vruntime - cs->min_vtime);
 	if (!runnable)
