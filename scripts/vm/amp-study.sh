@@ -8,6 +8,7 @@
 #
 #   bash scripts/vm/amp-study.sh [--machine 2B2S] [--reps 3] [--workloads "Sync-2 ..."]
 #        [--scheduler PATH]... [--rivals] [--migration-us US] [--out reports/vm-amp] [--quick]
+#        [--colab-variant NAME="ARGS"]...
 #
 # --quick: one repetition of two small workloads (the CI check that no
 # scheduler stalls and every workload finishes). --rivals: also the scx
@@ -15,14 +16,16 @@
 # build-rivals.sh; run with their default options). --migration-us: ROTA's
 # migration cost for scx_colab (default: the one measured in this VM,
 # topologies/vm-<machine>.toml, which the simulator reads too; else
-# scx_colab's own default). Writes results.csv (every
+# scx_colab's own default). --colab-variant: also scx_colab with these extra
+# arguments, reported as scx_colab-NAME (e.g. --colab-variant
+# nowindow="--policy colab --window inf"). Writes results.csv (every
 # program run), summary.csv and results.md (H_ANTT, H_STP per workload and
 # scheduler, geomean, spread) and chart.svg (amp-chart.sh) into the output directory. Exit status 1 if a
 # scheduler failed to attach or a workload failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0 mig_us=""
+machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0 mig_us="" variants=()
 # Default set: one of each class of the COLAB study plus two single programs
 # (chosen before any real-kernel run; small enough for a few minutes a scheduler).
 workloads="Sync-2 NSync-1 Comm-2 Comp-2 Large-1 fft:4 ferret:4"
@@ -36,7 +39,12 @@ while [ $# -gt 0 ]; do
     --migration-us) mig_us="$2"; shift 2 ;;
     --out) outdir="$2"; shift 2 ;;
     --quick) reps=1; emu_reps=1; workloads="NSync-1 fft:4"; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --colab-variant)
+      [[ "$2" =~ ^[a-z0-9_]+=.+$ ]] ||
+        vm_die "amp-study.sh" "--colab-variant takes NAME=\"ARGS\" (NAME: lower-case letters, digits, _), not '$2'"
+      [ "${2%%=*}" != paper ] || vm_die "amp-study.sh" "--colab-variant: the name 'paper' is taken (scx_colab --policy colab)"
+      variants+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) vm_die "amp-study.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -70,6 +78,9 @@ binargs=(--bin "$vmload" --bin "$KDIR/scx_simple:scx_simple" --file "$KDIR/confi
 if [ -n "$colab" ]; then
   # scx_colab runs ROTA (its default) and, as scx_colab-paper, the paper's COLAB.
   scheds="$scheds scx_colab scx_colab-paper"; binargs+=(--bin "$colab:scx_colab")
+  for v in "${variants[@]}"; do scheds="$scheds scx_colab-${v%%=*}"; done
+elif [ "${#variants[@]}" -gt 0 ]; then
+  vm_die "amp-study.sh" "--colab-variant needs scx_colab, which was not built"
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "amp-study.sh" "scheduler '$p' not found or not executable"
@@ -100,6 +111,8 @@ guest="$work/guest.sh"
   printf 'MACHINE=%q\nALLBIG=%q\nSCHEDS=%q\nWORKLOADS=%q\nREPS=%q\nEMU_REPS=%q\n' \
     "$machine" "$allbig" "$scheds" "$workloads" "$reps" "$emu_reps"
   printf 'ATTACH_SECS=60\nCOLAB_ARGS=%q\n' "$colab_args"
+  # scx_colab-NAME's extra arguments, one "NAME=ARGS" per line.
+  printf 'COLAB_VARIANTS=%q\n' "$(printf '%s\n' "${variants[@]}")"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/amp-study.sh"
 } >"$guest"
 bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$guest" "${binargs[@]}"
@@ -150,6 +163,7 @@ awk -F, -v big="0" '
   echo "# Real kernel on an emulated $machine"
   echo
   echo "One QEMU boot (TCG, $ncpu vCPUs on $(nproc) host cores, host load $(cut -d' ' -f1-3 /proc/loadavg)), kernel $(basename "$KDIR") with colab_test_capacity=$caps, $(date -u +%Y-%m-%dT%H:%MZ); $reps repetitions; T_SB alone on $allbig (all vCPUs big) under the default scheduler; scx_colab runs with \`$colab_args\` (scx_colab-paper adds \`--policy colab\`)."
+  for v in "${variants[@]}"; do echo "scx_colab-${v%%=*} adds \`${v#*=}\`."; done
   echo
   if [ "$ncpu" -gt "$(nproc)" ]; then
     echo "**Warning:** more vCPUs ($ncpu) than host cores ($(nproc)). A run that keeps every vCPU busy gets at most $(nproc) host cores' worth of time, while T_SB runs of programs with fewer threads do not, so H_ANTT is inflated for mixes that saturate the vCPUs (up to ${ncpu}/$(nproc)x). Compare schedulers with each other here, not with the simulator; for that, use a machine with at most $(nproc) cores (\`--machine 1B1S\` on this host)."

@@ -5,24 +5,31 @@
 # error, each side's geomean and whether both rank the schedulers alike.
 #
 #   bash scripts/vm/sim-vs-vm.sh --summary reports/vm-amp/summary.csv
-#        [--topology topologies/vm-1b1s.toml] [--seeds 5]
+#        [--topology topologies/vm-1b1s.toml] [--seeds 5] [--map SCHED=POLICY]...
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
 # kernel's EEVDF with capacity awareness), scx_colab = rota (ROTA, with
 # rota:migration-us= set to the --migration-us scx_colab ran with, read from
 # the results.md beside the summary; else the topology's cost), scx_colab-paper =
 # colab:prev-first=on:pull-min-us=1000 (the paper's COLAB with scx_colab's
-# two switchable deviations). Other schedulers in the summary are skipped.
+# two switchable deviations). --map adds or replaces one, e.g. --map
+# scx_colab-nowindow=colab:prev-first=on:pull-min-us=1000:window=inf for
+# amp-study's --colab-variant nowindow="--policy colab --window inf".
+# Other schedulers in the summary are skipped.
 # Prints a markdown table on stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 summary="" topo="" seeds=5
+declare -A mapped=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --summary) summary="$2"; shift 2 ;;
     --topology) topo="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --map)
+      [[ "$2" =~ ^[^=]+=[a-z].*$ ]] || { echo "sim-vs-vm.sh: --map takes SCHED=POLICY, not '$2'" >&2; exit 2; }
+      mapped["${2%%=*}"]="${2#*=}"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "sim-vs-vm.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,6 +49,7 @@ mig="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' 
 [ -n "$mig" ] && rota="rota:migration-us=$mig"
 
 sim_policy() {
+  if [ -n "${mapped[$1]:-}" ]; then echo "${mapped[$1]}"; return 0; fi
   case "$1" in
     default) echo eevdf ;;
     scx_colab) echo "$rota" ;;

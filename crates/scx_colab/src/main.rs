@@ -60,14 +60,17 @@ pub struct Opts {
     #[arg(long, value_name = "SECS")]
     stats: Option<f64>,
 
-    /// COLAB: base time slice in microseconds (divided by the speedup on big
-    /// CPUs). ROTA uses CFS's slices for the CPU count.
-    #[arg(long, default_value_t = 5000)]
-    slice_us: u64,
+    /// COLAB: how far (in vruntime, in units of CFS's sched_latency for the
+    /// CPU count) a more blocking task may be behind the queue's most
+    /// entitled one and still go first: a number >= 0, or `inf` (no window).
+    /// The simulator's `colab:window=`.
+    #[arg(long, value_name = "LATENCIES", default_value = "1", value_parser = parse_window)]
+    window: f64,
 
-    /// COLAB: fairness window of bottleneck-first selection, in microseconds.
-    #[arg(long, default_value_t = 12000)]
-    fair_window_us: u64,
+    /// Ablation (COLAB): no bottleneck-first selection; every queue in CFS's
+    /// vruntime order (the simulator's `colab:block-first=off`).
+    #[arg(long)]
+    no_block_first: bool,
 
     /// Ablation: no bottleneck tracking (the futex hooks are not loaded),
     /// so no task is ever labelled high-blocking.
@@ -78,11 +81,6 @@ pub struct Opts {
     /// (no rotation; it keeps the CPU until it blocks).
     #[arg(long)]
     no_rotation: bool,
-
-    /// Ablation (COLAB): a high-blocking task that is queued does not
-    /// preempt a CPU running a task that is not high-blocking.
-    #[arg(long)]
-    no_bottleneck_preempt: bool,
 
     /// Ablation: an idle big CPU does not preempt and take a task running on
     /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
@@ -161,6 +159,17 @@ fn parse_cpus(s: &str) -> Result<CpuList, String> {
     topo::parse_cpu_list(s)
         .map(CpuList)
         .map_err(|e| format!("{e:#}"))
+}
+
+/// The fairness window in sched_latency units: a number >= 0 or `inf`.
+fn parse_window(s: &str) -> Result<f64, String> {
+    if s == "inf" {
+        return Ok(f64::INFINITY);
+    }
+    match s.parse::<f64>() {
+        Ok(w) if w >= 0.0 && w.is_finite() => Ok(w),
+        _ => Err(format!("`{s}`: expected a number >= 0 or inf")),
+    }
 }
 
 fn parse_range(s: &str) -> Result<SpeedupRange, String> {
@@ -371,16 +380,17 @@ fn config(opts: &Opts) -> Result<sched::Config> {
             opts.migration_us
         );
     }
-    let mut rota = sched::RotaConsts::new(opts.migration_us, opts.cap, cpus.len());
+    let mut rota = sched::RotaConsts::new(opts.migration_us, opts.cap);
     rota.rotation = !opts.no_rotation;
+    let cfs = colab_policies::cfs::CfsTunables::for_cpus(cpus.len());
     Ok(sched::Config {
         rota: (opts.policy == Policy::Rota).then_some(rota),
         split,
-        slice_ns: opts.slice_us.max(100) * 1000,
-        fair_window_ns: opts.fair_window_us * 1000,
+        colab_window_ns: sched::window_ns(opts.window, &cfs),
+        block_first: !opts.no_block_first,
+        cfs,
         futex_tracking: !opts.no_futex_tracking,
         big_pull: !opts.no_big_pull,
-        bottleneck_preempt: !opts.no_bottleneck_preempt,
         pull_min_ns: opts.pull_min_us * 1000,
         strict_rr: opts.strict_rr,
         stats_every,
@@ -407,7 +417,7 @@ mod tests {
         assert!(Opts::try_parse_from(["scx_colab", "--big-cpus", "x"]).is_err());
         assert!(Opts::try_parse_from(["scx_colab", "--big-cpus", "3-1"]).is_err());
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
-        assert_eq!((o.big_cpus, o.slice_us, o.period_ms), (None, 5000, 10));
+        assert_eq!((o.big_cpus, o.window, o.period_ms), (None, 1.0, 10));
         assert!(!o.no_futex_tracking);
         assert_eq!((o.pull_min_us, o.strict_rr), (1000, false));
         let o = Opts::try_parse_from([
@@ -420,11 +430,32 @@ mod tests {
         ])
         .unwrap();
         assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
-        assert!(!o.no_bottleneck_preempt && !o.no_rotation);
-        let o2 = Opts::try_parse_from(["scx_colab", "--no-bottleneck-preempt", "--no-rotation"])
-            .unwrap();
-        assert!(o2.no_bottleneck_preempt && o2.no_rotation);
+        assert!(!o.no_block_first && !o.no_rotation);
+        let o2 = Opts::try_parse_from(["scx_colab", "--no-block-first", "--no-rotation"]).unwrap();
+        assert!(o2.no_block_first && o2.no_rotation);
         assert_eq!(o.pull_min_us, 0);
+    }
+
+    /// The window is in sched_latency units of the CPU count, as the
+    /// simulator's `colab:window=`; `inf` is a lag no task reaches.
+    #[test]
+    fn window_option() {
+        let cfs = colab_policies::cfs::CfsTunables::for_cpus(4);
+        assert_eq!(cfs.latency_ns, 18_000_000);
+        let w = |args: &[&str]| {
+            let o = Opts::try_parse_from([&["scx_colab"], args].concat()).map(|o| o.window);
+            o.map(|w| sched::window_ns(w, &cfs))
+        };
+        assert_eq!(w(&[]).unwrap(), 18_000_000);
+        assert_eq!(w(&["--window", "0.5"]).unwrap(), 9_000_000);
+        assert_eq!(w(&["--window", "0"]).unwrap(), 0);
+        assert_eq!(w(&["--window", "inf"]).unwrap(), u64::MAX >> 2);
+        assert_eq!(w(&["--window", "1e30"]).unwrap(), u64::MAX >> 2);
+        for bad in ["-1", "nan", "x", "infinity"] {
+            let arg = format!("--window={bad}");
+            let e = w(&[arg.as_str()]).unwrap_err().to_string();
+            assert!(e.contains("expected a number >= 0 or inf"), "{bad}: {e}");
+        }
     }
 
     #[test]
@@ -448,24 +479,15 @@ mod tests {
 
     /// ROTA's constants follow the simulator's derivation (rota/mod.rs):
     /// with its default 100 us migration, a 20 ms quantum and cap, 400 us
-    /// before a pull, 100 us "idle long enough"; CFS's tunables for 4 CPUs
-    /// are 3x the kernel's base values.
+    /// before a pull, 100 us "idle long enough".
     #[test]
     fn rota_constants() {
-        let r = sched::RotaConsts::new(100.0, 1, 4);
+        let r = sched::RotaConsts::new(100.0, 1);
         assert_eq!(
             (r.quantum_ns, r.cap_ns, r.pull_min_ns, r.idle_worth_ns),
             (20_000_000, 20_000_000, 400_000, 100_000)
         );
-        assert_eq!(
-            (
-                r.cfs.latency_ns,
-                r.cfs.min_granularity_ns,
-                r.cfs.wakeup_granularity_ns
-            ),
-            (18_000_000, 2_250_000, 3_000_000)
-        );
-        let r = sched::RotaConsts::new(1.722, 0, 2);
+        let r = sched::RotaConsts::new(1.722, 0);
         assert_eq!((r.quantum_ns, r.cap_ns, r.pull_min_ns), (344_400, 0, 6_888));
     }
 

@@ -27,13 +27,14 @@ pub struct Config {
     /// ROTA's constants; None: the paper's COLAB.
     pub rota: Option<RotaConsts>,
     pub split: Split,
-    pub slice_ns: u64,
-    pub fair_window_ns: u64,
+    /// CFS's tunables for the CPU count (both policies' queues).
+    pub cfs: colab_policies::cfs::CfsTunables,
+    /// COLAB: the fairness window of bottleneck-first selection (see window_ns).
+    pub colab_window_ns: u64,
+    /// COLAB: bottleneck-first selection (off: `--no-block-first`).
+    pub block_first: bool,
     pub futex_tracking: bool,
     pub big_pull: bool,
-    /// COLAB: a queued high-blocking task preempts a CPU running one that
-    /// is not (off: `--no-bottleneck-preempt`).
-    pub bottleneck_preempt: bool,
     pub pull_min_ns: u64,
     pub strict_rr: bool,
     pub stats_every: Option<Duration>,
@@ -51,13 +52,12 @@ pub struct RotaConsts {
     pub cap_ns: u64,
     pub pull_min_ns: u64,
     pub idle_worth_ns: u64,
-    pub cfs: colab_policies::cfs::CfsTunables,
     /// Occupants give fast CPUs up at ticks (off: `--no-rotation`).
     pub rotation: bool,
 }
 
 impl RotaConsts {
-    pub fn new(migration_us: f64, cap_quanta: u64, ncpus: usize) -> RotaConsts {
+    pub fn new(migration_us: f64, cap_quanta: u64) -> RotaConsts {
         let mig = ((migration_us * 1000.0).round() as u64).max(1);
         let quantum_ns = 200 * mig;
         RotaConsts {
@@ -65,9 +65,21 @@ impl RotaConsts {
             cap_ns: quantum_ns.saturating_mul(cap_quanta),
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
-            cfs: colab_policies::cfs::CfsTunables::for_cpus(ncpus),
             rotation: true,
         }
+    }
+}
+
+/// COLAB's fairness window in ns: `latencies` sched_latency periods (the
+/// simulator's `colab:window=`); infinite or huge: u64::MAX >> 2, a lag no
+/// task reaches and one that cannot overflow when added to another.
+pub fn window_ns(latencies: f64, cfs: &colab_policies::cfs::CfsTunables) -> u64 {
+    let cap = u64::MAX >> 2;
+    let ns = latencies * cfs.latency_ns as f64;
+    if ns >= cap as f64 {
+        cap
+    } else {
+        ns as u64
     }
 }
 
@@ -118,10 +130,12 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         for (i, &c) in cfg.split.little.iter().enumerate() {
             ro.little_cpus[i] = c as u32;
         }
-        ro.slice_ns = cfg.slice_ns;
-        ro.fair_window_ns = cfg.fair_window_ns;
+        ro.colab_window_ns = cfg.colab_window_ns;
+        ro.colab_no_block_first = !cfg.block_first;
         ro.no_big_pull = !cfg.big_pull;
-        ro.no_bottleneck_preempt = !cfg.bottleneck_preempt;
+        ro.cfs_latency_ns = cfg.cfs.latency_ns;
+        ro.cfs_min_gran_ns = cfg.cfs.min_granularity_ns;
+        ro.cfs_wakeup_gran_ns = cfg.cfs.wakeup_granularity_ns;
         ro.pull_min_ns = cfg.pull_min_ns;
         ro.strict_rr = cfg.strict_rr;
         ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
@@ -132,9 +146,6 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
             ro.rota_pull_min_ns = r.pull_min_ns;
             ro.rota_idle_worth_ns = r.idle_worth_ns;
             ro.rota_no_rotation = !r.rotation;
-            ro.cfs_latency_ns = r.cfs.latency_ns;
-            ro.cfs_min_gran_ns = r.cfs.min_granularity_ns;
-            ro.cfs_wakeup_gran_ns = r.cfs.wakeup_granularity_ns;
         }
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
     }
@@ -171,7 +182,10 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
             r.cap_ns / 1000,
             r.pull_min_ns / 1000
         ),
-        None => format!("policy colab: slice {} us", cfg.slice_ns / 1000),
+        None => match cfg.colab_window_ns {
+            w if w == u64::MAX >> 2 => "policy colab: no fairness window".to_string(),
+            w => format!("policy colab: fairness window {} us", w / 1000),
+        },
     };
     println!(
         "scx_colab: attached ({}; {policy}; labels every {} ms)",

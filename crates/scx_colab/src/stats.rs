@@ -7,7 +7,7 @@ use crate::labeller::{LabelCounts, Leader, NameSummary};
 pub const STAT_NAMES: [&str; 14] = [
     "direct",
     "queued",
-    "hb_queued",
+    "block_first",
     "local",
     "steal_own",
     "steal_other",
@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(delta(&[5, 7, 1], &[2, 7]), vec![3, 0, 1]);
         assert_eq!(delta(&[1], &[4]), vec![0]);
         let line = counters_line(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-        assert!(line.starts_with("sched: direct 1 queued 2 hb_queued 3"));
+        assert!(line.starts_with("sched: direct 1 queued 2 block_first 3"));
         assert!(line.contains("steal_own 5 steal_other 6 big_preempts_little 7"));
         assert!(line.contains("migrations 9 futex_charges 10"));
         assert!(line.ends_with("pmu_reads 11 pmu_errors 12 pmu_multiplexed 13"));

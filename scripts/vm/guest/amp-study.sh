@@ -57,6 +57,9 @@ for s in $SCHEDS; do
     SCHED_BIN="/bin/$s"; SCHED_NAME="$s"; SCHED_ARGS=""
     case "$s" in
       scx_colab-paper) SCHED_BIN=/bin/scx_colab; SCHED_ARGS="$COLAB_ARGS --policy colab" ;;
+      scx_colab-*)
+        SCHED_BIN=/bin/scx_colab
+        SCHED_ARGS="$COLAB_ARGS $(printf '%s\n' "$COLAB_VARIANTS" | sed -n "s/^${s#scx_colab-}=//p")" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;;
     esac
     if ! start_sched "amp-$s"; then

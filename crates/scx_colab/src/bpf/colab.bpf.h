@@ -1,26 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The paper's COLAB (colab-tpds sections 4-5, Fig. 6), included by
- * main.bpf.c and run with `--policy colab`: the hierarchical core
- * allocator, bottleneck-first selection, scale-slice and big-core pulls.
+ * main.bpf.c and run with `--policy colab`; the simulator's `colab`
+ * (crates/policies/src/colab.rs) on the CFS engine of cfs.bpf.h:
  *
- * DSQ layout: every CPU c has two vtime-ordered DSQs, c (normal) and
- * COLAB_HB_DSQ_BASE + c (high-blocking tasks). A CPU dispatches from its own
- * high-blocking DSQ first, then its normal DSQ, then (stealing) the DSQs of
- * its own cluster, high-blocking ones first, then those of the other
- * cluster. A high-blocking task enters the high-blocking DSQ only while its
- * vruntime is within fair_window_ns of the scheduler's vtime clock, so
- * bottleneck-first never starves the rest (the simulator's fairness window).
- * Where this differs from the simulator's `colab`: crates/scx_colab/README.md,
- * "Deviations".
+ * - the hierarchical core allocator at wake-up: high speedup to the big
+ *   cluster, low speedup and not high-blocking to the little one, the rest
+ *   to either, clusters taking turns, round-robin within one;
+ * - bottleneck-first selection (max_block_): a CPU takes, from its own
+ *   queue, then its cluster's, then the other cluster's, the most blocking
+ *   task among those whose vruntime lag is within the fairness window
+ *   (colab_window_ns, one sched_latency by default) of the smallest lag of
+ *   the queues searched; ties go to the smaller lag;
+ * - scale-slice: on a big CPU a task's slice shrinks, and its vruntime
+ *   grows, by its predicted speedup;
+ * - an idle big CPU takes over the most blocking task running on a little
+ *   CPU (ties: the higher predicted speedup).
+ *
+ * Every queue is one vruntime-ordered DSQ per CPU. The lag of a queued
+ * task is its DSQ vtime less its CPU's min_vtime, so tasks on different
+ * queues compare like with like. Where this differs from the simulator:
+ * crates/scx_colab/README.md, "Deviations".
  */
 
-/* Ablation (--no-bottleneck-preempt): a high-blocking task entering its
- * DSQ does not preempt a CPU running a task that is not high-blocking. */
-const volatile bool no_bottleneck_preempt;
+/* The fairness window in ns of vruntime lag; ~0 >> 2: none (`--window inf`). */
+const volatile u64 colab_window_ns = 18000000ULL;
+/* Ablation (--no-block-first): CFS's order, the smallest lag first. */
+const volatile bool colab_no_block_first;
 
-/* Largest vruntime of a task that started running. */
-static u64 vtime_now;
 /* Round-robin cursors: 0 big set, 1 little set; and the cluster to try first. */
 static u32 rr_cursor[2];
 static u32 rr_cluster;
@@ -136,7 +143,7 @@ static __always_inline s32 paper_select_cpu(struct task_struct *p, struct task_c
 	cpu = allocate(p, tctx, prev_cpu, &fallback);
 	if (cpu >= 0) {
 		stat_inc(COLAB_STAT_DIRECT);
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), 0);
 		return cpu;
 	}
 	/* No idle CPU: queue on the allocated set's least loaded CPU. */
@@ -148,73 +155,134 @@ static __always_inline void paper_enqueue(struct task_struct *p, struct task_ctx
 					  u64 enq_flags, s32 cpu, bool pulled)
 {
 	struct colab_cpu_state *cs;
-	u64 vtime, dsq, kick;
+	u64 vtime;
 
 	if (!pulled && (enq_flags & SCX_ENQ_LAST)) {
 		/* Nothing else to run here: keep running. */
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags);
 		return;
 	}
-
-	/* Sleepers get at most one slice of credit. */
-	vtime = tctx->vruntime;
-	if (vtime + slice_ns < vtime_now)
-		vtime = vtime_now - slice_ns;
-	tctx->vruntime = vtime;
-
-	dsq = cpu;
-	kick = SCX_KICK_IDLE;
-	if (tctx->high_block && vtime <= vtime_now + fair_window_ns) {
-		dsq = hb_dsq(cpu);
-		stat_inc(COLAB_STAT_HB_QUEUED);
-		/* Bottleneck first: preempt a CPU running a non-bottleneck. */
-		cs = lookup_cpu_state(cpu);
-		if (!no_bottleneck_preempt && cs && cs->pid && cs->pid != p->pid && !cs->high_block)
-			kick = SCX_KICK_PREEMPT;
+	cs = lookup_cpu_state(cpu);
+	if (!cs) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags & ~SCX_ENQ_LAST);
+		return;
 	}
+	vtime = cfs_vtime_on(cs, tctx);
 	stat_inc(COLAB_STAT_QUEUED);
-	scx_bpf_dsq_insert_vtime(p, dsq, slice_ns, vtime, enq_flags & ~SCX_ENQ_LAST);
-	scx_bpf_kick_cpu(cpu, kick);
+	scx_bpf_dsq_insert_vtime(p, cpu, cfs_slice(queued_on(cpu) + 1), vtime,
+				 enq_flags & ~SCX_ENQ_LAST);
+	/* Wake-up preemption against the running task's scaled vruntime. */
+	if ((enq_flags & SCX_ENQ_WAKEUP) && cfs_wakeup_preempts(cs, vtime, bpf_ktime_get_ns()))
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	else
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
-static __always_inline bool take_from(s32 cpu)
+/* The queues a search covers: @cpu's own (@set 2), or the other CPUs of a
+ * cluster (@set 0 big, 1 little). */
+static __always_inline s32 queue_of(s32 self, u32 set, u32 i)
 {
-	if (scx_bpf_dsq_nr_queued(hb_dsq(cpu)) > 0 && scx_bpf_dsq_move_to_local(hb_dsq(cpu), 0))
-		return true;
-	if (scx_bpf_dsq_nr_queued(cpu) > 0 && scx_bpf_dsq_move_to_local(cpu, 0))
-		return true;
-	return false;
+	if (set == 2)
+		return i ? -1 : self;
+	if (i >= (set ? nr_little : nr_big))
+		return -1;
+	return set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
 }
 
-/* Steal from the other CPUs of one cluster (@set), high-blocking DSQs first. */
-static __always_inline bool steal_from(s32 self, u32 set)
+static __always_inline bool may_take(struct task_struct *p, s32 self)
 {
-	u32 n = set ? nr_little : nr_big;
-	u32 i;
+	return bpf_cpumask_test_cpu(self, p->cpus_ptr) && !colab_migration_disabled(p);
+}
+
+/*
+ * max_block_ over the queues of (@self, @set): the smallest lag of a task
+ * @self may run, then the most blocking task within the window of it, then
+ * moved to @self's local DSQ. Three walks, each bounded by the CPU count
+ * and the queues' lengths; the first stops at each queue's first runnable
+ * task, the second at the window's edge (both walk in vruntime order).
+ */
+static __always_inline bool max_block(s32 self, u32 set)
+{
+	struct colab_cpu_state *cs;
+	struct task_struct *p;
+	struct task_ctx *t;
+	s64 min_lag = 0, lag, best_lag = 0;
+	u32 n = set == 2 ? 1 : nr_cpus, i, best_pid = 0, head_pid = 0, level, best_level = 0;
+	s32 q, best_q = -1;
+	bool any = false;
 
 	bpf_for(i, 0, n) {
-		s32 cpu = set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
-
-		if (cpu == self)
+		q = queue_of(self, set, i);
+		if (q < 0)
+			break;
+		if (q == self && set != 2)
 			continue;
-		if (scx_bpf_dsq_nr_queued(hb_dsq(cpu)) > 0 &&
-		    scx_bpf_dsq_move_to_local(hb_dsq(cpu), 0))
-			return true;
+		cs = lookup_cpu_state(q);
+		if (!cs)
+			continue;
+		bpf_for_each(scx_dsq, p, q, 0) {
+			if (!may_take(p, self))
+				continue;
+			lag = (s64)(p->scx.dsq_vtime - cs->min_vtime);
+			if (!any || lag < min_lag) {
+				min_lag = lag;
+				head_pid = p->pid;
+				best_q = q;
+			}
+			any = true;
+			break;
+		}
 	}
-	bpf_for(i, 0, n) {
-		s32 cpu = set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
-
-		if (cpu == self)
+	if (!any)
+		return false;
+	best_pid = head_pid;
+	if (!colab_no_block_first) {
+		best_q = -1;
+		bpf_for(i, 0, n) {
+			q = queue_of(self, set, i);
+			if (q < 0)
+				break;
+			if (q == self && set != 2)
+				continue;
+			cs = lookup_cpu_state(q);
+			if (!cs)
+				continue;
+			bpf_for_each(scx_dsq, p, q, 0) {
+				lag = (s64)(p->scx.dsq_vtime - cs->min_vtime);
+				if (lag > min_lag + (s64)colab_window_ns)
+					break;
+				if (!may_take(p, self))
+					continue;
+				t = lookup_tctx(p);
+				level = t ? t->block_level_fp : 0;
+				if (best_q < 0 || level > best_level ||
+				    (level == best_level && lag < best_lag)) {
+					best_q = q;
+					best_pid = p->pid;
+					best_level = level;
+					best_lag = lag;
+				}
+			}
+		}
+		if (best_q < 0)
+			return false;
+	}
+	bpf_for_each(scx_dsq, p, best_q, 0) {
+		if ((u32)p->pid != best_pid)
 			continue;
-		if (scx_bpf_dsq_nr_queued(cpu) > 0 && scx_bpf_dsq_move_to_local(cpu, 0))
-			return true;
+		if (!scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+			return false;
+		if (best_pid != head_pid)
+			stat_inc(COLAB_STAT_BLOCK_FIRST);
+		return true;
 	}
 	return false;
 }
 
 /*
- * An idle big CPU preempts the most blocking task running on a little CPU;
- * the task's ops.enqueue() then sends it here.
+ * An idle big CPU preempts the most blocking task running on a little CPU
+ * (ties: the higher predicted speedup); the task's ops.enqueue() then sends
+ * it here.
  */
 static __always_inline void big_pull(s32 self)
 {
@@ -222,6 +290,7 @@ static __always_inline void big_pull(s32 self)
 	u64 now = bpf_ktime_get_ns();
 	s32 best = -1;
 	u32 best_level = 0;
+	u64 best_speed = 0;
 	u32 i;
 
 	bpf_for(i, 0, nr_little) {
@@ -233,9 +302,11 @@ static __always_inline void big_pull(s32 self)
 		/* A task about to block would only pay the migration. */
 		if (now - cs->started_at < pull_min_ns)
 			continue;
-		if (best < 0 || cs->block_level_fp > best_level) {
+		if (best < 0 || cs->block_level_fp > best_level ||
+		    (cs->block_level_fp == best_level && cs->run_speed_fp > best_speed)) {
 			best = cpu;
 			best_level = cs->block_level_fp;
+			best_speed = cs->run_speed_fp;
 		}
 	}
 	if (best < 0)
@@ -248,23 +319,22 @@ static __always_inline void big_pull(s32 self)
 	scx_bpf_kick_cpu(best, SCX_KICK_PREEMPT);
 }
 
+/* Fig. 6 _thread_selector_. */
 static __always_inline void paper_dispatch(s32 cpu, struct task_struct *prev)
 {
-	u32 own, other;
+	u32 own = is_big(cpu) ? 0 : 1;
 
-	/* 1. The CPU's own queues, high-blocking first. */
-	if (take_from(cpu)) {
+	/* 1. The CPU's own queue. */
+	if (max_block(cpu, 2)) {
 		stat_inc(COLAB_STAT_LOCAL);
 		return;
 	}
 	/* 2. The same cluster, then the other one. */
-	own = is_big(cpu) ? 0 : 1;
-	other = own ^ 1;
-	if (steal_from(cpu, own)) {
+	if (max_block(cpu, own)) {
 		stat_inc(COLAB_STAT_STEAL_OWN);
 		return;
 	}
-	if (steal_from(cpu, other)) {
+	if (nr_big && nr_little && max_block(cpu, own ^ 1)) {
 		stat_inc(COLAB_STAT_STEAL_OTHER);
 		return;
 	}
@@ -276,28 +346,27 @@ static __always_inline void paper_dispatch(s32 cpu, struct task_struct *prev)
 /* How much faster than on a little CPU the task progresses on @cpu. */
 static __always_inline u64 progress_scale_fp(s32 cpu, struct task_ctx *tctx)
 {
-	if (!is_big(cpu) || tctx->speedup_fp < COLAB_FP_ONE)
+	if (!is_big(cpu) || !nr_little || tctx->speedup_fp < COLAB_FP_ONE)
 		return COLAB_FP_ONE;
 	return tctx->speedup_fp;
 }
 
-static __always_inline void paper_running(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+static __always_inline void paper_running(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+					  struct colab_cpu_state *cs)
 {
-	u64 slice;
+	u64 scale = progress_scale_fp(cpu, tctx);
 
-	if (tctx->vruntime > vtime_now)
-		vtime_now = tctx->vruntime;
+	cfs_running(tctx, cs, scale);
 	/* Scale-slice: a big CPU's slice shrinks by the predicted speedup. */
-	if (is_big(cpu)) {
-		slice = slice_ns * COLAB_FP_ONE / progress_scale_fp(cpu, tctx);
-		if (p->scx.slice > slice)
-			p->scx.slice = slice;
-	}
+	p->scx.slice = cfs_slice(queued_on(cpu) + 1) * COLAB_FP_ONE / scale;
 }
 
-/* Equal progress: vruntime grows by runtime times the speedup on big CPUs. */
-static __always_inline void paper_stopping(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
-					   u64 used)
+/* Equal progress: vruntime grows by runtime times the speedup on big CPUs,
+ * at the rate fixed when the run started. */
+static __always_inline void paper_stopping(struct task_struct *p, struct task_ctx *tctx,
+					   struct colab_cpu_state *cs, u64 used)
 {
-	tctx->vruntime += weighted_ns(p, used * progress_scale_fp(cpu, tctx) / COLAB_FP_ONE);
+	u64 scale = cs ? cs->run_scale_fp : COLAB_FP_ONE;
+
+	cfs_stopping(tctx, cs, weighted_ns(p, used * scale / COLAB_FP_ONE));
 }

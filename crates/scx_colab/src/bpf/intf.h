@@ -17,8 +17,6 @@ typedef long long s64;
 enum colab_consts {
 	/* Upper bound on CPU ids handled (a power of two, for masking). */
 	COLAB_MAX_CPUS = 256,
-	/* The DSQ of CPU c is c; its high-blocking DSQ is COLAB_HB_DSQ_BASE + c. */
-	COLAB_HB_DSQ_BASE = 0x10000,
 	/* Fixed point of the predicted speedup: 1024 is 1.0. */
 	COLAB_FP_ONE = 1024,
 	COLAB_COMM_LEN = 16,
@@ -43,7 +41,7 @@ enum colab_speedup_label {
 enum colab_stat {
 	COLAB_STAT_DIRECT,      /* woken onto an idle CPU of its allocated set */
 	COLAB_STAT_QUEUED,      /* queued on a CPU's DSQ (no idle CPU) */
-	COLAB_STAT_HB_QUEUED,   /* ... of which on a high-blocking DSQ */
+	COLAB_STAT_BLOCK_FIRST, /* COLAB: a more blocking task went before the vruntime order */
 	COLAB_STAT_LOCAL,       /* dispatched from the CPU's own DSQs */
 	COLAB_STAT_STEAL_OWN,   /* taken from another CPU of the same cluster */
 	COLAB_STAT_STEAL_OTHER, /* taken from a CPU of another cluster */
@@ -99,7 +97,7 @@ struct colab_cpu_state {
 	u32 high_block;
 	s32 pull_to;        /* big CPU + 1 asking for the running task; 0: none */
 	u64 started_at;     /* when the running task started running */
-	/* ROTA (rota.bpf.h) */
+	/* ROTA (rota.bpf.h) and the CFS engine (cfs.bpf.h) */
 	u32 tgid;           /* the running task's process */
 	u32 occ_pid;        /* occupant: the last task to start here (keeps */
 	u32 occ_tgid;       /*   its turn across sleeps), its process, */
@@ -111,6 +109,7 @@ struct colab_cpu_state {
 	u64 run_speed_fp;   /* its predicted speedup */
 	u64 run_since;      /* when it became runnable */
 	u64 run_vtime;      /* its vruntime when it started */
+	u64 run_scale_fp;   /* the rate its run is charged vruntime at */
 	u64 min_vtime;      /* this CPU queue's vruntime floor (CFS min_vruntime) */
 };
 

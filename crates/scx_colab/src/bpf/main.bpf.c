@@ -28,8 +28,6 @@ const volatile u32 nr_little;
 const volatile u32 big_cpus[COLAB_MAX_CPUS];
 const volatile u32 little_cpus[COLAB_MAX_CPUS];
 const volatile u8 cpu_is_big[COLAB_MAX_CPUS];
-const volatile u64 slice_ns = 5000000ULL;
-const volatile u64 fair_window_ns = 12000000ULL;
 const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
 /* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];
@@ -166,10 +164,6 @@ static __always_inline bool is_big(s32 cpu)
 	return cpu_is_big[cpu & CPU_MASK];
 }
 
-static __always_inline u64 hb_dsq(s32 cpu)
-{
-	return COLAB_HB_DSQ_BASE + (u64)cpu;
-}
 
 /* Copy the labeller's latest labels into the task's storage. */
 static __always_inline void refresh_labels(struct task_struct *p, struct task_ctx *tctx)
@@ -205,12 +199,12 @@ static __always_inline u64 weighted_ns(const struct task_struct *p, u64 used)
 
 static __always_inline u32 queued_on(s32 cpu)
 {
-	s32 a = scx_bpf_dsq_nr_queued(cpu);
-	s32 b = policy_rota ? 0 : scx_bpf_dsq_nr_queued(hb_dsq(cpu));
+	s32 n = scx_bpf_dsq_nr_queued(cpu);
 
-	return (a > 0 ? a : 0) + (b > 0 ? b : 0);
+	return n > 0 ? n : 0;
 }
 
+#include "cfs.bpf.h"
 #include "colab.bpf.h"
 #include "rota.bpf.h"
 
@@ -238,13 +232,14 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 void BPF_STRUCT_OPS(colab_runnable, struct task_struct *p, u64 enq_flags)
 {
-	struct task_ctx *tctx;
+	struct task_ctx *tctx = lookup_tctx(p);
 
-	if (!policy_rota)
+	if (!tctx)
 		return;
-	tctx = lookup_tctx(p);
-	if (tctx)
+	if (policy_rota)
 		rota_runnable(p, tctx, enq_flags);
+	else if (tctx->last_cpu < 0 || (enq_flags & SCX_ENQ_WAKEUP))
+		cfs_place(tctx, tctx->last_cpu < 0);
 }
 
 void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
@@ -255,7 +250,7 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 	bool pulled = false;
 
 	if (!tctx) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags);
 		return;
 	}
 	refresh_labels(p, tctx);
@@ -274,7 +269,7 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 		}
 	}
 	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || cpu >= nr_cpus) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags);
 		return;
 	}
 	if (policy_rota)
@@ -322,11 +317,12 @@ void BPF_STRUCT_OPS(colab_running, struct task_struct *p)
 		cs->high_block = tctx->high_block;
 		cs->pull_to = 0;
 		cs->started_at = tctx->started_at;
+		cs->run_speed_fp = tctx->speedup_fp;
 		if (policy_rota)
 			rota_running(p, tctx, cpu, cs, tctx->started_at);
+		else
+			paper_running(p, tctx, cpu, cs);
 	}
-	if (!policy_rota)
-		paper_running(p, tctx, cpu);
 }
 
 void BPF_STRUCT_OPS(colab_stopping, struct task_struct *p, bool runnable)
@@ -343,18 +339,10 @@ void BPF_STRUCT_OPS(colab_stopping, struct task_struct *p, bool runnable)
 	if (policy_rota)
 		rota_stopping(tctx, cpu, cs, weighted_ns(p, used), used, runnable);
 	else
-		paper_stopping(p, tctx, cpu, used);
+		paper_stopping(p, tctx, cs, used);
 
 	if (cs && cs->pid == p->pid && !cs->pull_to)
 		cs->pid = 0;
-}
-
-void BPF_STRUCT_OPS(colab_enable, struct task_struct *p)
-{
-	struct task_ctx *tctx = lookup_tctx(p);
-
-	if (tctx && !policy_rota)
-		tctx->vruntime = vtime_now;
 }
 
 s32 BPF_STRUCT_OPS(colab_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -396,13 +384,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(colab_init)
 			scx_bpf_error("failed to create DSQ %u: %d", i, ret);
 			return ret;
 		}
-		if (policy_rota)
-			continue;
-		ret = scx_bpf_create_dsq(hb_dsq(i), -1);
-		if (ret) {
-			scx_bpf_error("failed to create high-blocking DSQ %u: %d", i, ret);
-			return ret;
-		}
 	}
 	return 0;
 }
@@ -423,7 +404,6 @@ SCX_OPS_DEFINE(colab_ops,
 	       .tick = (void *)colab_tick,
 	       .running = (void *)colab_running,
 	       .stopping = (void *)colab_stopping,
-	       .enable = (void *)colab_enable,
 	       .init_task = (void *)colab_init_task,
 	       .exit_task = (void *)colab_exit_task,
 	       .init = (void *)colab_init,

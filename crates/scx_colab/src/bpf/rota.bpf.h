@@ -42,10 +42,6 @@ const volatile u64 rota_pull_min_ns = 400000ULL;
 const volatile u64 rota_idle_worth_ns = 100000ULL;
 /* Ablation (--no-rotation): occupants never give a fast CPU up at a tick. */
 const volatile bool rota_no_rotation;
-/* CFS's tunables for this CPU count (colab-policies CfsTunables::for_cpus). */
-const volatile u64 cfs_latency_ns = 18000000ULL;
-const volatile u64 cfs_min_gran_ns = 2250000ULL;
-const volatile u64 cfs_wakeup_gran_ns = 3000000ULL;
 
 /* Least fast-CPU key of the tasks that want a CPU, waiting or on a fast
  * CPU, at the last walk; (u64)-1: none. Read by wake-up placement. */
@@ -72,23 +68,6 @@ static __always_inline u64 rota_rank(u64 owed, u64 runnable_since, u64 floor)
 	u64 since = runnable_since < (1ULL << 62) ? runnable_since : (1ULL << 62) - 1;
 
 	return (behind << 62) | since;
-}
-
-static __always_inline bool vtime_before(u64 a, u64 b)
-{
-	return (s64)(a - b) < 0;
-}
-
-/* CFS's slice for a CPU with @nr runnable tasks. */
-static __always_inline u64 cfs_slice(u32 nr)
-{
-	u64 period;
-
-	if (!nr)
-		nr = 1;
-	period = nr > 8 ? nr * cfs_min_gran_ns : cfs_latency_ns;
-	period /= nr;
-	return period > cfs_min_gran_ns ? period : cfs_min_gran_ns;
 }
 
 struct rota_walk {
@@ -363,19 +342,15 @@ static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx
 	bool new = tctx->last_cpu < 0; /* never ran */
 	u64 now = bpf_ktime_get_ns();
 	u64 least = rota_least_all, floor, slept;
-	s64 credit = -(s64)(cfs_latency_ns / 2);
 
 	if (!new && !(enq_flags & SCX_ENQ_WAKEUP))
 		return; /* a requeue (affinity, priority), not a wake-up */
 	tctx->runnable_since = now;
-	if (new) {
-		tctx->lag = cfs_slice(1); /* START_DEBIT */
-	} else {
+	if (!new) {
 		slept = now - tctx->blocked_at;
 		tctx->avg_sleep_ns = (3 * tctx->avg_sleep_ns + slept) / 4;
-		if (tctx->lag < credit) /* sleeper credit: half a latency */
-			tctx->lag = credit;
 	}
+	cfs_place(tctx, new);
 	if (least == (u64)-1)
 		return;
 	floor = new ? least : (least > rota_cap_ns ? least - rota_cap_ns : 0);
@@ -409,7 +384,7 @@ static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx 
 					 u64 enq_flags, s32 cpu, bool pulled)
 {
 	struct colab_cpu_state *cs;
-	u64 vtime, now, cur;
+	u64 vtime, now;
 	s32 to;
 
 	if (!pulled && tctx->rota_out && nr_little) {
@@ -427,16 +402,14 @@ static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx 
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags & ~SCX_ENQ_LAST);
 		return;
 	}
-	vtime = cs->min_vtime + (u64)tctx->lag;
+	vtime = cfs_vtime_on(cs, tctx);
 	stat_inc(COLAB_STAT_QUEUED);
 	scx_bpf_dsq_insert_vtime(p, cpu, cfs_slice(queued_on(cpu) + 1), vtime,
 				 enq_flags & ~SCX_ENQ_LAST);
 	/* Wake-up preemption (CFS's check_preempt_wakeup) on slow CPUs; a
 	 * fast CPU's occupant gives way only by rotation. */
 	now = bpf_ktime_get_ns();
-	cur = cs->run_vtime + (now - cs->started_at);
-	if ((enq_flags & SCX_ENQ_WAKEUP) && cs->pid && !is_big(cpu) &&
-	    vtime_before(vtime + cfs_wakeup_gran_ns, cur))
+	if ((enq_flags & SCX_ENQ_WAKEUP) && !is_big(cpu) && cfs_wakeup_preempts(cs, vtime, now))
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -522,12 +495,8 @@ static __always_inline void rota_tick(struct task_struct *p)
 static __always_inline void rota_running(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
 					 struct colab_cpu_state *cs, u64 now)
 {
-	u64 vtime = cs->min_vtime + (u64)tctx->lag;
-
 	tctx->rota_out = 0;
-	tctx->vruntime = vtime;
-	if (vtime_before(cs->min_vtime, vtime))
-		cs->min_vtime = vtime;
+	cfs_running(tctx, cs, COLAB_FP_ONE);
 	if (cs->occ_pid != (u32)p->pid) {
 		cs->occ_pid = p->pid;
 		cs->occ_tgid = p->tgid;
@@ -537,9 +506,7 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	cs->idle_since = 0;
 	cs->tgid = p->tgid;
 	cs->run_fast_ns = tctx->fast_ns;
-	cs->run_speed_fp = tctx->speedup_fp;
 	cs->run_since = tctx->runnable_since;
-	cs->run_vtime = vtime;
 }
 
 /* @vused: @used at the task's weight. @cs: its CPU's state. */
@@ -549,9 +516,7 @@ static __always_inline void rota_stopping(struct task_ctx *tctx, s32 cpu,
 {
 	if (is_big(cpu))
 		tctx->fast_ns += used;
-	tctx->vruntime += vused;
-	if (cs)
-		tctx->lag = (s64)(tctx->vruntime - cs->min_vtime);
+	cfs_stopping(tctx, cs, vused);
 	if (!runnable)
 		tctx->blocked_at = bpf_ktime_get_ns();
 }
