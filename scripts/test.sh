@@ -6,3 +6,4 @@ bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+bash scripts/vm/test-sim-vs-vm.sh

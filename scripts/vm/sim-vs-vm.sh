@@ -4,7 +4,7 @@
 # policy each scheduler runs, the error per workload, the median and maximum
 # error, each side's geomean and whether both rank the schedulers alike.
 #
-#   bash scripts/vm/sim-vs-vm.sh --summary reports/vm-amp/summary.csv
+#   bash scripts/vm/sim-vs-vm.sh --summary reports/vm-amp/summary.csv [--summary B]...
 #        [--topology topologies/vm-1b1s.toml] [--seeds 5] [--map SCHED=POLICY]...
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
@@ -16,14 +16,16 @@
 # scx_colab-nowindow=colab:prev-first=on:pull-min-us=1000:window=inf for
 # amp-study's --colab-variant nowindow="--policy colab --window inf".
 # Other schedulers in the summary are skipped.
-# Prints a markdown table on stdout.
+# Several --summary files (boots of the same study) are averaged: the VM's
+# H_ANTT of a scheduler on a workload is the mean over the boots that ran
+# it. Prints a markdown table on stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-summary="" topo="" seeds=5
+summaries=() topo="" seeds=5
 declare -A mapped=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --summary) summary="$2"; shift 2 ;;
+    --summary) summaries+=("$2"); shift 2 ;;
     --topology) topo="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
     --map)
@@ -33,19 +35,27 @@ while [ $# -gt 0 ]; do
     *) echo "sim-vs-vm.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-[ -n "$summary" ] || { echo "sim-vs-vm.sh: --summary FILE is required (an amp-study summary.csv)" >&2; exit 2; }
-[ -f "$summary" ] || { echo "sim-vs-vm.sh: --summary $summary: no such file" >&2; exit 2; }
+[ "${#summaries[@]}" -gt 0 ] || { echo "sim-vs-vm.sh: --summary FILE is required (an amp-study summary.csv)" >&2; exit 2; }
+for f in "${summaries[@]}"; do
+  [ -f "$f" ] || { echo "sim-vs-vm.sh: --summary $f: no such file" >&2; exit 2; }
+  head -n 1 "$f" | grep -q '^scheduler,workload,h_antt' ||
+    { echo "sim-vs-vm.sh: $f: not an amp-study summary.csv (header 'scheduler,workload,h_antt,...')" >&2; exit 2; }
+done
 [[ "$seeds" =~ ^[1-9][0-9]*$ ]] || { echo "sim-vs-vm.sh: --seeds must be a positive integer, not '$seeds'" >&2; exit 2; }
-head -n 1 "$summary" | grep -q '^scheduler,workload,h_antt' ||
-  { echo "sim-vs-vm.sh: $summary: not an amp-study summary.csv (header 'scheduler,workload,h_antt,...')" >&2; exit 2; }
+summary="${summaries[0]}"
 topo="${topo:-$root/topologies/vm-1b1s.toml}"
 [ -f "$topo" ] || { echo "sim-vs-vm.sh: --topology $topo: no such file" >&2; exit 2; }
 colab="$root/target/release/colab"
 (cd "$root" && cargo build --release -q -p colab-cli) >&2
 
-# The migration cost scx_colab's ROTA ran with (amp-study's results.md).
-rota="rota"
-mig="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$summary")/results.md" 2>/dev/null | head -n 1)"
+# The migration cost scx_colab's ROTA ran with (amp-study's results.md),
+# which must be the same in every boot averaged.
+rota="rota" mig=""
+for f in "${summaries[@]}"; do
+  m="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$f")/results.md" 2>/dev/null | head -n 1)"
+  [ "$f" = "$summary" ] && mig="$m"
+  [ "$m" = "$mig" ] || { echo "sim-vs-vm.sh: $f: scx_colab ran with --migration-us '${m:-default}', $summary with '${mig:-default}': not the same study" >&2; exit 2; }
+done
 [ -n "$mig" ] && rota="rota:migration-us=$mig"
 
 sim_policy() {
@@ -60,7 +70,12 @@ sim_policy() {
 
 rows="$(mktemp)"
 trap 'rm -f "$rows"' EXIT
-tail -n +2 "$summary" | while IFS=, read -r sched wl vm _; do
+# The VM's figure: the mean over the boots, in the first file's order.
+for f in "${summaries[@]}"; do tail -n +2 "$f"; done | awk -F, '
+  !(($1 FS $2) in n) { order[++k] = $1 FS $2 }
+  { n[$1 FS $2]++; s[$1 FS $2] += $3 }
+  END { for (i = 1; i <= k; i++) printf "%s,%.4f\n", order[i], s[order[i]] / n[order[i]] }' |
+while IFS=, read -r sched wl vm; do
   pol="$(sim_policy "$sched")" || continue
   sum=0
   for seed in $(seq 1 "$seeds"); do
@@ -73,7 +88,10 @@ tail -n +2 "$summary" | while IFS=, read -r sched wl vm _; do
 done >"$rows"
 [ -s "$rows" ] || { echo "sim-vs-vm.sh: $summary has none of default, scx_colab, scx_colab-paper" >&2; exit 1; }
 
-echo "Simulator (\`colab sim -t $(basename "$topo")\`, mean of seeds 1-$seeds) against the VM ($summary), H_ANTT:"
+boots="${#summaries[@]}"
+vmwhat="$summary"
+[ "$boots" -gt 1 ] && vmwhat="mean of $boots boots: ${summaries[*]}"
+echo "Simulator (\`colab sim -t $(basename "$topo")\`, mean of seeds 1-$seeds) against the VM ($vmwhat), H_ANTT:"
 echo
 echo "| scheduler (simulator policy) | workload | VM | simulator | error |"
 echo "|---|---|---|---|---|"
@@ -95,3 +113,45 @@ awk -F, '
     vmo = vmr; simo = simr; gsub(/ [0-9.]+/, "", vmo); gsub(/ [0-9.]+/, "", simo)
     printf "Geomean ranking, VM: %s\n\nGeomean ranking, simulator: %s\n\nSame ranking: %s\n", vmr, simr, (vmo == simo ? "yes" : "no")
   }' "$rows"
+
+# With several boots: each boot's geomeans, and the pairs of schedulers every
+# boot orders the same way (what the VM's noise lets it resolve), checked
+# against the simulator's order.
+[ "$boots" -gt 1 ] || exit 0
+keep="$(cut -d, -f1 "$rows" | sort -u | tr '\n' ' ')"
+for i in "${!summaries[@]}"; do
+  tail -n +2 "${summaries[$i]}" | awk -F, -v b="$i" '{ print b "," $1 "," $3 }'
+done | awk -F, -v keep="$keep" -v nb="$boots" -v rows="$rows" '
+  BEGIN {
+    split(keep, ks, " "); for (i in ks) want[ks[i]] = 1
+    while ((getline line < rows) > 0) { split(line, f, ","); lsim[f[1]] += log(f[4]); csim[f[1]]++ }
+  }
+  ($2 in want) { l[$1, $2] += log($3); c[$1, $2]++ }
+  END {
+    k = 0; for (s in want) names[++k] = s
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (names[j] < names[i]) { t = names[i]; names[i] = names[j]; names[j] = t }
+    print "\nVM geomean per boot:\n"
+    for (i = 1; i <= k; i++) {
+      line = "- " names[i] ":"
+      for (b = 0; b < nb; b++) line = line sprintf(" %.3f", ((b, names[i]) in c) ? exp(l[b, names[i]] / c[b, names[i]]) : 0)
+      print line
+    }
+    resolved = 0; agree = 0; out = ""
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) {
+      a = names[i]; z = names[j]; less = 0; more = 0
+      for (b = 0; b < nb; b++) {
+        if (!(((b, a) in c) && ((b, z) in c))) continue
+        d = l[b, a] / c[b, a] - l[b, z] / c[b, z]
+        if (d < 0) less++; else if (d > 0) more++
+      }
+      if (less == nb || more == nb) {
+        resolved++
+        simd = lsim[a] / csim[a] - lsim[z] / csim[z]
+        ok = (less == nb) == (simd < 0)
+        agree += ok
+        out = out sprintf("- %s %s %s in every boot; simulator %s\n", a, (less == nb ? "<" : ">"), z, (ok ? "agrees" : "disagrees"))
+      }
+    }
+    printf "\nPairs every boot orders alike: %d, of which the simulator orders %d alike.\n%s", resolved, agree, out
+  }'
+
