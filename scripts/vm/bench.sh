@@ -8,14 +8,17 @@
 # scheduler (ratio < 1: faster than the default).
 #
 #   bash scripts/vm/bench.sh [--scheduler PATH]... [--reps N]
-#        [--futex-ops N] [--msg-ops N] [--out DIR]
+#        [--futex-ops N] [--msg-ops N] [--out DIR] [--colab-variant NAME="ARGS"]...
+#
+# --colab-variant: also scx_colab with these extra arguments, reported as
+# scx_colab_NAME (e.g. --colab-variant nopull="--no-big-pull").
 #
 # Writes DIR/results.csv (every repetition) and DIR/results.md (medians,
 # ratios); DIR defaults to reports/vm-bench.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-extra=() reps=5 futex_ops=100000 msg_ops=10000 outdir="$VM_ROOT/reports/vm-bench"
+extra=() reps=5 futex_ops=100000 msg_ops=10000 outdir="$VM_ROOT/reports/vm-bench" variants=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --scheduler) extra+=("$2"); shift 2 ;;
@@ -23,7 +26,12 @@ while [ $# -gt 0 ]; do
     --futex-ops) futex_ops="$2"; shift 2 ;;
     --msg-ops) msg_ops="$2"; shift 2 ;;
     --out) outdir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --colab-variant)
+      [[ "$2" =~ ^[a-z0-9]+=.+$ ]] ||
+        vm_die "bench.sh" "--colab-variant takes NAME=\"ARGS\" (NAME: lower-case letters and digits), not '$2'"
+      case "${2%%=*}" in nofutex|paper|fig6) vm_die "bench.sh" "--colab-variant: the name '${2%%=*}' is taken" ;; esac
+      variants+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) vm_die "bench.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -44,6 +52,11 @@ if [ -n "$colab" ]; then
   # round-robin wake-ups, big CPUs pull any task).
   scheds="$scheds scx_colab scx_colab_nofutex scx_colab_paper scx_colab_fig6"
   binargs+=(--bin "$colab:scx_colab" --bin "$colab:scx_colab_nofutex" --bin "$colab:scx_colab_paper" --bin "$colab:scx_colab_fig6")
+  for v in "${variants[@]}"; do
+    scheds="$scheds scx_colab_${v%%=*}"; binargs+=(--bin "$colab:scx_colab_${v%%=*}")
+  done
+elif [ "${#variants[@]}" -gt 0 ]; then
+  vm_die "bench.sh" "--colab-variant needs scx_colab, which was not built"
 fi
 for p in "${extra[@]}"; do
   [ -x "$p" ] || vm_die "bench.sh" "scheduler '$p' not found or not executable"
@@ -58,6 +71,8 @@ guest="$work/guest.sh"
   printf 'SCHEDS=%q\nREPS=%q\n' "$scheds" "$reps"
   printf 'ATTACH_SECS=60\n'
   printf 'COLAB_ARGS=%q\n' "--big-cpus 0,1"
+  # scx_colab_NAME's extra arguments, one "NAME=ARGS" per line.
+  printf 'COLAB_VARIANTS=%q\n' "$(printf '%s\n' "${variants[@]}")"
   printf 'FUTEX_ARGS=%q\n' "--threads 8 --locks 2 --ops $futex_ops"
   printf 'MSG_ARGS=%q\n' "--pairs 2 --ops $msg_ops"
   cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/bench.sh"
@@ -97,6 +112,7 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
   echo "Fixed work: futex = 8 threads, 2 mutexes, $futex_ops acquisitions each; msg = 2 ping-pong pairs, $msg_ops round trips each."
   echo "Median of $reps repetitions, seconds; ratio = median / default scheduler's median (< 1 is faster)."
   echo "Under TCG the absolute times are emulation times; compare ratios only, with care."
+  for v in "${variants[@]}"; do echo "scx_colab_${v%%=*} runs scx_colab with \`${v#*=}\`."; done
   echo
   echo "| workload | scheduler | median s | reps | ratio to default |"
   echo "|---|---|---:|---:|---:|"

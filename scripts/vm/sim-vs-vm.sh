@@ -6,6 +6,7 @@
 #
 #   bash scripts/vm/sim-vs-vm.sh --summary reports/vm-amp/summary.csv [--summary B]...
 #        [--topology topologies/vm-1b1s.toml] [--seeds 5] [--map SCHED=POLICY]...
+#        [--predictor LABEL]
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
 # kernel's EEVDF with capacity awareness), scx_colab = rota (ROTA, with
@@ -16,22 +17,28 @@
 # scx_colab-nowindow=colab:prev-first=on:pull-min-us=1000:window=inf for
 # amp-study's --colab-variant nowindow="--policy colab --window inf".
 # Other schedulers in the summary are skipped.
+# Predictions: what scx_colab saw. With no PMU in the VM and no --model,
+# every task has the same predicted speedup (its --speedup, 2.0 with
+# --big-cpus), so the simulator runs with --predictor constant:S (S read from
+# results.md, else 2.0); --predictor overrides it (e.g. `model`, the
+# simulator's default, to see what counters would change).
 # Several --summary files (boots of the same study) are averaged: the VM's
 # H_ANTT of a scheduler on a workload is the mean over the boots that ran
 # it. Prints a markdown table on stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-summaries=() topo="" seeds=5
+summaries=() topo="" seeds=5 predictor=""
 declare -A mapped=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --summary) summaries+=("$2"); shift 2 ;;
     --topology) topo="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
+    --predictor) predictor="$2"; shift 2 ;;
     --map)
       [[ "$2" =~ ^[^=]+=[a-z].*$ ]] || { echo "sim-vs-vm.sh: --map takes SCHED=POLICY, not '$2'" >&2; exit 2; }
       mapped["${2%%=*}"]="${2#*=}"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "sim-vs-vm.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +64,10 @@ for f in "${summaries[@]}"; do
   [ "$m" = "$mig" ] || { echo "sim-vs-vm.sh: $f: scx_colab ran with --migration-us '${m:-default}', $summary with '${mig:-default}': not the same study" >&2; exit 2; }
 done
 [ -n "$mig" ] && rota="rota:migration-us=$mig"
+if [ -z "$predictor" ]; then
+  sp="$(sed -n 's/.*scx_colab runs with `[^`]*--speedup \([0-9.]*\).*/\1/p' "$(dirname "$summary")/results.md" 2>/dev/null | head -n 1)"
+  predictor="constant:${sp:-2.0}"
+fi
 
 sim_policy() {
   if [ -n "${mapped[$1]:-}" ]; then echo "${mapped[$1]}"; return 0; fi
@@ -79,7 +90,7 @@ while IFS=, read -r sched wl vm; do
   pol="$(sim_policy "$sched")" || continue
   sum=0
   for seed in $(seq 1 "$seeds"); do
-    h="$("$colab" sim "$wl" -t "$topo" -p "$pol" --seed "$seed" | sed -n 's/.*H_ANTT \([0-9.]*\).*/\1/p' | tail -n 1)"
+    h="$("$colab" sim "$wl" -t "$topo" -p "$pol" --seed "$seed" --predictor "$predictor" | sed -n 's/.*H_ANTT \([0-9.]*\).*/\1/p' | tail -n 1)"
     [ -n "$h" ] || { echo "sim-vs-vm.sh: colab sim $wl -p $pol gave no H_ANTT" >&2; exit 1; }
     sum="$(awk -v a="$sum" -v b="$h" 'BEGIN { print a + b }')"
   done
@@ -91,7 +102,7 @@ done >"$rows"
 boots="${#summaries[@]}"
 vmwhat="$summary"
 [ "$boots" -gt 1 ] && vmwhat="mean of $boots boots: ${summaries[*]}"
-echo "Simulator (\`colab sim -t $(basename "$topo")\`, mean of seeds 1-$seeds) against the VM ($vmwhat), H_ANTT:"
+echo "Simulator (\`colab sim -t $(basename "$topo") --predictor $predictor\`, mean of seeds 1-$seeds) against the VM ($vmwhat), H_ANTT:"
 echo
 echo "| scheduler (simulator policy) | workload | VM | simulator | error |"
 echo "|---|---|---|---|---|"

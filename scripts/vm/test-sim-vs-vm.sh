@@ -33,10 +33,15 @@ grep -q '^Pairs every boot orders alike: 2, ' <<<"$out" || fail "expected 2 reso
 grep -q '^- default > scx_colab in every boot; simulator agrees$' <<<"$out" || fail "default > ROTA not resolved: $out"
 ! grep -q 'scx_colab < scx_colab-paper in every\|scx_colab > scx_colab-paper in every' <<<"$out" || fail "a pair the boots disagree on counted as resolved"
 
+# scx_colab ran without counters: the simulator gets its one prediction.
+grep -q -- '--predictor constant:2.0`' <<<"$out" || fail "not run with scx_colab's constant prediction: $out"
+
 # --map replaces a mapping.
 out="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --seeds 1 --map scx_colab-paper=colab:window=inf)"
 grep -q '^| scx_colab-paper (colab:window=inf) | fft:2 | 2.000 | ' <<<"$out" || fail "--map not applied: $out"
 ! grep -q 'VM geomean per boot' <<<"$out" || fail "per-boot lines with one boot"
+out="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --seeds 1 --predictor oracle)"
+grep -q -- '--predictor oracle`' <<<"$out" || fail "--predictor not applied: $out"
 
 # Bad input: a reason, status 2.
 expect_err() { # PATTERN ARGS...

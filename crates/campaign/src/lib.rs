@@ -503,7 +503,7 @@ pub enum CampaignError {
     Topology(#[from] colab_core::TopologyError),
     #[error("{0}")]
     Policy(#[from] colab_policies::PolicyError),
-    #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy, noisy:R (R a mean relative error, e.g. noisy:0.25), model, model:NAME or model:FILE, each model optionally +R (e.g. model+0.10)")]
+    #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy, noisy:R (R a mean relative error, e.g. noisy:0.25), model, model:NAME or model:FILE, each model optionally +R (e.g. model+0.10), or constant:S (every thread S > 0)")]
     Predictor { policy: String, label: String },
     #[error("policy '{policy}': {problem}")]
     Model { policy: String, problem: String },

@@ -56,6 +56,10 @@ pub fn parse_predictor(label: &str) -> Result<Predictor, LabelError> {
             },
             _ => return Err(LabelError::Unknown),
         },
+        Some(("constant", v)) => match v.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => PredictorKind::Constant { speedup: v },
+            _ => return Err(LabelError::Unknown),
+        },
         _ => return Err(LabelError::Unknown),
     };
     Ok(Predictor::Direct(kind))

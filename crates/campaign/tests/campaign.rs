@@ -133,7 +133,18 @@ fn a_policy_can_name_its_predictor_for_ablations() {
         spec.policy_and_predictor("colab@model+0.1").unwrap().1,
         Predictor::MachineModel { extra_err: 0.1 }
     );
-    for bad in ["colab@", "colab@noisy:-1", "colab@psychic"] {
+    assert_eq!(
+        spec.policy_and_predictor("rota@constant:2").unwrap().1,
+        Predictor::Direct(PredictorKind::Constant { speedup: 2.0 })
+    );
+    for bad in [
+        "colab@",
+        "colab@noisy:-1",
+        "colab@psychic",
+        "colab@constant:0",
+        "colab@constant:nan",
+        "colab@constant",
+    ] {
         let msg = spec.policy_and_predictor(bad).err().unwrap().to_string();
         assert!(msg.contains("unknown predictor"), "{bad}: {msg}");
     }

@@ -87,7 +87,8 @@ enum Cmd {
         /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
         /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
         /// with R error, default the papers' 7%); `oracle` (the truth, for
-        /// ablations).
+        /// ablations); `constant:S` (every thread S, what a scheduler without
+        /// counters knows, e.g. scx_colab on a machine with no PMU).
         #[arg(long, value_name = "LABEL", default_value = "model")]
         predictor: String,
         /// Write the schedule as Chrome trace-event JSON (open in ui.perfetto.dev).
@@ -179,7 +180,8 @@ enum Cmd {
         /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
         /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
         /// with R error, default the papers' 7%); `oracle` (the truth, for
-        /// ablations).
+        /// ablations); `constant:S` (every thread S, what a scheduler without
+        /// counters knows, e.g. scx_colab on a machine with no PMU).
         #[arg(long, value_name = "LABEL", default_value = "model")]
         predictor: String,
     },
@@ -1241,7 +1243,7 @@ fn parse_predictor(label: &str) -> Result<colab_campaign::model_predictor::Predi
     use colab_campaign::model_predictor::{parse_predictor, LabelError};
     parse_predictor(label).map_err(|e| match e {
         LabelError::Unknown => anyhow::anyhow!(
-            "--predictor {label}: expected model, model:NAME, model:FILE (each optionally +R, e.g. model+0.10), noisy, noisy:R or oracle"
+            "--predictor {label}: expected model, model:NAME, model:FILE (each optionally +R, e.g. model+0.10), noisy, noisy:R, oracle or constant:S (S > 0)"
         ),
         LabelError::Model(problem) => anyhow::anyhow!("--predictor {label}: {problem}"),
     })

@@ -110,6 +110,10 @@ pub enum PredictorKind {
     },
     /// Exact ground truth: only for ablations (explicit oracle mode).
     Oracle,
+    /// Every thread predicted `speedup`, with that energy ratio too: what a
+    /// scheduler knows with no counters, e.g. scx_colab without a PMU (its
+    /// `--speedup`), to compare the simulator with it.
+    Constant { speedup: f64 },
     /// Synthesized PMU counts through a trained model: the engine reads only
     /// the events the model asks for. Not serializable (it holds the model).
     #[serde(skip)]
@@ -142,6 +146,7 @@ impl PredictorKind {
                 energy_mean_abs_err,
             })),
             PredictorKind::Oracle => Some(Box::new(OraclePredictor)),
+            PredictorKind::Constant { speedup } => Some(Box::new(ConstantPredictor(speedup))),
             PredictorKind::Counters(_) => None,
         }
     }
@@ -155,6 +160,18 @@ impl Predictor for OraclePredictor {
     }
     fn energy_ratio(&mut self, obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
         obs.true_energy_ratio
+    }
+}
+
+/// The same prediction for every thread, whatever it does.
+pub struct ConstantPredictor(pub f64);
+
+impl Predictor for ConstantPredictor {
+    fn speedup(&mut self, _obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
+        self.0
+    }
+    fn energy_ratio(&mut self, _obs: PhaseObservation, _rng: &mut SimRng) -> f64 {
+        self.0
     }
 }
 

@@ -67,61 +67,66 @@ fn memory_stalls_draw_stall_power() {
     assert!((r.energy_j - want).abs() < 1e-9, "{} vs {want}", r.energy_j);
 }
 
+/// Records the (speedup, energy ratio) predictions a thread has at each
+/// wake-up; runs everything on core 0.
+struct Probe(Vec<(f64, f64)>);
+impl colab_core::Policy for Probe {
+    fn name(&self) -> &'static str {
+        "probe"
+    }
+    fn select_core(
+        &mut self,
+        st: &colab_core::SchedState,
+        t: colab_core::ThreadId,
+        _: colab_core::WakeKind,
+    ) -> colab_core::CoreId {
+        let th = st.thread(t);
+        self.0
+            .push((th.predicted_speedup, th.predicted_energy_ratio));
+        colab_core::CoreId(0)
+    }
+    fn pick_next(
+        &mut self,
+        st: &colab_core::SchedState,
+        c: colab_core::CoreId,
+    ) -> colab_core::Pick {
+        st.core(c)
+            .rq
+            .first()
+            .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
+    }
+    fn should_preempt(
+        &mut self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: colab_core::ThreadId,
+    ) -> bool {
+        false
+    }
+    fn slice_ns(
+        &self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: colab_core::ThreadId,
+    ) -> u64 {
+        MS
+    }
+    fn tick(
+        &mut self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: &mut Vec<colab_core::Action>,
+    ) -> bool {
+        false
+    }
+}
+
 #[test]
 fn threads_see_a_predicted_energy_ratio() {
     // With the oracle, the prediction is the true big/little energy per work:
     // core-bound work costs (1.5 / 1) / (0.25 / 0.318) on big over little.
     let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
     let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
-    struct Probe(Vec<f64>);
-    impl colab_core::Policy for Probe {
-        fn name(&self) -> &'static str {
-            "probe"
-        }
-        fn select_core(
-            &mut self,
-            st: &colab_core::SchedState,
-            t: colab_core::ThreadId,
-            _: colab_core::WakeKind,
-        ) -> colab_core::CoreId {
-            self.0.push(st.thread(t).predicted_energy_ratio);
-            colab_core::CoreId(0)
-        }
-        fn pick_next(
-            &mut self,
-            st: &colab_core::SchedState,
-            c: colab_core::CoreId,
-        ) -> colab_core::Pick {
-            st.core(c)
-                .rq
-                .first()
-                .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
-        }
-        fn should_preempt(
-            &mut self,
-            _: &colab_core::SchedState,
-            _: colab_core::CoreId,
-            _: colab_core::ThreadId,
-        ) -> bool {
-            false
-        }
-        fn slice_ns(
-            &self,
-            _: &colab_core::SchedState,
-            _: colab_core::CoreId,
-            _: colab_core::ThreadId,
-        ) -> u64 {
-            MS
-        }
-        fn tick(
-            &mut self,
-            _: &colab_core::SchedState,
-            _: colab_core::CoreId,
-            _: &mut Vec<colab_core::Action>,
-        ) -> bool {
-            false
-        }
-    }
     let mut p = Probe(Vec::new());
     let cfg = SimConfig {
         predictor: PredictorKind::Oracle,
@@ -129,7 +134,35 @@ fn threads_see_a_predicted_energy_ratio() {
     };
     simulate(&w, &t, &mut p, &cfg).unwrap();
     let want = 1.5 / (0.25 / (0.6 * 0.53));
-    assert!((p.0[0] - want).abs() < 1e-9, "{:?} vs {want}", p.0);
+    assert!((p.0[0].1 - want).abs() < 1e-9, "{:?} vs {want}", p.0);
+}
+
+#[test]
+fn the_constant_predictor_hides_what_threads_do() {
+    // A core-bound then a memory-bound phase, read at each sleep: the oracle
+    // sees them differ, the constant predictor gives every reading S.
+    let w = workload(
+        "name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 }, { sleep = 1000 }, \
+         { compute = 1000, mem_frac = 0.9 }, { sleep = 1000 }, { compute = 10, mem_frac = 0.0 } ]",
+    );
+    let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
+    let seen = |predictor| {
+        let mut p = Probe(Vec::new());
+        let cfg = SimConfig {
+            predictor,
+            ..SimConfig::default()
+        };
+        simulate(&w, &t, &mut p, &cfg).unwrap();
+        p.0
+    };
+    let oracle = seen(PredictorKind::Oracle);
+    assert_eq!(oracle.len(), 3, "{oracle:?}");
+    assert!((oracle[1].0 - oracle[2].0).abs() > 0.5, "{oracle:?}");
+    let constant = seen(PredictorKind::Constant { speedup: 2.5 });
+    assert_eq!(constant.len(), 3);
+    for (i, &(s, e)) in constant.iter().enumerate() {
+        assert_eq!((s, e), (2.5, 2.5), "wake-up {i}: {constant:?}");
+    }
 }
 
 #[test]
