@@ -92,8 +92,11 @@ migs="$outdir/migrations.csv"
 echo "scheduler,workload,migrations" >"$migs"
 grep '^@@MIG,' "$log" | cut -d, -f2- >>"$migs" || true
 stats="$outdir/sched-stats.csv"
-echo "scheduler,workload,direct,queued,steal_own,steal_other,big_preempts_little,pulled,migrations,futex_charges" >"$stats"
+echo "scheduler,workload,direct,queued,steal_own,steal_other,big_preempts_little,pulled,migrations,futex_charges,idle_kicks" >"$stats"
 grep '^@@STATS,' "$log" | cut -d, -f2- >>"$stats" || true
+schedcpu="$outdir/sched-cpu.csv"
+echo "scheduler,workload,cpu_s" >"$schedcpu"
+grep '^@@SCHEDCPU,' "$log" | cut -d, -f2- | awk -F, '{ printf "%s,%s,%.2f\n", $1, $2, $3 / 100 }' >>"$schedcpu" || true
 
 # Medians per (scheduler, workload), then ratios to the default scheduler.
 summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
@@ -135,19 +138,32 @@ summary="$(tail -n +2 "$csv" | sort -t, -k1,1 -k2,2 -k4,4g | awk -F, '
       ops = ($2 == "futex") ? 8 * fo * r : 2 * mo * r
       printf "| %s | %s | %d | %.3f |\n", $2, $1, $3, $3 / ops }' "$migs" | sort -t'|' -k2,2 -s
   fi
+  if [ "$(wc -l <"$schedcpu")" -gt 1 ]; then
+    echo
+    echo "CPU time of each scheduler's own process (user space: scx_colab's labeller and stats) over"
+    echo "each workload's $reps repetitions, against the workload's total median time x $reps:"
+    echo
+    echo "| workload | scheduler | scheduler process CPU s | workload s |"
+    echo "|---|---|---:|---:|"
+    tail -n +2 "$schedcpu" | while IFS=, read -r s wl cpu; do
+      awk -F, -v w="$wl" -v s="$s" -v c="$cpu" -v r="$reps" '$1 == s && $2 == w {
+        printf "| %s | %s | %.2f | %.2f |\n", w, s, c, $3 * r }' <<<"$summary"
+    done
+  fi
   if [ "$(wc -l <"$stats")" -gt 1 ]; then
     echo
     echo "scx_colab's own counters over each workload's repetitions (its --stats lines, summed):"
     echo "wake-ups placed straight on an idle CPU, wake-ups queued, steals within and across clusters,"
-    echo "big CPUs preempting little ones (and tasks pulled), migrations, futex waits charged."
+    echo "big CPUs preempting little ones (and tasks pulled), migrations, futex waits charged, and"
+    echo "(ROTA) idle fast CPUs woken to look for work."
     echo
-    echo "| workload | scheduler | direct | queued | steal own | steal other | big preempts | pulled | migrations | futex charges |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10 }'
+    echo "| workload | scheduler | direct | queued | steal own | steal other | big preempts | pulled | migrations | futex charges | idle kicks |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$stats" | sort -t, -k2,2 -k1,1 | awk -F, '{ printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", $2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
   fi
 } >"$md"
 cat "$md"
-echo "bench: wrote $md, $csv, $migs and $stats"
+echo "bench: wrote $md, $csv, $migs, $stats and $schedcpu"
 if [ "$rc" -ne 0 ]; then
   echo "bench: FAILED (VM run status $rc; see the console log $log)" >&2
   exit 1

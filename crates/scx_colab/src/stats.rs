@@ -4,7 +4,7 @@
 use crate::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 14] = [
+pub const STAT_NAMES: [&str; 15] = [
     "direct",
     "queued",
     "block_first",
@@ -19,6 +19,7 @@ pub const STAT_NAMES: [&str; 14] = [
     "pmu_errors",
     "pmu_multiplexed",
     "rotations",
+    "idle_kicks",
 ];
 
 /// `blocking leaders: NAME(pid PID, level L, HIGH) NAME(pid PID, level L, low) ...`

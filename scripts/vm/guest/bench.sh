@@ -4,7 +4,8 @@
 # and, for scx_colab (run with --stats 1), the scheduler's counters summed over
 # each workload's repetitions: "@@STATS,<sched>,<workload>,<direct>,<queued>,
 # <steal_own>,<steal_other>,<big_preempts_little>,<pulled>,<migrations>,
-# <futex_charges>" (stats lines that straddle two workloads count for
+# <futex_charges>,<idle_kicks>" and the scheduler process's own CPU time:
+# "@@SCHEDCPU,<sched>,<workload>,<ticks>" (USER_HZ ticks, 100 a second on x86) (stats lines that straddle two workloads count for
 # the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
@@ -18,6 +19,11 @@ mig_start() {
   echo 1 >"$TR/events/sched/sched_migrate_task/enable"
   echo >"$TR/trace"
   echo 1 >"$TR/tracing_on"
+}
+# CPU time (USER_HZ ticks, utime + stime) of the scheduler's own process: its
+# user-space side (labeller, stats), which competes with the workload.
+proc_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 mig_count() {
   [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
@@ -45,8 +51,8 @@ for s in $SCHEDS; do
   fi
   for wl in futex msg; do
     if [ "$wl" = futex ]; then args="$FUTEX_ARGS"; else args="$MSG_ARGS"; fi
-    n0=0
-    [ "$s" != default ] && n0=$(wc -l <"$SOUT")
+    n0=0 t0=0
+    [ "$s" != default ] && n0=$(wc -l <"$SOUT") && t0=$(proc_ticks "$SPID")
     mig_start
     rep=0
     while [ $rep -lt "$REPS" ]; do
@@ -65,11 +71,12 @@ for s in $SCHEDS; do
       fi
     done
     mig_count "$s" "$wl"
+    [ "$s" != default ] && echo "@@SCHEDCPU,$s,$wl,$(($(proc_ticks "$SPID") - t0))"
     case "$s" in scx_colab*)
       tail -n +$((n0 + 1)) "$SOUT" | grep 'sched:' | awk -v s="$s" -v w="$wl" '
-        BEGIN { split("direct queued steal_own steal_other big_preempts_little pulled migrations futex_charges", k, " ") }
+        BEGIN { split("direct queued steal_own steal_other big_preempts_little pulled migrations futex_charges idle_kicks", k, " ") }
         { for (i = 1; i < NF; i++) v[$i] += $(i + 1) }
-        END { line = "@@STATS," s "," w; for (j = 1; j <= 8; j++) line = line "," (v[k[j]] + 0); print line }' ;;
+        END { line = "@@STATS," s "," w; for (j = 1; j <= 9; j++) line = line "," (v[k[j]] + 0); print line }' ;;
     esac
   done
   if [ "$s" != default ]; then stop_sched "bench-$s"; fi

@@ -198,8 +198,9 @@ static __always_inline bool may_take(struct task_struct *p, s32 self)
  * max_block_ over the queues of (@self, @set): the smallest lag of a task
  * @self may run, then the most blocking task within the window of it, then
  * moved to @self's local DSQ. Three walks, each bounded by the CPU count
- * and the queues' lengths; the first stops at each queue's first runnable
- * task, the second at the window's edge (both walk in vruntime order).
+ * and the queues' lengths, and empty queues are not walked; the first stops
+ * at each queue's first runnable task, the second at the window's edge
+ * (both walk in vruntime order).
  */
 static __always_inline bool max_block(s32 self, u32 set)
 {
@@ -215,7 +216,7 @@ static __always_inline bool max_block(s32 self, u32 set)
 		q = queue_of(self, set, i);
 		if (q < 0)
 			break;
-		if (q == self && set != 2)
+		if ((q == self && set != 2) || scx_bpf_dsq_nr_queued(q) <= 0)
 			continue;
 		cs = lookup_cpu_state(q);
 		if (!cs)
@@ -242,7 +243,7 @@ static __always_inline bool max_block(s32 self, u32 set)
 			q = queue_of(self, set, i);
 			if (q < 0)
 				break;
-			if (q == self && set != 2)
+			if ((q == self && set != 2) || scx_bpf_dsq_nr_queued(q) <= 0)
 				continue;
 			cs = lookup_cpu_state(q);
 			if (!cs)

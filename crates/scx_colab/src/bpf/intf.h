@@ -53,6 +53,7 @@ enum colab_stat {
 	COLAB_STAT_PMU_ERRORS,  /* ... and a counter could not be read */
 	COLAB_STAT_PMU_MUX,     /* ... and counters were multiplexed */
 	COLAB_STAT_ROTATIONS,   /* ROTA: a fast CPU's occupant gave way at a tick */
+	COLAB_STAT_IDLE_KICKS,  /* ROTA: an idle fast CPU woken to look for work */
 	COLAB_NR_STATS,
 };
 

@@ -90,7 +90,9 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 	w->least_all = (u64)-1;
 	w->any_wait = false;
 	bpf_for(i, 0, nr_cpus) {
-		if ((s32)i != skip) {
+		/* An iterator costs three kfunc calls: skip empty queues (most
+		 * of them, on a machine that is not overloaded). */
+		if ((s32)i != skip && scx_bpf_dsq_nr_queued(i) > 0) {
 			bpf_for_each(scx_dsq, p, i, 0) {
 				t = lookup_tctx(p);
 				if (!t)
@@ -130,7 +132,7 @@ static __always_inline bool rota_steal(s32 cpu, u64 floor)
 	u32 i;
 
 	bpf_for(i, 0, nr_cpus) {
-		if ((s32)i == cpu)
+		if ((s32)i == cpu || scx_bpf_dsq_nr_queued(i) <= 0)
 			continue;
 		bpf_for_each(scx_dsq, p, i, 0) {
 			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
@@ -374,6 +376,7 @@ static __always_inline void rota_kick_idle_fast(void)
 		cs = lookup_cpu_state(f);
 		if (cs && cs->idle_since) {
 			scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
+			stat_inc(COLAB_STAT_IDLE_KICKS);
 			return;
 		}
 	}
