@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
         vm_die "amp-study.sh" "--colab-variant takes NAME=\"ARGS\" (NAME: lower-case letters, digits, _), not '$2'"
       [ "${2%%=*}" != paper ] || vm_die "amp-study.sh" "--colab-variant: the name 'paper' is taken (scx_colab --policy colab)"
       variants+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$0"; exit 0 ;;
     *) vm_die "amp-study.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done

@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
         vm_die "bench.sh" "--colab-variant takes NAME=\"ARGS\" (NAME: lower-case letters and digits), not '$2'"
       case "${2%%=*}" in nofutex|paper|fig6) vm_die "bench.sh" "--colab-variant: the name '${2%%=*}' is taken" ;; esac
       variants+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$0"; exit 0 ;;
     *) vm_die "bench.sh" "unknown argument: $1 (see --help)" ;;
   esac
 done

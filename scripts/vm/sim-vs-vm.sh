@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --map)
       [[ "$2" =~ ^[^=]+=[a-z].*$ ]] || { echo "sim-vs-vm.sh: --map takes SCHED=POLICY, not '$2'" >&2; exit 2; }
       mapped["${2%%=*}"]="${2#*=}"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$0"; exit 0 ;;
     *) echo "sim-vs-vm.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -43,6 +43,9 @@ grep -q '^| scx_colab-paper (colab:window=inf) | fft:2 | 2.000 | ' <<<"$out" || 
 out="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --seeds 1 --predictor oracle)"
 grep -q -- '--predictor oracle`' <<<"$out" || fail "--predictor not applied: $out"
 
+# --help prints the whole header, to its last line.
+bash "$root/scripts/vm/sim-vs-vm.sh" --help | grep -q 'Prints a markdown table' || fail "--help cut short"
+
 # Bad input: a reason, status 2.
 expect_err() { # PATTERN ARGS...
   local pat="$1" rc=0 err
