@@ -189,6 +189,17 @@ static __always_inline s32 queue_of(s32 self, u32 set, u32 i)
 	return set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
 }
 
+/* The @i-th queue a search over (@self, @set) covers, in *@q (< 0: no
+ * more), and its CPU's state; NULL: skip it (empty, or @self's own in a
+ * cluster search: it was searched first). */
+static __always_inline struct colab_cpu_state *search_queue(s32 self, u32 set, u32 i, s32 *q)
+{
+	*q = queue_of(self, set, i);
+	if (*q < 0 || (*q == self && set != 2) || scx_bpf_dsq_nr_queued(*q) <= 0)
+		return NULL;
+	return lookup_cpu_state(*q);
+}
+
 static __always_inline bool may_take(struct task_struct *p, s32 self)
 {
 	return bpf_cpumask_test_cpu(self, p->cpus_ptr) && !colab_migration_disabled(p);
@@ -213,12 +224,9 @@ static __always_inline bool max_block(s32 self, u32 set)
 	bool any = false;
 
 	bpf_for(i, 0, n) {
-		q = queue_of(self, set, i);
+		cs = search_queue(self, set, i, &q);
 		if (q < 0)
 			break;
-		if ((q == self && set != 2) || scx_bpf_dsq_nr_queued(q) <= 0)
-			continue;
-		cs = lookup_cpu_state(q);
 		if (!cs)
 			continue;
 		bpf_for_each(scx_dsq, p, q, 0) {
@@ -240,12 +248,9 @@ static __always_inline bool max_block(s32 self, u32 set)
 	if (!colab_no_block_first) {
 		best_q = -1;
 		bpf_for(i, 0, n) {
-			q = queue_of(self, set, i);
+			cs = search_queue(self, set, i, &q);
 			if (q < 0)
 				break;
-			if ((q == self && set != 2) || scx_bpf_dsq_nr_queued(q) <= 0)
-				continue;
-			cs = lookup_cpu_state(q);
 			if (!cs)
 				continue;
 			bpf_for_each(scx_dsq, p, q, 0) {
