@@ -59,7 +59,7 @@ for s in $SCHEDS; do
       scx_colab-paper) SCHED_BIN=/bin/scx_colab; SCHED_ARGS="$COLAB_ARGS --policy colab" ;;
       scx_colab-*)
         SCHED_BIN=/bin/scx_colab
-        SCHED_ARGS="$COLAB_ARGS $(printf '%s\n' "$COLAB_VARIANTS" | sed -n "s/^${s#scx_colab-}=//p")" ;;
+        SCHED_ARGS="$COLAB_ARGS $(variant_args "${s#scx_colab-}")" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS" ;;
     esac
     if ! start_sched "amp-$s"; then

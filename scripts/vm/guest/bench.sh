@@ -41,7 +41,7 @@ for s in $SCHEDS; do
       scx_colab_paper) SCHED_ARGS="$COLAB_ARGS --policy colab --stats 1" ;;
       scx_colab_fig6) SCHED_ARGS="$COLAB_ARGS --policy colab --strict-rr --pull-min-us 0 --stats 1" ;;
       scx_colab_*)
-        SCHED_ARGS="$COLAB_ARGS $(printf '%s\n' "$COLAB_VARIANTS" | sed -n "s/^${s#scx_colab_}=//p") --stats 1" ;;
+        SCHED_ARGS="$COLAB_ARGS $(variant_args "${s#scx_colab_}") --stats 1" ;;
       scx_colab*) SCHED_ARGS="$COLAB_ARGS --stats 1" ;;
     esac
     if ! start_sched "bench-$s"; then

@@ -114,3 +114,9 @@ stop_sched() {
     kill -KILL "$SPID" 2>/dev/null
   fi
 }
+
+# variant_args NAME: the extra scx_colab arguments of --colab-variant NAME
+# (COLAB_VARIANTS: one "NAME=ARGS" per line, set by amp-study.sh / bench.sh).
+variant_args() {
+  printf '%s\n' "${COLAB_VARIANTS:-}" | sed -n "s/^$1=//p"
+}

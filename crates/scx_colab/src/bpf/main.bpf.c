@@ -164,7 +164,6 @@ static __always_inline bool is_big(s32 cpu)
 	return cpu_is_big[cpu & CPU_MASK];
 }
 
-
 /* Copy the labeller's latest labels into the task's storage. */
 static __always_inline void refresh_labels(struct task_struct *p, struct task_ctx *tctx)
 {
@@ -233,13 +232,16 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 void BPF_STRUCT_OPS(colab_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = lookup_tctx(p);
+	bool new;
 
 	if (!tctx)
 		return;
+	new = tctx->last_cpu < 0; /* never ran */
+	if (!new && !(enq_flags & SCX_ENQ_WAKEUP))
+		return; /* a requeue (affinity, priority), not a wake-up */
+	cfs_place(tctx, new);
 	if (policy_rota)
-		rota_runnable(p, tctx, enq_flags);
-	else if (tctx->last_cpu < 0 || (enq_flags & SCX_ENQ_WAKEUP))
-		cfs_place(tctx, tctx->last_cpu < 0);
+		rota_runnable(tctx, new);
 }
 
 void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)

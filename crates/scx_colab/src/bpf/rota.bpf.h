@@ -336,23 +336,18 @@ static __always_inline s32 rota_select_cpu(struct task_struct *p, s32 prev, bool
 	return cpu >= 0 ? cpu : prev;
 }
 
-/* A task becomes runnable: FIFO stamp, sleep statistics, placement of its
- * fast-CPU account and of its vruntime lag. */
-static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx *tctx,
-					  u64 enq_flags)
+/* A task becomes runnable (a wake-up, or @new: its first time): FIFO
+ * stamp, sleep statistics, placement of its fast-CPU account. */
+static __always_inline void rota_runnable(struct task_ctx *tctx, bool new)
 {
-	bool new = tctx->last_cpu < 0; /* never ran */
 	u64 now = bpf_ktime_get_ns();
 	u64 least = rota_least_all, floor, slept;
 
-	if (!new && !(enq_flags & SCX_ENQ_WAKEUP))
-		return; /* a requeue (affinity, priority), not a wake-up */
 	tctx->runnable_since = now;
 	if (!new) {
 		slept = now - tctx->blocked_at;
 		tctx->avg_sleep_ns = (3 * tctx->avg_sleep_ns + slept) / 4;
 	}
-	cfs_place(tctx, new);
 	if (least == (u64)-1)
 		return;
 	floor = new ? least : (least > rota_cap_ns ? least - rota_cap_ns : 0);
