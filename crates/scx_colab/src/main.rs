@@ -551,6 +551,7 @@ mod tests {
             little: vec![1],
             speedup: 2.0,
             mode: topo::SplitMode::Declared,
+            siblings: Vec::new(),
         };
         let e = format!("{:#}", setup_counters(&o, &split).err().unwrap());
         assert!(

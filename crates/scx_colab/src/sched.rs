@@ -130,6 +130,11 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         for (i, &c) in cfg.split.little.iter().enumerate() {
             ro.little_cpus[i] = c as u32;
         }
+        ro.smt_on = cfg.split.smt();
+        ro.sibling_cpu = [-1; MAX_CPUS];
+        for &(cpu, sib) in &cfg.split.siblings {
+            ro.sibling_cpu[cpu] = sib as i32;
+        }
         ro.colab_window_ns = cfg.colab_window_ns;
         ro.colab_no_block_first = !cfg.block_first;
         ro.no_big_pull = !cfg.big_pull;

@@ -30,11 +30,13 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
     Ok(cpus)
 }
 
-/// One online CPU, its capacity (1024 for the fastest) and whether its core
-/// is a big one.
+/// One online CPU (a hardware thread), its core, its capacity (1024 for the
+/// fastest) and whether its core is a big one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpuCap {
     pub id: usize,
+    /// The physical core: SMT siblings share it (unique over packages).
+    pub core: usize,
     pub capacity: usize,
     /// scx_utils' core type: big for every CPU at or above the machine's
     /// average capacity (so the P-cores of an Intel hybrid part, whose
@@ -73,9 +75,17 @@ pub struct Split {
     /// Predicted big/little speedup used for every task (capacity fallback).
     pub speedup: f64,
     pub mode: SplitMode,
+    /// Each CPU whose core has other online hardware threads (SMT), with
+    /// its first sibling (the lowest other id); empty without SMT.
+    pub siblings: Vec<(usize, usize)>,
 }
 
 impl Split {
+    /// Some core has two or more online hardware threads.
+    pub fn smt(&self) -> bool {
+        !self.siblings.is_empty()
+    }
+
     pub fn is_asymmetric(&self) -> bool {
         !self.big.is_empty() && !self.little.is_empty()
     }
@@ -87,7 +97,12 @@ impl Split {
                 .collect::<Vec<_>>()
                 .join(",")
         }
-        match self.mode {
+        let smt = if self.smt() {
+            "; SMT: idle whole cores first"
+        } else {
+            ""
+        };
+        let split = match self.mode {
             SplitMode::Homogeneous => format!(
                 "homogeneous machine and no --big-cpus: all {} CPUs in one cluster ({})",
                 self.little.len(),
@@ -105,8 +120,34 @@ impl Split {
                 list(&self.little),
                 self.speedup
             ),
-        }
+        };
+        split + smt
     }
+}
+
+/// Each CPU that shares its core with another online CPU, and the lowest
+/// such sibling.
+fn siblings(cpus: &[CpuCap]) -> Vec<(usize, usize)> {
+    cpus.iter()
+        .filter_map(|a| {
+            cpus.iter()
+                .filter(|b| b.id != a.id && b.core == a.core)
+                .map(|b| b.id)
+                .min()
+                .map(|s| (a.id, s))
+        })
+        .collect()
+}
+
+/// The first CPU of `big` whose SMT sibling is online but not in `big`, with
+/// that sibling: a core's hardware threads share the core and its speed, so
+/// they belong to one cluster.
+fn split_sibling(cpus: &[CpuCap], big: &[usize]) -> Option<(usize, usize)> {
+    cpus.iter().filter(|c| big.contains(&c.id)).find_map(|c| {
+        cpus.iter()
+            .find(|s| s.core == c.core && !big.contains(&s.id))
+            .map(|s| (c.id, s.id))
+    })
 }
 
 /// The CPUs of `list` that are online, with a warning naming the others
@@ -142,11 +183,18 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
         if big.is_empty() || little.is_empty() {
             bail!("--big-cpus must leave at least one big and one little CPU (online: {ids:?})");
         }
+        if let Some((c, s)) = split_sibling(cpus, big) {
+            bail!(
+                "--big-cpus: CPU {c} is big but its SMT sibling {s} is not; a core's \
+                 hardware threads share its speed, so name both or neither"
+            );
+        }
         return Ok(Split {
             big: big.to_vec(),
             little,
             speedup: speedup.unwrap_or(2.0),
             mode: SplitMode::Declared,
+            siblings: siblings(cpus),
         });
     }
     let big: Vec<usize> = cpus.iter().filter(|c| c.big).map(|c| c.id).collect();
@@ -166,6 +214,7 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
             little,
             speedup: speedup.unwrap_or(ratio.max(1.0)),
             mode: SplitMode::Hardware,
+            siblings: siblings(cpus),
         });
     }
     Ok(Split {
@@ -173,6 +222,7 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
         little: ids,
         speedup: 1.0,
         mode: SplitMode::Homogeneous,
+        siblings: siblings(cpus),
     })
 }
 
@@ -185,6 +235,7 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
             .values()
             .map(|c| CpuCap {
                 id: c.id,
+                core: c.core_id,
                 capacity: c.cpu_capacity.max(1),
                 big: c.core_type != scx_utils::CoreType::Little,
             })
@@ -197,14 +248,23 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
             let mut cpus: Vec<CpuCap> = ids
                 .into_iter()
                 .map(|id| {
-                    let path = format!("/sys/devices/system/cpu/cpu{id}/cpu_capacity");
-                    let capacity = std::fs::read_to_string(path)
-                        .ok()
-                        .and_then(|s| s.trim().parse().ok())
-                        .unwrap_or(1024);
+                    let read = |file: &str| {
+                        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{id}/{file}"))
+                            .ok()
+                            .and_then(|s| s.trim().parse::<usize>().ok())
+                    };
+                    // A core is (package, core_id); without them, its own core.
+                    let core = match (
+                        read("topology/physical_package_id"),
+                        read("topology/core_id"),
+                    ) {
+                        (Some(pkg), Some(core)) => (pkg << 16) | core,
+                        _ => (1 << 32) | id,
+                    };
                     CpuCap {
                         id,
-                        capacity,
+                        core,
+                        capacity: read("cpu_capacity").unwrap_or(1024),
                         big: true,
                     }
                 })
@@ -225,6 +285,7 @@ mod tests {
             .enumerate()
             .map(|(id, &capacity)| CpuCap {
                 id,
+                core: id,
                 capacity,
                 big: true,
             })
@@ -298,6 +359,51 @@ mod tests {
         // The VM's colab_test_capacity=1024,1024,326,326.
         let s = split(&caps(&[1024, 1024, 326, 326]), None, None).unwrap();
         assert_eq!((s.big, s.little), (vec![0, 1], vec![2, 3]));
+    }
+
+    /// CPUs numbered as Linux numbers an Intel hybrid part: the P-cores'
+    /// first threads, their second threads, then the E-cores.
+    fn hybrid() -> Vec<CpuCap> {
+        // (id, core, capacity): 2 P-cores x 2 threads, 2 E-cores.
+        let layout = [
+            (0, 0, 1024),
+            (1, 1, 1024),
+            (2, 0, 1024),
+            (3, 1, 1024),
+            (4, 2, 600),
+            (5, 3, 600),
+        ];
+        let mut cpus: Vec<CpuCap> = layout
+            .iter()
+            .map(|&(id, core, capacity)| CpuCap {
+                id,
+                core,
+                capacity,
+                big: true,
+            })
+            .collect();
+        classify(&mut cpus);
+        cpus
+    }
+
+    #[test]
+    fn smt_siblings_stay_in_one_cluster() {
+        let s = split(&hybrid(), None, None).unwrap();
+        assert_eq!((&s.big, &s.little), (&vec![0, 1, 2, 3], &vec![4, 5]));
+        assert!(s.smt());
+        assert_eq!(s.siblings, vec![(0, 2), (1, 3), (2, 0), (3, 1)]);
+        assert!(s.describe().contains("SMT"), "{}", s.describe());
+        // Declaring a P-core's first thread big and not its second is refused,
+        // naming both; whole cores are accepted.
+        let e = split(&hybrid(), Some(&[0, 1]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("CPU 0") && e.contains("sibling 2"), "{e}");
+        let s = split(&hybrid(), Some(&[0, 2]), None).unwrap();
+        assert_eq!((s.big, s.little), (vec![0, 2], vec![1, 3, 4, 5]));
+        // One thread per core: no SMT.
+        assert!(!split(&caps(&[1024, 512]), None, None).unwrap().smt());
+        assert_eq!(split_sibling(&caps(&[1024, 512]), &[0]), None);
     }
 
     #[test]

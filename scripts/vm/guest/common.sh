@@ -120,3 +120,13 @@ stop_sched() {
 variant_args() {
   printf '%s\n' "${COLAB_VARIANTS:-}" | sed -n "s/^$1=//p"
 }
+
+# cpu_busy CPUS... : each CPU's busy percentage between /tmp/pl0 and /tmp/pl1
+# (two snapshots of /proc/stat), space-separated.
+cpu_busy() {
+  paste -d' ' /tmp/pl0 /tmp/pl1 | awk -v want=" $* " '{
+    n = NF / 2; c = substr($1, 4); if (index(want, " " c " ") == 0) next
+    t = 0; for (i = 2; i <= n; i++) t += $(i + n) - $i
+    idle = ($(n + 5) + $(n + 6)) - ($5 + $6)
+    printf "%d ", (t > 0 ? 100 * (1 - idle / t) : 0) }'
+}

@@ -326,16 +326,6 @@ hotplug_phase() {
   info "[$tag] scheduler output (last 8 lines):"; tail -n 8 "$SOUT"
 }
 
-# cpu_busy CPUS... : each CPU's busy percentage between /tmp/pl0 and /tmp/pl1
-# (two snapshots of /proc/stat), space-separated.
-cpu_busy() {
-  paste -d' ' /tmp/pl0 /tmp/pl1 | awk -v want=" $* " '{
-    n = NF / 2; c = substr($1, 4); if (index(want, " " c " ") == 0) next
-    t = 0; for (i = 2; i <= n; i++) t += $(i + n) - $i
-    idle = ($(n + 5) + $(n + 6)) - ($5 + $6)
-    printf "%d ", (t > 0 ? 100 * (1 - idle / t) : 0) }'
-}
-
 # Placement phase (scx_colab, each policy): two CPU hogs alone on the VM
 # declared 2 big (0, 1) + 2 little must run on the big CPUs: the big CPUs'
 # mean busy share at least 20 points above the little ones' (a margin for

@@ -28,6 +28,10 @@ const volatile u32 nr_little;
 const volatile u32 big_cpus[COLAB_MAX_CPUS];
 const volatile u32 little_cpus[COLAB_MAX_CPUS];
 const volatile u8 cpu_is_big[COLAB_MAX_CPUS];
+/* Some core has SMT siblings online: ROTA claims idle whole cores first. */
+const volatile bool smt_on;
+/* A CPU's (first) SMT sibling, -1 for none; set by user space when smt_on. */
+const volatile s32 sibling_cpu[COLAB_MAX_CPUS];
 const volatile u32 default_speedup_fp = 2 * COLAB_FP_ONE;
 /* Counters programmed per CPU of each cluster (0 big, 1 little); 0: none. */
 const volatile u32 nr_events[COLAB_NR_CLUSTERS];

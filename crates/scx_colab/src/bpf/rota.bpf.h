@@ -173,6 +173,67 @@ static __always_inline bool rota_may_pull(struct colab_cpu_state *me, struct col
 	       (me->idle_since && now - me->idle_since >= rota_idle_worth_ns);
 }
 
+/* Whether @cpu's SMT sibling runs a task (always false without SMT). */
+static __always_inline bool sibling_busy(s32 cpu)
+{
+	struct colab_cpu_state *cs;
+	s32 sib;
+
+	if (!smt_on || cpu < 0 || cpu >= COLAB_MAX_CPUS)
+		return false;
+	sib = sibling_cpu[cpu & CPU_MASK];
+	if (sib < 0 || sib >= COLAB_MAX_CPUS)
+		return false;
+	cs = lookup_cpu_state(sib);
+	return cs && cs->pid;
+}
+
+/* An idle fast CPU, its sibling idle too when @whole; -1 if none. */
+static __always_inline s32 idle_fast(bool whole)
+{
+	struct colab_cpu_state *cs;
+	u32 i;
+
+	bpf_for(i, 0, nr_big) {
+		s32 f = big_cpus[i & CPU_MASK];
+
+		cs = lookup_cpu_state(f);
+		if (cs && cs->idle_since && !(whole && sibling_busy(f)))
+			return f;
+	}
+	return -1;
+}
+
+/* An idle fast CPU, if any, looks for waiting tasks: a whole idle core's
+ * first (SMT), since a thread beside a busy sibling runs slower. */
+static __always_inline void rota_kick_idle_fast(void)
+{
+	s32 f = smt_on ? idle_fast(true) : -1;
+
+	if (f < 0)
+		f = idle_fast(false);
+	if (f >= 0) {
+		scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
+		stat_inc(COLAB_STAT_IDLE_KICKS);
+	}
+}
+
+/* SMT: fast CPU @cpu, beside a busy sibling, leaves waiting work to an idle
+ * whole fast core (and wakes it) rather than take it itself. */
+static __always_inline bool defer_to_whole_core(s32 cpu)
+{
+	s32 f;
+
+	if (!sibling_busy(cpu))
+		return false;
+	f = idle_fast(true);
+	if (f < 0 || f == cpu)
+		return false;
+	scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
+	stat_inc(COLAB_STAT_IDLE_KICKS);
+	return true;
+}
+
 /* An idle fast CPU preempts the first task in the order running on a slow
  * CPU; its ops.enqueue() then sends it here (pull_to). */
 static __always_inline void rota_remote(s32 cpu, u64 now, u64 floor)
@@ -245,27 +306,73 @@ static __always_inline bool cpu_idle_now(s32 cpu)
 }
 
 /* The first allowed idle CPU of a cluster (@set: 0 big, 1 little), claimed;
- * with @worth, only fast CPUs idle for at least a cross-cluster migration. */
-static __always_inline s32 rota_claim_idle(struct task_struct *p, u32 set, bool worth, u64 now)
+ * with @worth, only fast CPUs idle for at least a cross-cluster migration;
+ * with @core, only CPUs whose SMT siblings are idle too (a whole core). */
+static __always_inline s32 claim_idle_in(struct task_struct *p, u32 set, bool worth, bool core,
+					 u64 now)
 {
+	const struct cpumask *whole = NULL;
 	struct colab_cpu_state *cs;
 	u32 n = set ? nr_little : nr_big;
+	s32 found = -1;
 	u32 i;
 
+	if (core)
+		whole = scx_bpf_get_idle_smtmask();
 	bpf_for(i, 0, n) {
 		s32 cpu = set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
 
 		if (cpu < 0 || cpu >= COLAB_MAX_CPUS || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (whole && !bpf_cpumask_test_cpu(cpu, whole))
 			continue;
 		if (worth) {
 			cs = lookup_cpu_state(cpu);
 			if (!cs || !cs->idle_since || now - cs->idle_since < rota_idle_worth_ns)
 				continue;
 		}
-		if (scx_bpf_test_and_clear_cpu_idle(cpu))
+		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+			found = cpu;
+			break;
+		}
+	}
+	if (whole)
+		scx_bpf_put_idle_cpumask(whole);
+	return found;
+}
+
+/*
+ * An idle CPU of the fast cluster, then of the slow one (@worth: fast CPUs
+ * only, idle for a migration's worth). On SMT machines whole idle cores come
+ * first in both clusters, and only then a thread beside a busy sibling, as
+ * the kernel's x86 hybrid priorities rank a busy P-core's sibling below an
+ * idle E-core: such a thread runs slower than its core's capacity says.
+ */
+static __always_inline s32 rota_claim_idle(struct task_struct *p, bool worth, u64 now)
+{
+	s32 cpu = -1;
+
+	if (smt_on) {
+		cpu = claim_idle_in(p, 0, worth, true, now);
+		if (cpu < 0 && !worth)
+			cpu = claim_idle_in(p, 1, false, true, now);
+		if (cpu >= 0 || worth)
 			return cpu;
 	}
-	return -1;
+	cpu = claim_idle_in(p, 0, worth, false, now);
+	if (cpu < 0 && !worth)
+		cpu = claim_idle_in(p, 1, false, false, now);
+	return cpu;
+}
+
+/* Whether @cpu's whole core (it and its SMT siblings) is idle. */
+static __always_inline bool core_idle_now(s32 cpu)
+{
+	const struct cpumask *whole = scx_bpf_get_idle_smtmask();
+	bool yes = bpf_cpumask_test_cpu(cpu, whole);
+
+	scx_bpf_put_idle_cpumask(whole);
+	return yes;
 }
 
 /* The allowed CPU of a cluster with the shortest queue, @prev on ties. */
@@ -296,26 +403,26 @@ static __always_inline s32 rota_select_cpu(struct task_struct *p, s32 prev, bool
 {
 	u64 now = bpf_ktime_get_ns();
 	bool prev_ok = prev >= 0 && prev < COLAB_MAX_CPUS && bpf_cpumask_test_cpu(prev, p->cpus_ptr);
-	s32 cpu;
+	s32 cpu = -1;
 
 	*idle = true;
 	if (nr_big && nr_little) {
-		/* 1. An idle previous fast CPU. */
-		if (prev_ok && is_big(prev) && scx_bpf_test_and_clear_cpu_idle(prev))
+		/* 1. An idle previous fast CPU (with SMT: its whole core idle;
+		 *    beside a busy sibling it waits for step 3's later passes). */
+		if (prev_ok && is_big(prev) && (!smt_on || core_idle_now(prev)) &&
+		    scx_bpf_test_and_clear_cpu_idle(prev))
 			return prev;
 		/* 2. An idle previous slow CPU, unless a fast CPU has been idle
 		 *    long enough to be worth the move. */
 		if (prev_ok && !is_big(prev) && cpu_idle_now(prev)) {
-			cpu = rota_claim_idle(p, 0, true, now);
+			cpu = rota_claim_idle(p, true, now);
 			if (cpu >= 0)
 				return cpu;
 			if (scx_bpf_test_and_clear_cpu_idle(prev))
 				return prev;
 		}
-		/* 3. Any idle fast CPU, then any idle CPU. */
-		cpu = rota_claim_idle(p, 0, false, now);
-		if (cpu < 0)
-			cpu = rota_claim_idle(p, 1, false, now);
+		/* 3. Any idle fast CPU, then any idle CPU (whole cores first). */
+		cpu = rota_claim_idle(p, false, now);
 		if (cpu >= 0)
 			return cpu;
 		/* 4. Queue on the shortest slow queue (fast CPUs rotate). */
@@ -328,7 +435,10 @@ static __always_inline s32 rota_select_cpu(struct task_struct *p, s32 prev, bool
 	/* One cluster: CFS-like. */
 	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev))
 		return prev;
-	cpu = rota_claim_idle(p, nr_big ? 0 : 1, false, now);
+	if (smt_on)
+		cpu = claim_idle_in(p, nr_big ? 0 : 1, false, true, now);
+	if (cpu < 0)
+		cpu = claim_idle_in(p, nr_big ? 0 : 1, false, false, now);
 	if (cpu >= 0)
 		return cpu;
 	*idle = false;
@@ -356,24 +466,6 @@ static __always_inline void rota_runnable(struct task_ctx *tctx, bool new)
 
 		/* The inverse of owed_of, rounded up to reach the floor. */
 		tctx->fast_ns = (floor * speed + COLAB_FP_ONE - 1) / COLAB_FP_ONE;
-	}
-}
-
-/* An idle fast CPU, if any, looks for waiting tasks. */
-static __always_inline void rota_kick_idle_fast(void)
-{
-	struct colab_cpu_state *cs;
-	u32 i;
-
-	bpf_for(i, 0, nr_big) {
-		s32 f = big_cpus[i & CPU_MASK];
-
-		cs = lookup_cpu_state(f);
-		if (cs && cs->idle_since) {
-			scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
-			stat_inc(COLAB_STAT_IDLE_KICKS);
-			return;
-		}
 	}
 }
 
@@ -439,16 +531,19 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		return;
 	}
 	if (is_big(cpu) && nr_little) {
-		/* 3. The first waiting task in the capped order. */
-		rota_walk(-1, now, &w);
-		rota_least_all = w.least_all;
-		if (w.any_wait && rota_steal(cpu, w.least_wait)) {
-			stat_inc(COLAB_STAT_STEAL_OTHER);
-			return;
+		/* 3. The first waiting task in the capped order (SMT: unless
+		 *    a whole fast core is idle to take it). */
+		if (!defer_to_whole_core(cpu)) {
+			rota_walk(-1, now, &w);
+			rota_least_all = w.least_all;
+			if (w.any_wait && rota_steal(cpu, w.least_wait)) {
+				stat_inc(COLAB_STAT_STEAL_OTHER);
+				return;
+			}
+			/* 4. Or take over one running on a slow CPU. */
+			if (w.any_wait && !no_big_pull)
+				rota_remote(cpu, now, w.least_wait);
 		}
-		/* 4. Or take over one running on a slow CPU. */
-		if (w.any_wait && !no_big_pull)
-			rota_remote(cpu, now, w.least_wait);
 	} else if (rota_idle_pull(cpu)) {
 		stat_inc(COLAB_STAT_STEAL_OWN);
 		return;
