@@ -82,6 +82,14 @@ pub struct Opts {
     #[arg(long)]
     no_rotation: bool,
 
+    /// Ablation (ROTA): rotate as the simulator does: a task running on a
+    /// little CPU counts as waiting from its start, and an occupant rotates
+    /// out even while a big CPU is idle. Default: a little CPU's task counts
+    /// once it has run as long as a big CPU's pull needs (4 migrations), and
+    /// an idle big CPU is woken to take the waiter instead.
+    #[arg(long)]
+    eager_rotation: bool,
+
     /// Ablation: an idle big CPU does not preempt and take a task running on
     /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
     #[arg(long)]
@@ -382,6 +390,7 @@ fn config(opts: &Opts) -> Result<sched::Config> {
     }
     let mut rota = sched::RotaConsts::new(opts.migration_us, opts.cap);
     rota.rotation = !opts.no_rotation;
+    rota.eager = opts.eager_rotation;
     let cfs = colab_policies::cfs::CfsTunables::for_cpus(cpus.len());
     Ok(sched::Config {
         rota: (opts.policy == Policy::Rota).then_some(rota),
@@ -431,8 +440,15 @@ mod tests {
         .unwrap();
         assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
         assert!(!o.no_block_first && !o.no_rotation);
-        let o2 = Opts::try_parse_from(["scx_colab", "--no-block-first", "--no-rotation"]).unwrap();
-        assert!(o2.no_block_first && o2.no_rotation);
+        assert!(!o.eager_rotation);
+        let o2 = Opts::try_parse_from([
+            "scx_colab",
+            "--no-block-first",
+            "--no-rotation",
+            "--eager-rotation",
+        ])
+        .unwrap();
+        assert!(o2.no_block_first && o2.no_rotation && o2.eager_rotation);
         assert_eq!(o.pull_min_us, 0);
     }
 

@@ -54,6 +54,8 @@ pub struct RotaConsts {
     pub idle_worth_ns: u64,
     /// Occupants give fast CPUs up at ticks (off: `--no-rotation`).
     pub rotation: bool,
+    /// Rotate as the simulator does (`--eager-rotation`).
+    pub eager: bool,
 }
 
 impl RotaConsts {
@@ -66,6 +68,7 @@ impl RotaConsts {
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
             rotation: true,
+            eager: false,
         }
     }
 }
@@ -151,6 +154,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
             ro.rota_pull_min_ns = r.pull_min_ns;
             ro.rota_idle_worth_ns = r.idle_worth_ns;
             ro.rota_no_rotation = !r.rotation;
+            ro.rota_eager = r.eager;
         }
         ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
     }

@@ -42,6 +42,10 @@ const volatile u64 rota_pull_min_ns = 400000ULL;
 const volatile u64 rota_idle_worth_ns = 100000ULL;
 /* Ablation (--no-rotation): occupants never give a fast CPU up at a tick. */
 const volatile bool rota_no_rotation;
+/* --eager-rotation: rotate as the simulator does (deviation 9 off): a task
+ * running on a slow CPU counts as waiting from its start, and an occupant
+ * rotates out even while a fast CPU is idle. */
+const volatile bool rota_eager;
 
 /* Least fast-CPU key of the tasks that want a CPU, waiting or on a fast
  * CPU, at the last walk; (u64)-1: none. Read by wake-up placement. */
@@ -74,6 +78,10 @@ struct rota_walk {
 	u64 least_wait; /* least key of the waiting tasks */
 	u64 least_all;  /* ... and of the tasks on fast CPUs */
 	bool any_wait;
+	/* Waiting tasks a rotation may serve: queued ones, and those that have
+	 * run on a slow CPU for a pull's minimum (deviation 9 in README.md). */
+	u64 least_ripe;
+	bool any_ripe;
 };
 
 /* Least keys of the waiting tasks (except those queued on @skip) and of
@@ -88,7 +96,9 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 
 	w->least_wait = (u64)-1;
 	w->least_all = (u64)-1;
+	w->least_ripe = (u64)-1;
 	w->any_wait = false;
+	w->any_ripe = false;
 	bpf_for(i, 0, nr_cpus) {
 		/* An iterator costs three kfunc calls: skip empty queues (most
 		 * of them, on a machine that is not overloaded). */
@@ -99,8 +109,11 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 					continue;
 				k = task_owed(t);
 				w->any_wait = true;
+				w->any_ripe = true;
 				if (k < w->least_wait)
 					w->least_wait = k;
+				if (k < w->least_ripe)
+					w->least_ripe = k;
 			}
 		}
 		cs = lookup_cpu_state(i);
@@ -113,6 +126,11 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 			w->any_wait = true;
 			if (k < w->least_wait)
 				w->least_wait = k;
+			if (rota_eager || now - cs->started_at >= rota_pull_min_ns) {
+				w->any_ripe = true;
+				if (k < w->least_ripe)
+					w->least_ripe = k;
+			}
 		}
 		if (k < w->least_all)
 			w->least_all = k;
@@ -575,10 +593,17 @@ static __always_inline void rota_tick(struct task_struct *p)
 	rota_least_all = w.least_all;
 	if (rota_no_rotation)
 		return;
-	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_wait)
+	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_ripe)
 		return;
+	/* A fast CPU is idle: it takes the waiter (woken here), and the
+	 * occupant keeps its CPU; rotating it out would send it to a slow
+	 * queue while a fast CPU idles. */
+	if (!rota_eager && idle_fast(false) >= 0) {
+		rota_kick_idle_fast();
+		return;
+	}
 	own = owed_of(tctx->fast_ns + (now - tctx->started_at), tctx->speedup_fp);
-	if (w.least_wait + rota_cap_ns < own) {
+	if (w.least_ripe + rota_cap_ns < own) {
 		tctx->rota_out = 1;
 		p->scx.slice = 0;
 		stat_inc(COLAB_STAT_ROTATIONS);
