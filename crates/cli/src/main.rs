@@ -62,8 +62,11 @@ enum Cmd {
         /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
         #[arg(long, default_value_t = 2.0, requires = "trace")]
         speedup: f64,
-        /// Speedup of the replayed threads with this name (`COMM=S`, repeatable).
-        #[arg(long = "thread-speedup", value_name = "COMM=S", value_parser = parse_comm_speedup, requires = "trace")]
+        /// Speedup of some replayed threads (repeatable): `COMM=S` every thread
+        /// of that name, `COMM#K=S` the K-th of that name to appear (from 1),
+        /// `@root=S` the program's first thread; the last two win over the
+        /// first. A selector that matches no thread is an error.
+        #[arg(long = "thread-speedup", value_name = "SEL=S", value_parser = parse_comm_speedup, requires = "trace")]
         thread_speedup: Vec<(String, f64)>,
         /// Replay the recorded CPU time as it is, without subtracting the
         /// tracing overhead measured when it was recorded.
@@ -639,6 +642,23 @@ fn run(cli: Cli) -> Result<()> {
                 s.lost_events,
                 out.display()
             );
+            if let Some(o) = s.others.filter(|o| o.busy()) {
+                eprintln!(
+                    "warning: the machine was busy: other processes used {:.0}% of its CPU time ({:.2} s) while the program was recorded, so its recorded times are stretched; the trace's header says so",
+                    o.share * 100.0,
+                    o.cpu_ns as f64 / 1e9
+                );
+            }
+            if !s.status.success() {
+                // The trace is kept (a crash can be worth replaying), but a
+                // script must not take it for a good recording.
+                eprintln!(
+                    "error: the traced program failed ({}); the trace at {} records that, and replaying it replays the failure",
+                    s.status,
+                    out.display()
+                );
+                std::process::exit(s.status.shell_code());
+            }
             eprintln!(
                 "replay it: colab sim --trace {} -t 2B2S --speedup 2.0",
                 out.display()
@@ -802,6 +822,17 @@ fn load_trace(
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read trace"))?;
     let trace = colab_trace::Trace::parse(&name, &text)?;
+    if let Some(o) = trace.header.others.filter(|o| o.busy()) {
+        eprintln!(
+            "warning: {name}: recorded on a busy machine (other processes used {:.0}% of its CPU time)",
+            o.share * 100.0
+        );
+    }
+    if let Some(st) = trace.header.status.filter(|st| !st.success()) {
+        eprintln!(
+            "warning: {name}: the recorded run failed ({st}); replaying it replays the failure"
+        );
+    }
     let prog_name = path
         .file_stem()
         .map_or_else(|| "trace".to_string(), |s| s.to_string_lossy().to_string());

@@ -1259,8 +1259,101 @@ fn trace_records_and_sim_replays() {
         "sleep 0.02",
     ]);
     assert!(r.stderr.contains("threads"), "{}", r.describe());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(r#""status":{"exited":0}"#),
+        "{text}"
+    );
     let sim = ok(&["sim", "--trace", s(&out), "-t", "1B1S", "-p", "cfs"]);
     assert!(sim.stdout.contains("sleep"), "{}", sim.describe());
+    assert!(!sim.stderr.contains("failed"), "{}", sim.describe());
+
+    // A failing program: the recorder fails with the program's status, keeps
+    // the trace with the status in its header, and replay warns.
+    for (script, code, status) in [
+        ("exit 3", 3, r#""status":{"exited":3}"#),
+        (
+            "kill -SEGV $$",
+            128 + libc::SIGSEGV,
+            r#""status":{"killed":11}"#,
+        ),
+    ] {
+        let bad = dir.path().join("bad.trace");
+        let r = run(&[
+            "trace",
+            "--no-overhead-probe",
+            "-o",
+            s(&bad),
+            "--",
+            "sh",
+            "-c",
+            script,
+        ]);
+        assert_eq!(r.code, Some(code), "{script}: {}", r.describe());
+        assert!(
+            r.stderr.contains("the traced program failed"),
+            "{}",
+            r.describe()
+        );
+        let text = std::fs::read_to_string(&bad).unwrap();
+        assert!(text.lines().next().unwrap().contains(status), "{text}");
+        let sim = ok(&["sim", "--trace", s(&bad), "-t", "1B1S", "-p", "cfs"]);
+        assert!(
+            sim.stderr.contains("the recorded run failed"),
+            "{}",
+            sim.describe()
+        );
+    }
+
+    // Recorded while a thread of this process spins on every CPU: the
+    // others' share is flagged in the header and on stderr.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinners: Vec<_> = (0..cpus)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let busy = dir.path().join("busy.trace");
+    let r = run(&[
+        "trace",
+        "--no-overhead-probe",
+        "-o",
+        s(&busy),
+        "--",
+        "sleep",
+        "0.5",
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    spinners.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(r.code, Some(0), "{}", r.describe());
+    assert!(
+        r.stderr.contains("the machine was busy"),
+        "{}",
+        r.describe()
+    );
+    let head = std::fs::read_to_string(&busy).unwrap();
+    assert!(
+        head.lines()
+            .next()
+            .unwrap()
+            .contains(r#""others":{"cpu_ns":"#),
+        "{head}"
+    );
+    let sim = ok(&["sim", "--trace", s(&busy), "-t", "1B1S", "-p", "cfs"]);
+    assert!(
+        sim.stderr.contains("recorded on a busy machine"),
+        "{}",
+        sim.describe()
+    );
 }
 
 const DEMO_TRACE: &str = r#"{"colab_trace":1,"command":["demo"],"host":"h","kernel":"k","cpus":2,"tool":"hand","recorded_unix_s":0}
@@ -1315,6 +1408,16 @@ fn reproduce_runs_trace_workloads() {
         &["sim", "--trace", s(&t), "--thread-speedup", "worker"],
         &["expected COMM=SPEEDUP"],
     );
+    fails(
+        &["sim", "--trace", s(&t), "--thread-speedup", "nosuch=1.5"],
+        &[
+            "--thread-speedup nosuch",
+            "no thread of the trace matches",
+            "the trace's threads: demo, worker",
+        ],
+    );
+    let sim = ok(&["sim", "--trace", s(&t), "--thread-speedup", "@root=1.3"]);
+    assert!(sim.stdout.contains("demo"), "{}", sim.describe());
 }
 
 #[test]

@@ -13,7 +13,10 @@
 //! The first line is the header (`colab_trace` is the format version).
 //! An optional header field `"overhead_ns":{"switch":4100.0,"syscall":900.0}`
 //! is perf's measured cost per context switch and per traced system call in
-//! the recorded program's CPU time (see `overhead`).
+//! the recorded program's CPU time (see `overhead`). An optional
+//! `"status":{"exited":0}` (or `{"killed":11}`) says how the program ended,
+//! and `"others":{"cpu_ns":N,"share":F}` what CPU time other processes used
+//! meanwhile (see `busy`).
 //! Every later line is one event; times `t`, `start`, `end` are nanoseconds
 //! since the start of the recording, and events appear in time order.
 //! - `thread`: a thread of the traced tree appeared (`parent` created it;
@@ -50,6 +53,66 @@ pub struct Header {
     /// not probed); replay subtracts it from the recorded CPU segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_ns: Option<crate::overhead::Overhead>,
+    /// How the recorded program ended (absent in traces made before it was
+    /// recorded); replaying a failed run replays the failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ProgramStatus>,
+    /// CPU time other processes used during the recording (`busy()`: the
+    /// machine was busy and the recorded times are stretched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others: Option<crate::busy::Others>,
+}
+
+/// How the recorded program ended: `{"exited":3}` or `{"killed":11}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProgramStatus {
+    Exited(i32),
+    Killed(i32),
+}
+
+impl ProgramStatus {
+    pub fn success(&self) -> bool {
+        *self == ProgramStatus::Exited(0)
+    }
+
+    /// The exit code a shell would report for it: the code, or 128 plus
+    /// the signal (a code outside 1-255 becomes 1).
+    pub fn shell_code(&self) -> i32 {
+        match *self {
+            ProgramStatus::Exited(0) => 0,
+            ProgramStatus::Exited(c) if (1..=255).contains(&c) => c,
+            ProgramStatus::Exited(_) => 1,
+            ProgramStatus::Killed(s) => 128 + s.clamp(1, 127),
+        }
+    }
+}
+
+impl std::fmt::Display for ProgramStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProgramStatus::Exited(c) => write!(f, "exit status {c}"),
+            ProgramStatus::Killed(s) => write!(f, "killed by signal {s} ({})", signal_name(*s)),
+        }
+    }
+}
+
+fn signal_name(s: i32) -> &'static str {
+    match s {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,7 +210,8 @@ pub enum TraceError {
 }
 
 impl Trace {
-    /// Parses a trace; every error names the file and line.
+    /// Parses a trace and checks its events are consistent (`check`); every
+    /// error names the file and line.
     pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         if text.trim().is_empty() {
             return Err(TraceError::Empty { file: file.into() });
@@ -166,6 +230,7 @@ impl Trace {
         }
         let truncated = !text.ends_with('\n');
         let mut events = Vec::new();
+        let mut check = crate::check::Checker::default();
         let mut last_t = 0u64;
         while let Some((i, l)) = lines.next() {
             let line = i + 1;
@@ -209,8 +274,18 @@ impl Trace {
                 });
             }
             last_t = t;
+            check.event(line, &ev).map_err(|problem| TraceError::Line {
+                file: file.into(),
+                line,
+                problem,
+            })?;
             events.push(ev);
         }
+        check.finish().map_err(|(line, problem)| TraceError::Line {
+            file: file.into(),
+            line,
+            problem,
+        })?;
         Ok(Trace { header, events })
     }
 

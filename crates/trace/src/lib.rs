@@ -2,6 +2,8 @@
 //! recording with perf, and replay, which turns a trace into a workload the
 //! simulator can run on any machine while preserving who waited for whom.
 
+pub mod busy;
+pub mod check;
 pub mod format;
 pub mod overhead;
 pub mod record;

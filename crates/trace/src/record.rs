@@ -13,7 +13,6 @@
 
 use crate::format::{BlockKind, Event, Header, Trace, VERSION};
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -69,45 +68,7 @@ impl Default for RecordOptions {
     }
 }
 
-/// How the recorded program ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProgramStatus {
-    Exited(i32),
-    Killed(i32),
-}
-
-impl ProgramStatus {
-    pub fn success(&self) -> bool {
-        *self == ProgramStatus::Exited(0)
-    }
-}
-
-impl fmt::Display for ProgramStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProgramStatus::Exited(c) => write!(f, "exit status {c}"),
-            ProgramStatus::Killed(s) => write!(f, "killed by signal {s} ({})", signal_name(*s)),
-        }
-    }
-}
-
-fn signal_name(s: i32) -> &'static str {
-    match s {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
-    }
-}
+pub use crate::format::ProgramStatus;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordSummary {
@@ -127,6 +88,9 @@ pub struct RecordSummary {
     pub lost_events: u64,
     /// The measured tracing overhead, when probed.
     pub overhead: Option<Overhead>,
+    /// What other processes used of the machine meanwhile (`busy()`: the
+    /// recording is suspect).
+    pub others: Option<crate::busy::Others>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -205,6 +169,7 @@ pub fn record(
 
     let mut args = perf_record_args(opts, &data);
     args.extend(command.iter().cloned());
+    let before = crate::busy::snapshot();
     let started = Instant::now();
     let mut cmd = Command::new(&opts.perf);
     cmd.args(&args)
@@ -232,6 +197,10 @@ pub fn record(
     let perf_stderr = tee_stderr(stderr);
     let status = perf.wait_interruptible()?;
     let wall = started.elapsed();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let others = before
+        .zip(crate::busy::snapshot())
+        .map(|(b, a)| crate::busy::others(b, a, wall, cpus));
     let stderr = perf_stderr.text();
 
     if !data.exists() || std::fs::metadata(&data).map_or(0, |m| m.len()) == 0 {
@@ -258,12 +227,14 @@ pub fn record(
             kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
                 .map(|s| s.trim().to_string())
                 .unwrap_or_default(),
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            cpus,
             tool,
             recorded_unix_s: SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             overhead_ns: overhead,
+            status: Some(status),
+            others,
         },
         events: parsed.events,
     };
@@ -281,6 +252,7 @@ pub fn record(
         wall,
         lost_events: parsed.lost,
         overhead,
+        others,
     })
 }
 

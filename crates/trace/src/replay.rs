@@ -30,7 +30,11 @@ pub struct ReplayOptions {
     /// Big/little speedup of every compute segment (the trace was recorded
     /// on one core type, so it cannot tell; the user says).
     pub speedup: f64,
-    /// Per-thread speedups by thread name (comm), overriding `speedup`.
+    /// Per-thread speedups overriding `speedup`, by selector: `COMM` (every
+    /// thread of that name), `COMM#K` (the K-th thread of that name to
+    /// appear, from 1) or `@root` (the program's first thread). The last
+    /// two win over the first, so threads that share a name (a program's
+    /// threads usually share the program's) can differ by role or order.
     pub thread_speedup: BTreeMap<String, f64>,
     /// Replay the recorded CPU segments as they are, without subtracting
     /// the tracing overhead measured at recording.
@@ -43,6 +47,53 @@ pub enum ReplayError {
     NoThreads,
     #[error("{0}")]
     Speedup(String),
+    #[error("--thread-speedup {selector}: {why} (the trace's threads: {names})")]
+    Selector {
+        selector: String,
+        why: String,
+        names: String,
+    },
+}
+
+/// Which threads a `thread_speedup` key selects.
+#[derive(Debug, PartialEq)]
+enum Selector<'a> {
+    Root,
+    Name(&'a str),
+    Nth(&'a str, usize),
+}
+
+impl<'a> Selector<'a> {
+    fn parse(key: &'a str) -> Result<Self, String> {
+        if key == "@root" {
+            return Ok(Selector::Root);
+        }
+        if key.starts_with('@') {
+            return Err("the only @-selector is @root".into());
+        }
+        if key.is_empty() {
+            return Err("empty thread name".into());
+        }
+        if let Some((name, k)) = key.rsplit_once('#') {
+            if let Ok(k) = k.parse::<usize>() {
+                if k == 0 || name.is_empty() {
+                    return Err("expected COMM#K with K counting from 1".into());
+                }
+                return Ok(Selector::Nth(name, k));
+            }
+        }
+        Ok(Selector::Name(key))
+    }
+
+    /// Does it select the thread named `comm`, the `nth` (from 1) of that
+    /// name, `root` when it is the first thread? Specific selectors rank 1.
+    fn rank(&self, comm: &str, nth: usize, root: bool) -> Option<u8> {
+        match *self {
+            Selector::Root => root.then_some(1),
+            Selector::Nth(n, k) => (n == comm && k == nth).then_some(1),
+            Selector::Name(n) => (n == comm).then_some(0),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,14 +182,68 @@ impl CpuClock {
     }
 }
 
+/// Each thread's memory fraction: from the most specific `thread_speedup`
+/// selector that matches it, else `default`. A selector that matches no
+/// thread, or a bad speedup, is an error naming the trace's threads.
+fn thread_mem_fracs(
+    opts: &ReplayOptions,
+    order: &[u32],
+    comm: &BTreeMap<u32, String>,
+    default: f64,
+) -> Result<BTreeMap<u32, f64>, ReplayError> {
+    let name_of = |t: u32| comm.get(&t).map_or("thread", |s| s.as_str());
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let threads: Vec<(u32, &str, usize)> = order
+        .iter()
+        .map(|&t| {
+            let n = seen.entry(name_of(t)).or_default();
+            *n += 1;
+            (t, name_of(t), *n)
+        })
+        .collect();
+    let names = || {
+        seen.iter()
+            .map(|(n, k)| {
+                if *k > 1 {
+                    format!("{n} x{k}")
+                } else {
+                    n.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out: BTreeMap<u32, (u8, f64)> = BTreeMap::new();
+    for (key, &sp) in &opts.thread_speedup {
+        let err = |why: String| ReplayError::Selector {
+            selector: key.clone(),
+            why,
+            names: names(),
+        };
+        let sel = Selector::parse(key).map_err(err)?;
+        let m = mem_frac_for_speedup(sp).map_err(err)?;
+        let mut any = false;
+        for &(t, c, nth) in &threads {
+            if let Some(rank) = sel.rank(c, nth, t == order[0]) {
+                any = true;
+                let e = out.entry(t).or_insert((rank, m));
+                if rank >= e.0 {
+                    *e = (rank, m);
+                }
+            }
+        }
+        if !any {
+            return Err(err("no thread of the trace matches".into()));
+        }
+    }
+    Ok(order
+        .iter()
+        .map(|&t| (t, out.get(&t).map_or(default, |e| e.1)))
+        .collect())
+}
+
 pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, ReplayError> {
     let default_mem = mem_frac_for_speedup(opts.speedup).map_err(ReplayError::Speedup)?;
-    let mut mem_by_comm: BTreeMap<&str, f64> = BTreeMap::new();
-    for (c, sp) in &opts.thread_speedup {
-        let m = mem_frac_for_speedup(*sp)
-            .map_err(|e| ReplayError::Speedup(format!("thread '{c}': {e}")))?;
-        mem_by_comm.insert(c.as_str(), m);
-    }
     // Threads in order of appearance; the first is the root.
     let mut order: Vec<u32> = Vec::new();
     let mut parent: BTreeMap<u32, Option<u32>> = BTreeMap::new();
@@ -168,6 +273,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
         }
     }
     let root = *order.first().ok_or(ReplayError::NoThreads)?;
+    let mem_of = thread_mem_fracs(opts, &order, &comm, default_mem)?;
     let traced = |t: u32| parent.contains_key(&t);
     let overhead = match trace.header.overhead_ns {
         Some(o) if !opts.keep_tracing_overhead => o,
@@ -258,11 +364,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
         .collect();
     let mut groups = Vec::new();
     for &tid in &order {
-        let mem_frac = comm
-            .get(&tid)
-            .and_then(|c| mem_by_comm.get(c.as_str()))
-            .copied()
-            .unwrap_or(default_mem);
+        let mem_frac = mem_of[&tid];
         let mut pts = points.remove(&tid).unwrap_or_default();
         pts.sort();
         let total = clocks[&tid].total();

@@ -1,5 +1,7 @@
 use super::*;
 use crate::format::BlockKind;
+use crate::replay::ReplayError;
+use colab_workload::Op;
 
 const MS: u64 = 1_000_000;
 
@@ -13,6 +15,8 @@ fn header() -> Header {
         tool: "test".into(),
         recorded_unix_s: 0,
         overhead_ns: None,
+        status: None,
+        others: None,
     }
 }
 
@@ -121,10 +125,15 @@ fn bad_files_name_the_line() {
         matches!(e, TraceError::Truncated { .. }) && e.to_string().contains("truncated"),
         "{e}"
     );
-    // Out of time order.
+    // Out of time order: the last event moved back to 1 ns.
     let mut lines: Vec<String> = good.lines().map(String::from).collect();
-    lines.swap(2, 6);
+    let n = lines.len();
+    let last = lines[n - 1].clone();
+    assert!(last.contains(r#""ev":"exit""#), "{last}");
+    let t_at = last.find(r#""t":"#).unwrap();
+    lines[n - 1] = format!("{}\"t\":1}}", &last[..t_at]);
     let e = Trace::parse("x.trace", &(lines.join("\n") + "\n")).unwrap_err();
+    assert!(e.to_string().contains(&format!("line {n}: ")), "{e}");
     assert!(e.to_string().contains("time order"), "{e}");
 }
 
@@ -302,7 +311,10 @@ fn per_thread_speedups_override_the_default() {
         },
     )
     .unwrap_err();
-    assert!(e.to_string().contains("thread 'worker'"), "{e}");
+    assert!(
+        e.to_string().contains("--thread-speedup worker: speedup 7"),
+        "{e}"
+    );
 }
 
 /// Total compute work of each group of a replayed program.
@@ -377,4 +389,223 @@ fn overhead_larger_than_a_run_leaves_it_empty_not_negative() {
     // The dependencies survive: main still waits for the worker's post.
     assert!(p.groups[0].ops.contains(&colab_workload::Op::WaitEvent(0)));
     assert!(p.groups[1].ops.contains(&colab_workload::Op::Post(0)));
+}
+
+#[test]
+fn the_program_status_round_trips_and_old_headers_have_none() {
+    use crate::format::ProgramStatus;
+    for (st, json, code) in [
+        (ProgramStatus::Exited(0), r#""status":{"exited":0}"#, 0),
+        (ProgramStatus::Exited(3), r#""status":{"exited":3}"#, 3),
+        (ProgramStatus::Exited(300), r#""status":{"exited":300}"#, 1),
+        (ProgramStatus::Killed(11), r#""status":{"killed":11}"#, 139),
+    ] {
+        let t = Trace {
+            header: Header {
+                status: Some(st),
+                ..header()
+            },
+            events: Vec::new(),
+        };
+        let text = t.to_jsonl();
+        assert!(text.contains(json), "{text}");
+        assert_eq!(Trace::parse("t", &text).unwrap().header.status, Some(st));
+        assert_eq!(st.shell_code(), code, "{st}");
+        assert_eq!(st.success(), code == 0);
+    }
+    let old = Trace {
+        header: header(),
+        events: Vec::new(),
+    }
+    .to_jsonl();
+    assert!(!old.contains("status"), "{old}");
+    assert_eq!(Trace::parse("t", &old).unwrap().header.status, None);
+    let bad = old.replacen('}', r#","status":{"crashed":1}}"#, 1);
+    assert!(Trace::parse("t", &bad).is_err(), "{bad}");
+}
+
+/// Four threads named alike, as real programs' threads are: the root, two
+/// workers it creates and a third created by the first worker.
+fn same_name_trace() -> Trace {
+    let ev = |tid: u32, parent: Option<u32>, t: u64| Event::Thread {
+        tid,
+        parent,
+        comm: "app".into(),
+        t,
+    };
+    let run = |tid: u32, start: u64| Event::Run {
+        tid,
+        cpu: 0,
+        start,
+        end: start + 1_000_000,
+    };
+    Trace {
+        header: header(),
+        events: vec![
+            ev(10, None, 0),
+            run(10, 0),
+            ev(11, Some(10), 1_000_000),
+            ev(12, Some(10), 1_000_000),
+            run(11, 1_000_000),
+            ev(13, Some(11), 2_000_000),
+            run(12, 2_000_000),
+            run(13, 3_000_000),
+        ],
+    }
+}
+
+fn mem_fracs(sel: &[(&str, f64)]) -> Result<Vec<f64>, ReplayError> {
+    let opts = ReplayOptions {
+        name: "p".into(),
+        speedup: 2.0,
+        thread_speedup: sel.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        keep_tracing_overhead: false,
+    };
+    let p = to_program(&same_name_trace(), &opts)?;
+    Ok(p.groups
+        .iter()
+        .map(|g| {
+            g.ops
+                .iter()
+                .find_map(|o| match o {
+                    Op::Compute { mem_frac, .. } => Some(*mem_frac),
+                    _ => None,
+                })
+                .expect("every thread computes")
+        })
+        .collect())
+}
+
+#[test]
+fn thread_speedups_select_by_name_order_and_root() {
+    use colab_workload::mem_frac_for_speedup as m;
+    let (d, a, b, c) = (
+        m(2.0).unwrap(),
+        m(3.0).unwrap(),
+        m(1.5).unwrap(),
+        m(1.2).unwrap(),
+    );
+    assert_eq!(mem_fracs(&[]).unwrap(), vec![d, d, d, d]);
+    assert_eq!(mem_fracs(&[("app", 3.0)]).unwrap(), vec![a, a, a, a]);
+    // The root and the third thread of that name (tid 12: order of
+    // appearance) win over the name, whatever the keys' order.
+    assert_eq!(
+        mem_fracs(&[("app", 3.0), ("@root", 1.5), ("app#3", 1.2)]).unwrap(),
+        vec![b, a, c, a]
+    );
+    assert_eq!(mem_fracs(&[("app#4", 1.5)]).unwrap(), vec![d, d, d, b]);
+}
+
+#[test]
+fn thread_speedup_selectors_that_match_nothing_are_errors() {
+    for (sel, want) in [
+        ("nosuch", "no thread of the trace matches"),
+        ("app#5", "no thread of the trace matches"),
+        ("app#0", "K counting from 1"),
+        ("@main", "only @-selector is @root"),
+        ("", "empty thread name"),
+    ] {
+        let e = mem_fracs(&[(sel, 1.5)]).unwrap_err().to_string();
+        assert!(e.contains(want), "{sel}: {e}");
+        assert!(e.contains("the trace's threads: app x4"), "{sel}: {e}");
+    }
+    let e = mem_fracs(&[("app", 0.5)]).unwrap_err().to_string();
+    assert!(e.contains("--thread-speedup app"), "{e}");
+}
+
+/// A consistent two-thread trace as text; `bad` cases below edit it.
+const GOOD: &str = r#"{"colab_trace":1,"command":["demo"],"cpus":2}
+{"ev":"thread","tid":100,"parent":null,"comm":"demo","t":0}
+{"ev":"thread","tid":101,"parent":100,"comm":"worker","t":5}
+{"ev":"run","tid":100,"cpu":0,"start":0,"end":10}
+{"ev":"block","tid":100,"t":10,"kind":"futex","addr":"0x10"}
+{"ev":"run","tid":101,"cpu":1,"start":6,"end":16}
+{"ev":"wake","tid":100,"t":16,"waker":101}
+{"ev":"exit","tid":101,"t":16}
+{"ev":"run","tid":100,"cpu":0,"start":16,"end":20}
+{"ev":"exit","tid":100,"t":20}
+"#;
+
+#[test]
+fn inconsistent_traces_are_refused_naming_the_line() {
+    assert!(Trace::parse("t", GOOD).is_ok());
+    let line = |n: usize| GOOD.lines().nth(n - 1).unwrap();
+    // (what to change, the line the error names, words it must contain)
+    let cases: Vec<(String, usize, &str)> = vec![
+        // A run of a thread never declared (a phantom thread).
+        (
+            GOOD.replace(
+                line(6),
+                r#"{"ev":"run","tid":102,"cpu":1,"start":6,"end":16}"#,
+            ),
+            6,
+            "thread 102 before its `thread` line",
+        ),
+        // Declared twice.
+        (
+            GOOD.replace(line(3), &format!("{}\n{}", line(3), line(3))),
+            4,
+            "declared again (first on line 3)",
+        ),
+        // Its own parent.
+        (
+            GOOD.replace(r#""parent":100"#, r#""parent":101"#),
+            3,
+            "its own parent",
+        ),
+        // A cycle: 100's parent is 101, declared after it with parent 100.
+        (
+            GOOD.replace(r#""parent":null"#, r#""parent":101"#),
+            3,
+            "parent cycle",
+        ),
+        // Something after the exit.
+        (
+            GOOD.replace(
+                line(8),
+                &format!(
+                    "{}\n{}",
+                    line(8),
+                    r#"{"ev":"futex_wake","tid":101,"t":17,"addr":"0x10"}"#
+                ),
+            ),
+            9,
+            "after its exit at 16 ns (line 8)",
+        ),
+        // A block never woken: the wake removed; the next run is refused.
+        (
+            GOOD.replace(&format!("{}\n", line(7)), ""),
+            8,
+            "blocked at 10 ns (line 5) and was not woken",
+        ),
+        // Blocked at the end of the trace.
+        (
+            GOOD.replace(line(10), r#"{"ev":"block","tid":100,"t":20,"kind":"io"}"#),
+            10,
+            "never woken",
+        ),
+    ];
+    for (text, at, want) in cases {
+        let e = Trace::parse("x.trace", &text).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("x.trace: line {at}: ")) && e.contains(want),
+            "want line {at} / {want:?}, got: {e}\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_trace_may_not_declare_more_threads_than_a_workload_may_run() {
+    let mut text = String::from("{\"colab_trace\":1,\"command\":[\"x\"],\"cpus\":1}\n");
+    for tid in 0..=crate::check::MAX_THREADS as u32 {
+        text.push_str(&format!(
+            "{{\"ev\":\"thread\",\"tid\":{tid},\"parent\":null,\"comm\":\"x\",\"t\":0}}\n"
+        ));
+    }
+    let e = Trace::parse("big", &text).unwrap_err().to_string();
+    let line = crate::check::MAX_THREADS + 2;
+    assert!(
+        e.contains(&format!("line {line}: more than 4096 threads")),
+        "{e}"
+    );
 }

@@ -70,6 +70,9 @@ pub struct CaseResult {
     pub sim_ns: u64,
     /// sim / real - 1.
     pub error: f64,
+    /// Recordings of a real program made while the machine was busy (other
+    /// processes above `colab_trace::busy::BUSY_SHARE`); 0 for specs.
+    pub busy_recordings: usize,
 }
 
 /// The suite's case files, sorted.
@@ -148,6 +151,7 @@ pub fn run_case(path: &Path, opts: &ValidateOptions) -> Result<Vec<CaseResult>, 
                 } else {
                     0.0
                 },
+                busy_recordings: 0,
             }
         })
         .collect())
@@ -314,6 +318,19 @@ fn summary_md(results: &[CaseResult], opts_line: &str) -> String {
             r.error * 100.0
         );
     }
+    let busy: Vec<String> = results
+        .iter()
+        .filter(|r| r.busy_recordings > 0)
+        .map(|r| format!("{} ({})", r.case, r.busy_recordings))
+        .collect();
+    if !busy.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n**Recorded on a busy machine** (other processes used more than {:.0}% of the CPU time; recordings per case): {}. Their replays replay stretched times.",
+            colab_trace::busy::BUSY_SHARE * 100.0,
+            busy.join(", ")
+        );
+    }
     let _ = writeln!(o, "\n![simulated vs real](sim_vs_real.svg)");
     o
 }
@@ -333,6 +350,7 @@ mod tests {
             real_spread: spread,
             sim_ns: sim,
             error: sim as f64 / real as f64 - 1.0,
+            busy_recordings: 0,
         }
     }
 

@@ -118,14 +118,31 @@ pub fn run_program(
     let mut samples = Vec::new();
     let mut sims = Vec::new();
     let mut threads = 0;
+    let mut busy_recordings = 0;
     for i in 0..reps.max(recordings).max(1) {
         if i < reps.max(1) {
             samples.extend(time_native(&cmd, 1).map_err(fail)?);
         }
         if i < recordings.max(1) {
             let trace_path = workdir.join(format!("{}-{i}.trace", case.name));
-            colab_trace::record::record(&cmd, &trace_path, record)
+            let rec = colab_trace::record::record(&cmd, &trace_path, record)
                 .map_err(|e| fail(e.to_string()))?;
+            if !rec.status.success() {
+                let _ = std::fs::remove_file(&trace_path);
+                return Err(fail(format!(
+                    "the program failed while it was recorded ({})",
+                    rec.status
+                )));
+            }
+            if let Some(o) = rec.others.filter(|o| o.busy()) {
+                busy_recordings += 1;
+                eprintln!(
+                    "validate: {}: recording {} made on a busy machine (others used {:.0}% of the CPU time)",
+                    case.name,
+                    i + 1,
+                    o.share * 100.0
+                );
+            }
             let (sim, n) = replay(case, &trace_path, seeds, topo, policy)?;
             let _ = std::fs::remove_file(&trace_path);
             sims.push(sim);
@@ -155,6 +172,7 @@ pub fn run_program(
         } else {
             0.0
         },
+        busy_recordings,
     })
 }
 
