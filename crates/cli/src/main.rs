@@ -673,7 +673,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Cmd::Calibrate { out } => {
-            eprintln!("calibrate: measuring (about a second)...");
+            eprintln!("calibrate: measuring (a few seconds)...");
             let m = colab_native::calibrate::measure();
             let text = m.topology_toml("this-machine");
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -691,6 +691,9 @@ fn run(cli: Cli) -> Result<()> {
                 m.tick_ns,
                 m.tick_source
             );
+            for w in &m.warnings {
+                eprintln!("warning: {w}");
+            }
             println!("topology written to {}", out.display());
             Ok(())
         }
@@ -1056,6 +1059,9 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
         None => {
             eprintln!("validate: calibrating this machine...");
             let m = colab_native::calibrate::measure();
+            for w in &m.warnings {
+                eprintln!("warning: calibrate: {w} (the report's topology says so too)");
+            }
             (
                 m.topology_toml("this-machine"),
                 "topology measured now by calibrate".into(),

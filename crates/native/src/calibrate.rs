@@ -21,12 +21,51 @@ pub struct MachineCosts {
     pub tick_ns: u64,
     /// Where the tick came from.
     pub tick_source: String,
+    /// Interquartile range over median of each probe's repetitions.
+    pub spread: Spread,
+    /// The 1-minute load average when the probes started.
+    pub load: Option<f64>,
+    /// What makes these figures suspect (`check`); empty when none.
+    pub warnings: Vec<String>,
 }
+
+/// Repetition spread of each probe: (p75 - p25) / median.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Spread {
+    pub context_switch: f64,
+    pub wakeup_latency: f64,
+    pub migration: f64,
+}
+
+/// A probe's repetitions are noisy above this spread (assumption: chosen
+/// once; a quiet machine's repetitions agree within a few percent).
+pub const NOISY_SPREAD: f64 = 0.25;
+/// A wake-up slower than this is implausible on a quiet machine (assumption:
+/// 6-8 us measured here when quiet, 45-125 us under load).
+pub const SLOW_WAKEUP_NS: u64 = 30_000;
+/// Busy: a load average above this share of the CPUs (assumption).
+pub const BUSY_LOAD_PER_CPU: f64 = 0.5;
 
 /// Median of `runs` measurements.
 fn median(mut v: Vec<u64>) -> u64 {
     v.sort_unstable();
     v[v.len() / 2]
+}
+
+/// The median and the spread (p75 - p25) / median of repetitions.
+pub fn robust(mut v: Vec<u64>) -> (u64, f64) {
+    v.sort_unstable();
+    let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+    let med = q(0.5);
+    let iqr = q(0.75) - q(0.25);
+    (
+        med,
+        if med > 0 {
+            iqr as f64 / med as f64
+        } else {
+            0.0
+        },
+    )
 }
 
 /// Two threads bounce a futex `rounds` times; returns ns per one-way hand-off.
@@ -75,8 +114,9 @@ fn touch(buf: &mut [u64]) -> u64 {
     std::hint::black_box(s)
 }
 
-/// Cold-after-migration pass minus a warm pass over a 256 KiB working set.
-fn migration_cost(from: usize, to: usize) -> u64 {
+/// Cold-after-migration pass minus a warm pass over a 256 KiB working set,
+/// nine times.
+fn migration_samples(from: usize, to: usize) -> Vec<u64> {
     let mut buf = vec![0u64; 256 * 1024 / 8];
     let mut samples = Vec::new();
     for _ in 0..9 {
@@ -93,7 +133,7 @@ fn migration_cost(from: usize, to: usize) -> u64 {
         let cold = t.elapsed().as_nanos() as u64;
         samples.push(cold.saturating_sub(warm));
     }
-    median(samples)
+    samples
 }
 
 /// CONFIG_HZ of the running kernel, from /boot/config-<release> or
@@ -139,13 +179,20 @@ pub fn measure() -> MachineCosts {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let spin = calibrate_spin();
     let (a, b) = (0, if cpus > 1 { 1 } else { 0 });
-    let cs = median((0..5).map(|_| ping_pong(a, a, 2000)).collect());
-    let wake = median((0..5).map(|_| ping_pong(a, b, 2000)).collect());
-    let mig = if cpus > 1 { migration_cost(a, b) } else { 0 };
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok());
+    let (cs, cs_spread) = robust((0..9).map(|_| ping_pong(a, a, 2000)).collect());
+    let (wake, wake_spread) = robust((0..9).map(|_| ping_pong(a, b, 2000)).collect());
+    let (mig, mig_spread) = if cpus > 1 {
+        robust(migration_samples(a, b))
+    } else {
+        (0, 0.0)
+    };
     let all: Vec<usize> = (0..cpus).collect();
     let _ = set_affinity(&all);
     let (tick_ns, tick_source) = kernel_tick();
-    MachineCosts {
+    let mut m = MachineCosts {
         cpus,
         spin,
         context_switch_ns: cs,
@@ -153,15 +200,69 @@ pub fn measure() -> MachineCosts {
         migration_ns: mig,
         tick_ns,
         tick_source,
-    }
+        spread: Spread {
+            context_switch: cs_spread,
+            wakeup_latency: wake_spread,
+            migration: mig_spread,
+        },
+        load,
+        warnings: Vec::new(),
+    };
+    m.warnings = m.check();
+    m
 }
 
 impl MachineCosts {
+    /// What makes the figures suspect: noisy repetitions, a busy machine,
+    /// implausible values. Each warning says what and why.
+    pub fn check(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if let Some(l) = self.load {
+            if l > BUSY_LOAD_PER_CPU * self.cpus as f64 {
+                w.push(format!(
+                    "load average {l:.2} on {} CPUs: other work competed with the probes, so the costs are inflated; calibrate on a quiet machine",
+                    self.cpus
+                ));
+            }
+        }
+        for (what, s) in [
+            ("context switch", self.spread.context_switch),
+            ("wake-up latency", self.spread.wakeup_latency),
+            ("migration", self.spread.migration),
+        ] {
+            if s > NOISY_SPREAD {
+                w.push(format!(
+                    "{what} varied by {:.0}% between repetitions (interquartile range over median, limit {:.0}%): the machine is noisy",
+                    s * 100.0,
+                    NOISY_SPREAD * 100.0
+                ));
+            }
+        }
+        if self.wakeup_latency_ns > SLOW_WAKEUP_NS {
+            w.push(format!(
+                "wake-up latency {:.1} us is above the {:.0} us a quiet machine shows (a busy host or a VM)",
+                self.wakeup_latency_ns as f64 / 1e3,
+                SLOW_WAKEUP_NS as f64 / 1e3
+            ));
+        }
+        if self.cpus > 1 && self.migration_ns == 0 {
+            w.push(
+                "migration cost 0 ns: re-warming 256 KiB after a move cost nothing measurable (shared caches, or noise), so the simulator will charge nothing for migrations".into(),
+            );
+        }
+        w
+    }
+
     /// A topology file describing this machine: one cluster of identical
     /// cores whose unit of work is one microsecond of the calibrated busy loop.
     pub fn topology_toml(&self, name: &str) -> String {
+        let warnings: String = self
+            .warnings
+            .iter()
+            .map(|w| format!("# warning: {w}\n"))
+            .collect();
         format!(
-            r#"# This machine, measured by `colab calibrate`. Work units: 1 us of the
+            r#"{warnings}# This machine, measured by `colab calibrate`. Work units: 1 us of the
 # calibrated busy loop ({spins:.1} iterations/us), so both rates are 1.0.
 name = "{name}"
 
@@ -178,9 +279,9 @@ core_type = "host"
 cores = {cpus}
 
 [costs]
-context_switch_ns = {cs}     # measured: futex ping-pong on one CPU, median of 5 x 2000
-wakeup_latency_ns = {wake}   # measured: futex ping-pong across two CPUs, median of 5 x 2000
-migration_local_ns = {mig}   # measured: 256 KiB working set re-warmed after a move, median of 9
+context_switch_ns = {cs}     # measured: futex ping-pong on one CPU, median of 9 x 2000 (spread {css:.0}%)
+wakeup_latency_ns = {wake}   # measured: futex ping-pong across two CPUs, median of 9 x 2000 (spread {ws:.0}%)
+migration_local_ns = {mig}   # measured: 256 KiB working set re-warmed after a move, median of 9 (spread {ms:.0}%)
 migration_cross_ns = {mig}   # one cluster: same as local
 tick_ns = {tick}             # {tick_source}
 "#,
@@ -191,6 +292,9 @@ tick_ns = {tick}             # {tick_source}
             mig = self.migration_ns,
             tick = self.tick_ns,
             tick_source = self.tick_source,
+            css = self.spread.context_switch * 100.0,
+            ws = self.spread.wakeup_latency * 100.0,
+            ms = self.spread.migration * 100.0,
         )
     }
 }
@@ -210,5 +314,77 @@ mod tests {
         assert_eq!(t.num_cores(), m.cpus);
         assert_eq!(t.costs.context_switch_ns, m.context_switch_ns);
         assert_eq!(t.costs.wakeup_latency_ns, m.wakeup_latency_ns);
+        assert_eq!(m.warnings, m.check());
+    }
+
+    fn quiet() -> MachineCosts {
+        MachineCosts {
+            cpus: 4,
+            spin: crate::Calibration {
+                spins_per_us: 1000.0,
+            },
+            context_switch_ns: 3_000,
+            wakeup_latency_ns: 7_000,
+            migration_ns: 2_000,
+            tick_ns: 4_000_000,
+            tick_source: "test".into(),
+            spread: Spread {
+                context_switch: 0.03,
+                wakeup_latency: 0.05,
+                migration: 0.2,
+            },
+            load: Some(0.3),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn robust_statistics_of_repetitions() {
+        // Nine values: median 50, p25 30, p75 70.
+        let (m, s) = robust(vec![90, 10, 70, 30, 50, 60, 40, 20, 80]);
+        assert_eq!(m, 50);
+        assert!((s - 40.0 / 50.0).abs() < 1e-12, "{s}");
+        assert_eq!(robust(vec![7; 9]), (7, 0.0));
+        assert_eq!(robust(vec![0, 0, 0]), (0, 0.0));
+        // One wild repetition moves neither.
+        let (m, s) = robust(vec![100, 101, 99, 100, 100, 102, 98, 100, 9_000]);
+        assert_eq!(m, 100);
+        assert!(s < 0.05, "{s}");
+    }
+
+    #[test]
+    fn suspect_figures_are_warned_about_and_written_to_the_file() {
+        assert!(quiet().check().is_empty(), "{:?}", quiet().check());
+        let cases: Vec<(Box<dyn Fn(&mut MachineCosts)>, &str)> = vec![
+            (
+                Box::new(|m| m.load = Some(2.5)),
+                "load average 2.50 on 4 CPUs",
+            ),
+            (
+                Box::new(|m| m.spread.wakeup_latency = 0.4),
+                "wake-up latency varied by 40%",
+            ),
+            (
+                Box::new(|m| m.wakeup_latency_ns = 85_000),
+                "wake-up latency 85.0 us",
+            ),
+            (Box::new(|m| m.migration_ns = 0), "migration cost 0 ns"),
+        ];
+        for (make, want) in cases {
+            let mut m = quiet();
+            make(&mut m);
+            let w = m.check();
+            assert_eq!(w.len(), 1, "{w:?}");
+            assert!(w[0].contains(want), "{want}: {w:?}");
+            m.warnings = w;
+            let toml = m.topology_toml("x");
+            assert!(toml.starts_with("# warning: "), "{toml}");
+            Topology::from_toml(&toml, CoreOrder::BigFirst).unwrap();
+        }
+        // One CPU: no migration to measure, no warning for it.
+        let mut m = quiet();
+        m.cpus = 1;
+        m.migration_ns = 0;
+        assert!(m.check().is_empty());
     }
 }

@@ -82,11 +82,9 @@ pub struct Opts {
     #[arg(long)]
     no_rotation: bool,
 
-    /// Ablation (ROTA): rotate as the simulator does: a task running on a
-    /// little CPU counts as waiting from its start, and an occupant rotates
-    /// out even while a big CPU is idle. Default: a little CPU's task counts
-    /// once it has run as long as a big CPU's pull needs (4 migrations), and
-    /// an idle big CPU is woken to take the waiter instead.
+    /// Ablation (ROTA): rotate as the simulator does: an occupant rotates
+    /// out even while a big CPU is idle. Default: the idle big CPU is woken
+    /// to take the waiting task instead.
     #[arg(long)]
     eager_rotation: bool,
 

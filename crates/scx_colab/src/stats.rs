@@ -4,7 +4,7 @@
 use crate::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
-pub const STAT_NAMES: [&str; 15] = [
+pub const STAT_NAMES: [&str; 16] = [
     "direct",
     "queued",
     "block_first",
@@ -20,6 +20,7 @@ pub const STAT_NAMES: [&str; 15] = [
     "pmu_multiplexed",
     "rotations",
     "idle_kicks",
+    "smt_moves",
 ];
 
 /// `blocking leaders: NAME(pid PID, level L, HIGH) NAME(pid PID, level L, low) ...`

@@ -25,10 +25,12 @@ else
 fi
 
 # 3. Without --big-cpus the split comes from the capacities (scx_utils' core
-#    types), whole cores to a cluster; two hogs take one big core each, not
-#    the two threads of one core: in the hogs' second second (after their
-#    start-up), each big core at least 60% busy (the fault, both hogs on one
-#    core, gives ~200 and ~0).
+#    types), whole cores to a cluster. Then two CPU hogs on the big cores,
+#    placed badly on purpose: A pinned to CPU 0, B started on CPU 1 (A's
+#    sibling) and then allowed CPUs 1-3. An idle whole big core (2-3) is
+#    left, so B must move there: one second after the widening, over the
+#    next second, each big core is at least 60% busy (without the SMT rules
+#    B stays beside A: core busy ~200 and ~0).
 if start_sched smt; then
   if grep -q 'big 0,1,2,3 / little 4,5,6,7.*SMT: idle whole cores first' "$SOUT"; then
     pass "[smt] split: $(grep -m1 'AMP from' "$SOUT")"
@@ -39,22 +41,32 @@ if start_sched smt; then
   r=0
   while [ $r -lt "$REPS" ]; do
     r=$((r + 1))
-    $LOAD hogs --threads 2 --secs 3 >/tmp/smt.json 2>&1 &
-    hp=$!
+    taskset -c 0 $LOAD hogs --threads 1 --secs 4 >/tmp/smt-a.json 2>&1 &
+    ha=$!
+    taskset -c 1 $LOAD hogs --threads 1 --secs 4 >/tmp/smt-b.json 2>&1 &
+    hb=$!
+    sleep 0.5
+    taskset -a -p -c 1-3 "$hb" >/dev/null 2>&1 || fail "[smt] run $r: taskset -a -p -c 1-3 $hb failed"
     sleep 1
     grep '^cpu[0-9]' /proc/stat >/tmp/pl0
     sleep 1
     grep '^cpu[0-9]' /proc/stat >/tmp/pl1
-    wait "$hp"
+    wait "$ha" "$hb"
     b=$(cpu_busy 0 1 2 3 4 5 6 7)
     cores=$(echo "$b" | awk '{ printf "%d %d %d %d", $1 + $2, $3 + $4, $5 + $6, $7 + $8 }')
     if echo "$cores" | awk '{ exit !($1 >= 60 && $2 >= 60) }'; then
-      pass "[smt] run $r: two hogs on two big cores: core busy % $cores (CPUs: $b)"
+      pass "[smt] run $r: the hog beside a busy sibling moved to the idle big core: core busy % $cores (CPUs: $b)"
     else
       fail "[smt] run $r: expected each big core (CPUs 0-1, 2-3) at least 60% busy, saw core busy % $cores (CPUs: $b)"
     fi
   done
-  info "[smt] scheduler output (last 4 lines):"; tail -n 4 "$SOUT"
+  moves=$(grep -o 'smt_moves [0-9]*' "$SOUT" | awk '{ s += $2 } END { print s + 0 }')
+  if [ "$moves" -ge "$REPS" ]; then
+    pass "[smt] $moves SMT moves counted (at least one a run)"
+  else
+    fail "[smt] expected at least $REPS SMT moves in the stats lines, saw $moves"
+  fi
+  info "[smt] scheduler output (last 2 lines):"; tail -n 2 "$SOUT"
   stop_sched smt
 fi
 

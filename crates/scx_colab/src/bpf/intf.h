@@ -54,6 +54,7 @@ enum colab_stat {
 	COLAB_STAT_PMU_MUX,     /* ... and counters were multiplexed */
 	COLAB_STAT_ROTATIONS,   /* ROTA: a fast CPU's occupant gave way at a tick */
 	COLAB_STAT_IDLE_KICKS,  /* ROTA: an idle fast CPU woken to look for work */
+	COLAB_STAT_SMT_MOVES,   /* ROTA: an occupant moved off a shared core (SMT) */
 	COLAB_NR_STATS,
 };
 

@@ -42,9 +42,8 @@ const volatile u64 rota_pull_min_ns = 400000ULL;
 const volatile u64 rota_idle_worth_ns = 100000ULL;
 /* Ablation (--no-rotation): occupants never give a fast CPU up at a tick. */
 const volatile bool rota_no_rotation;
-/* --eager-rotation: rotate as the simulator does (deviation 9 off): a task
- * running on a slow CPU counts as waiting from its start, and an occupant
- * rotates out even while a fast CPU is idle. */
+/* --eager-rotation: rotate as the simulator does (deviation 9 off): an
+ * occupant rotates out even while a fast CPU is idle. */
 const volatile bool rota_eager;
 
 /* Least fast-CPU key of the tasks that want a CPU, waiting or on a fast
@@ -78,10 +77,6 @@ struct rota_walk {
 	u64 least_wait; /* least key of the waiting tasks */
 	u64 least_all;  /* ... and of the tasks on fast CPUs */
 	bool any_wait;
-	/* Waiting tasks a rotation may serve: queued ones, and those that have
-	 * run on a slow CPU for a pull's minimum (deviation 9 in README.md). */
-	u64 least_ripe;
-	bool any_ripe;
 };
 
 /* Least keys of the waiting tasks (except those queued on @skip) and of
@@ -96,9 +91,7 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 
 	w->least_wait = (u64)-1;
 	w->least_all = (u64)-1;
-	w->least_ripe = (u64)-1;
 	w->any_wait = false;
-	w->any_ripe = false;
 	bpf_for(i, 0, nr_cpus) {
 		/* An iterator costs three kfunc calls: skip empty queues (most
 		 * of them, on a machine that is not overloaded). */
@@ -109,11 +102,8 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 					continue;
 				k = task_owed(t);
 				w->any_wait = true;
-				w->any_ripe = true;
 				if (k < w->least_wait)
 					w->least_wait = k;
-				if (k < w->least_ripe)
-					w->least_ripe = k;
 			}
 		}
 		cs = lookup_cpu_state(i);
@@ -126,11 +116,6 @@ static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
 			w->any_wait = true;
 			if (k < w->least_wait)
 				w->least_wait = k;
-			if (rota_eager || now - cs->started_at >= rota_pull_min_ns) {
-				w->any_ripe = true;
-				if (k < w->least_ripe)
-					w->least_ripe = k;
-			}
 		}
 		if (k < w->least_all)
 			w->least_all = k;
@@ -570,6 +555,35 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		cs->idle_since = now;
 }
 
+/*
+ * SMT: the occupant of fast CPU @cpu, beside a sibling busy for a pull's
+ * minimum, moves to an idle whole fast core (claimed), by the pull path:
+ * @cpu's pull_to names the target and a zero slice ends the run, so its
+ * enqueue sends it there. A move made at fork or wake-up beside a busy
+ * sibling is thus undone at the next tick, as the kernel's SMT balancing
+ * would. True when it moves.
+ */
+static __always_inline bool smt_spread(struct task_struct *p, s32 cpu,
+				       struct colab_cpu_state *cs, u64 now)
+{
+	struct colab_cpu_state *sc;
+	s32 sib, to;
+
+	if (!sibling_busy(cpu) || cs->pull_to || colab_migration_disabled(p))
+		return false;
+	sib = sibling_cpu[cpu & CPU_MASK];
+	sc = lookup_cpu_state(sib);
+	if (!sc || now - sc->started_at < rota_pull_min_ns)
+		return false;
+	to = claim_idle_in(p, 0, false, true, now);
+	if (to < 0)
+		return false;
+	cs->pull_to = to + 1;
+	p->scx.slice = 0;
+	stat_inc(COLAB_STAT_SMT_MOVES);
+	return true;
+}
+
 /* Rotation at a fast CPU's tick; idle fast CPUs look again at a slow
  * CPU's tick (a running task may now be worth pulling). */
 static __always_inline void rota_tick(struct task_struct *p)
@@ -589,11 +603,13 @@ static __always_inline void rota_tick(struct task_struct *p)
 			rota_kick_idle_fast();
 		return;
 	}
+	if (smt_on && cs->pid == (u32)p->pid && smt_spread(p, cpu, cs, now))
+		return;
 	rota_walk(cpu, now, &w);
 	rota_least_all = w.least_all;
 	if (rota_no_rotation)
 		return;
-	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_ripe)
+	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_wait)
 		return;
 	/* A fast CPU is idle: it takes the waiter (woken here), and the
 	 * occupant keeps its CPU; rotating it out would send it to a slow
@@ -603,7 +619,7 @@ static __always_inline void rota_tick(struct task_struct *p)
 		return;
 	}
 	own = owed_of(tctx->fast_ns + (now - tctx->started_at), tctx->speedup_fp);
-	if (w.least_ripe + rota_cap_ns < own) {
+	if (w.least_wait + rota_cap_ns < own) {
 		tctx->rota_out = 1;
 		p->scx.slice = 0;
 		stat_inc(COLAB_STAT_ROTATIONS);
