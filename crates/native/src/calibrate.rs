@@ -46,12 +46,6 @@ pub const SLOW_WAKEUP_NS: u64 = 30_000;
 /// Busy: a load average above this share of the CPUs (assumption).
 pub const BUSY_LOAD_PER_CPU: f64 = 0.5;
 
-/// Median of `runs` measurements.
-fn median(mut v: Vec<u64>) -> u64 {
-    v.sort_unstable();
-    v[v.len() / 2]
-}
-
 /// The median and the spread (p75 - p25) / median of repetitions.
 pub fn robust(mut v: Vec<u64>) -> (u64, f64) {
     v.sort_unstable();
