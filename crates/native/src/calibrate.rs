@@ -349,20 +349,15 @@ mod tests {
     #[test]
     fn suspect_figures_are_warned_about_and_written_to_the_file() {
         assert!(quiet().check().is_empty(), "{:?}", quiet().check());
-        let cases: Vec<(Box<dyn Fn(&mut MachineCosts)>, &str)> = vec![
+        type Change = fn(&mut MachineCosts);
+        let cases: [(Change, &str); 4] = [
+            (|m| m.load = Some(2.5), "load average 2.50 on 4 CPUs"),
             (
-                Box::new(|m| m.load = Some(2.5)),
-                "load average 2.50 on 4 CPUs",
-            ),
-            (
-                Box::new(|m| m.spread.wakeup_latency = 0.4),
+                |m| m.spread.wakeup_latency = 0.4,
                 "wake-up latency varied by 40%",
             ),
-            (
-                Box::new(|m| m.wakeup_latency_ns = 85_000),
-                "wake-up latency 85.0 us",
-            ),
-            (Box::new(|m| m.migration_ns = 0), "migration cost 0 ns"),
+            (|m| m.wakeup_latency_ns = 85_000, "wake-up latency 85.0 us"),
+            (|m| m.migration_ns = 0, "migration cost 0 ns"),
         ];
         for (make, want) in cases {
             let mut m = quiet();
