@@ -237,10 +237,15 @@ enum Cmd {
         /// Where to write the trace.
         #[arg(short, long, default_value = "run.trace")]
         out: PathBuf,
-        /// Skip measuring perf's overhead before recording (saves ~3 s; replay
-        /// then keeps the overhead in the recorded CPU time).
+        /// Skip measuring perf's overhead before recording (replay then keeps
+        /// the overhead in the recorded CPU time).
         #[arg(long)]
         no_overhead_probe: bool,
+        /// Measure perf's overhead again even if a probe of this boot, kernel
+        /// and perf from the last day is kept (the probe takes about 11 s here;
+        /// its result is kept in $XDG_CACHE_HOME/colab or ~/.cache/colab).
+        #[arg(long, conflicts_with = "no_overhead_probe")]
+        reprobe: bool,
         /// The command and its arguments (after `--`).
         #[arg(required = true, last = true)]
         command: Vec<String>,
@@ -616,19 +621,34 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Trace {
             out,
             no_overhead_probe,
+            reprobe,
             command,
         } => {
+            let cache = probe_cache_file();
+            if reprobe {
+                if let Some(f) = &cache {
+                    let _ = std::fs::remove_file(f);
+                }
+            }
             let opts = colab_trace::record::RecordOptions {
                 overhead_probe: (!no_overhead_probe).then(probe_command).transpose()?,
+                probe_cache: cache,
                 ..Default::default()
             };
             if opts.overhead_probe.is_some() {
-                eprintln!("trace: measuring perf's overhead on this machine (a few seconds)...");
+                eprintln!("trace: perf's overhead on this machine: a kept probe of the last day, or a new one (about 11 s)...");
             }
             let s = colab_trace::record::record(&command, &out, &opts)?;
             if let Some(o) = s.overhead {
+                let from = match s.probe_from {
+                    Some(at) => format!(
+                        "kept probe, {} min old; --reprobe measures again",
+                        colab_trace::record::age_min(at)
+                    ),
+                    None => "measured now".into(),
+                };
                 eprintln!(
-                    "trace: tracing overhead {:.0} ns per context switch, {:.0} ns per system call (replay subtracts it)",
+                    "trace: tracing overhead {:.0} ns per context switch, {:.0} ns per system call ({from}; replay subtracts it)",
                     o.switch, o.syscall
                 );
             }
@@ -806,6 +826,16 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
         .ok_or_else(|| format!("'{s}': expected COMM=SPEEDUP"))?;
     let v: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
     Ok((c.to_string(), v))
+}
+
+/// Where `colab trace` keeps its last overhead probe: $XDG_CACHE_HOME/colab
+/// or ~/.cache/colab (none without either).
+fn probe_cache_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("colab").join("trace-overhead.json"))
 }
 
 /// The hidden subcommand that runs the tracing-overhead probe loops.
@@ -1118,6 +1148,7 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
             let input = colab_validate::programs::make_input(&work)?;
             let record_opts = colab_trace::record::RecordOptions {
                 overhead_probe: Some(probe_command()?),
+                probe_cache: probe_cache_file(),
                 quiet: true,
                 ..Default::default()
             };

@@ -53,6 +53,68 @@ pub struct RecordOptions {
     /// tracing overhead is measured before recording and stored in the
     /// trace (see `overhead`). `None` records without it.
     pub overhead_probe: Option<Vec<String>>,
+    /// A file that keeps the last probe's result: a later recording on the
+    /// same boot, kernel, perf and CPU count, within `PROBE_CACHE_SECS`,
+    /// reuses it instead of probing again (the probe takes ~10 s).
+    pub probe_cache: Option<PathBuf>,
+}
+
+/// How long a cached probe result stays valid (assumption: a day; the
+/// overhead depends on the kernel, perf and the machine, all in the key).
+pub const PROBE_CACHE_SECS: u64 = 24 * 3600;
+
+/// A probe result kept between recordings.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct CachedProbe {
+    /// boot id, kernel, perf version, CPU count, colab version.
+    key: String,
+    measured_unix_s: u64,
+    overhead: Overhead,
+}
+
+/// Minutes since `at` (unix seconds).
+pub fn age_min(at: u64) -> u64 {
+    now_unix_s().saturating_sub(at) / 60
+}
+
+fn now_unix_s() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// What a cached probe result must match to be reused.
+fn probe_key(tool: &str) -> String {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    format!(
+        "boot {} | kernel {} | {} | {} cpus | colab-trace {}",
+        read("/proc/sys/kernel/random/boot_id").trim(),
+        read("/proc/sys/kernel/osrelease").trim(),
+        tool,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The cached overhead in `file` if it matches `key` and is recent enough.
+fn cached_probe(file: &Path, key: &str, now: u64) -> Option<(Overhead, u64)> {
+    let c: CachedProbe = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+    (c.key == key && now.saturating_sub(c.measured_unix_s) < PROBE_CACHE_SECS)
+        .then_some((c.overhead, c.measured_unix_s))
+}
+
+/// Keeps a probe result; a cache that cannot be written only costs the
+/// next recording a probe.
+fn store_probe(file: &Path, key: &str, now: u64, overhead: Overhead) {
+    let c = CachedProbe {
+        key: key.to_string(),
+        measured_unix_s: now,
+        overhead,
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = write_atomically(file, &serde_json::to_string(&c).expect("serializes"));
 }
 
 impl Default for RecordOptions {
@@ -64,6 +126,7 @@ impl Default for RecordOptions {
             temp_dir: None,
             quiet: false,
             overhead_probe: None,
+            probe_cache: None,
         }
     }
 }
@@ -88,6 +151,8 @@ pub struct RecordSummary {
     pub lost_events: u64,
     /// The measured tracing overhead, when probed.
     pub overhead: Option<Overhead>,
+    /// When the overhead came from the probe cache: when it was measured.
+    pub probe_from: Option<u64>,
     /// What other processes used of the machine meanwhile (`busy()`: the
     /// recording is suspect).
     pub others: Option<crate::busy::Others>,
@@ -158,12 +223,28 @@ pub fn record(
         .map_err(io_err(&tmp_parent))?;
     let data = tmp.path().join("perf.data");
     let _signals = SignalGuard::install();
+    let key = probe_key(&tool);
+    let mut probe_from = None;
     let overhead = match &opts.overhead_probe {
-        Some(probe) => Some(measure_overhead(
-            probe,
-            opts,
-            &tmp.path().join("probe.data"),
-        )?),
+        Some(probe) => {
+            let cached = opts
+                .probe_cache
+                .as_deref()
+                .and_then(|f| cached_probe(f, &key, now_unix_s()));
+            match cached {
+                Some((o, at)) => {
+                    probe_from = Some(at);
+                    Some(o)
+                }
+                None => {
+                    let o = measure_overhead(probe, opts, &tmp.path().join("probe.data"))?;
+                    if let Some(f) = &opts.probe_cache {
+                        store_probe(f, &key, now_unix_s(), o);
+                    }
+                    Some(o)
+                }
+            }
+        }
         None => None,
     };
 
@@ -252,6 +333,7 @@ pub fn record(
         wall,
         lost_events: parsed.lost,
         overhead,
+        probe_from,
         others,
     })
 }
@@ -1195,6 +1277,40 @@ impl ScriptParser {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_kept_probe_is_reused_only_for_the_same_machine_state_and_a_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("sub").join("probe.json");
+        let o = Overhead {
+            switch: 500.0,
+            syscall: 1400.0,
+        };
+        assert_eq!(cached_probe(&f, "k", 1000), None, "nothing kept yet");
+        store_probe(&f, "k", 1000, o);
+        assert_eq!(cached_probe(&f, "k", 1000), Some((o, 1000)));
+        assert_eq!(
+            cached_probe(&f, "k", 1000 + PROBE_CACHE_SECS - 1),
+            Some((o, 1000))
+        );
+        assert_eq!(
+            cached_probe(&f, "k", 1000 + PROBE_CACHE_SECS),
+            None,
+            "stale"
+        );
+        assert_eq!(cached_probe(&f, "other boot", 1000), None, "another key");
+        std::fs::write(&f, "{not json").unwrap();
+        assert_eq!(
+            cached_probe(&f, "k", 1000),
+            None,
+            "a corrupt file is ignored"
+        );
+        let key = probe_key("perf version 6.1");
+        assert!(
+            key.contains("perf version 6.1") && key.contains("cpus"),
+            "{key}"
+        );
+    }
+
     use super::*;
 
     fn parse(text: &str) -> Vec<Event> {
