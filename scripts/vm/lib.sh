@@ -27,6 +27,22 @@ vm_run() {
   fi
 }
 
+# vm_verdict WHAT LOG RC: prints the PASS/FAIL lines of a guest test's console
+# LOG and exits 1 unless the VM ended well (RC 0) and every check passed.
+vm_verdict() {
+  local what="$1" log="$2" rc="$3"
+  grep -E '^(PASS|FAIL|SUMMARY):' "$log" || echo "(no PASS/FAIL lines in the console log)"
+  if [ "$rc" -ne 0 ]; then
+    echo "$what: FAILED (run.sh status $rc)" >&2
+    exit 1
+  fi
+  if grep -q '^FAIL:' "$log" || ! grep -q '^SUMMARY: all checks passed' "$log"; then
+    echo "$what: FAILED (see FAIL lines above)" >&2
+    exit 1
+  fi
+  echo "$what: PASSED"
+}
+
 # Puts clang-19/llvm-19 first on PATH (Debian installs them off PATH).
 vm_llvm_path() {
   if [ -d /usr/lib/llvm-19/bin ]; then

@@ -279,19 +279,25 @@ pub fn online_cpus() -> Result<Vec<CpuCap>> {
 mod tests {
     use super::*;
 
-    fn caps(v: &[usize]) -> Vec<CpuCap> {
-        let mut cpus: Vec<CpuCap> = v
+    /// Classified CPUs from (id, core, capacity).
+    fn cpus_of(layout: &[(usize, usize, usize)]) -> Vec<CpuCap> {
+        let mut cpus: Vec<CpuCap> = layout
             .iter()
-            .enumerate()
-            .map(|(id, &capacity)| CpuCap {
+            .map(|&(id, core, capacity)| CpuCap {
                 id,
-                core: id,
+                core,
                 capacity,
                 big: true,
             })
             .collect();
         classify(&mut cpus);
         cpus
+    }
+
+    /// One CPU a core, with these capacities.
+    fn caps(v: &[usize]) -> Vec<CpuCap> {
+        let layout: Vec<_> = v.iter().enumerate().map(|(id, &c)| (id, id, c)).collect();
+        cpus_of(&layout)
     }
 
     #[test]
@@ -365,25 +371,14 @@ mod tests {
     /// first threads, their second threads, then the E-cores.
     fn hybrid() -> Vec<CpuCap> {
         // (id, core, capacity): 2 P-cores x 2 threads, 2 E-cores.
-        let layout = [
+        cpus_of(&[
             (0, 0, 1024),
             (1, 1, 1024),
             (2, 0, 1024),
             (3, 1, 1024),
             (4, 2, 600),
             (5, 3, 600),
-        ];
-        let mut cpus: Vec<CpuCap> = layout
-            .iter()
-            .map(|&(id, core, capacity)| CpuCap {
-                id,
-                core,
-                capacity,
-                big: true,
-            })
-            .collect();
-        classify(&mut cpus);
-        cpus
+        ])
     }
 
     #[test]
