@@ -152,8 +152,15 @@ enum Cmd {
         /// Also run these recorded traces (class "trace") through the study.
         #[arg(long = "trace", value_name = "FILE")]
         traces: Vec<PathBuf>,
-        /// Run only the traces given with --trace, not the papers' workloads.
-        #[arg(long, requires = "traces")]
+        /// Also run a trace library: a directory with a manifest.toml (as
+        /// `colab validate --keep-traces DIR` writes), each recording with the
+        /// speedups its manifest gives (class "trace"); a bare NAME is
+        /// traces/NAME. `colab list` lists the libraries in traces/.
+        #[arg(long = "traces", value_name = "DIR|NAME")]
+        libraries: Vec<String>,
+        /// Run only the traces given with --trace or --traces, not the papers'
+        /// workloads.
+        #[arg(long)]
         only_traces: bool,
         /// Also run N random mixes of the 17 COLAB benchmarks (held-out test
         /// workloads, class "random", named Rand-S-1 .. Rand-S-N): each has 2
@@ -388,6 +395,19 @@ struct ValidateArgs {
     /// moment on a VM).
     #[arg(long, default_value_t = 3)]
     recordings: u32,
+    /// Keep every recording of the real programs (gzipped) in this directory
+    /// with a manifest.toml: a trace library for `colab reproduce --traces`.
+    #[arg(long, value_name = "DIR")]
+    keep_traces: Option<PathBuf>,
+    /// The kept library's name and where its programs came from (repository
+    /// and commit, packages), for its manifest.
+    #[arg(
+        long,
+        value_name = "NAME SOURCE",
+        num_args = 2,
+        requires = "keep_traces"
+    )]
+    library: Vec<String>,
     /// The simulated Linux baseline: `cfs` (the papers') or `eevdf` (what
     /// this host's kernel runs).
     #[arg(long, default_value = "cfs")]
@@ -446,6 +466,7 @@ fn run(cli: Cli) -> Result<()> {
             jobs,
             allow_no_png,
             traces,
+            libraries,
             only_traces,
             random_mixes,
             mix_seed,
@@ -453,6 +474,13 @@ fn run(cli: Cli) -> Result<()> {
             speedup,
             predictor,
         } => {
+            if only_traces && traces.is_empty() && libraries.is_empty() {
+                bail!("--only-traces needs --trace FILE or --traces DIR");
+            }
+            let mut library_workloads = Vec::new();
+            for l in &libraries {
+                library_workloads.extend(load_library(l)?);
+            }
             if let Some(j) = jobs {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(j.max(1))
@@ -468,8 +496,8 @@ fn run(cli: Cli) -> Result<()> {
                 StudyArg::Scenarios => vec![Study::Scenarios],
                 StudyArg::All => vec![Study::Colab, Study::Camp, Study::PropSp],
             };
-            if (only_traces || !traces.is_empty()) && studies.len() > 1 {
-                bail!("--trace and --only-traces go with one study, not `all`");
+            if (only_traces || !traces.is_empty() || !libraries.is_empty()) && studies.len() > 1 {
+                bail!("--trace, --traces and --only-traces go with one study, not `all`");
             }
             if let Some(n) = random_mixes {
                 if !matches!(study, StudyArg::Colab) {
@@ -500,6 +528,9 @@ fn run(cli: Cli) -> Result<()> {
                     let mut w = load_trace(t, speedup, &[], false)?;
                     w.classes = vec!["trace".into()];
                     spec.add_everywhere(w);
+                }
+                for w in &library_workloads {
+                    spec.add_everywhere(w.clone());
                 }
                 if let Some(seeds) = seeds {
                     if seeds == 0 {
@@ -763,6 +794,38 @@ fn run(cli: Cli) -> Result<()> {
             for (n, d) in colab_model::BUILTIN_MODELS {
                 println!("  {n:<18} {d}");
             }
+            println!(
+                "\nTrace libraries (traces/NAME/manifest.toml; `colab reproduce --traces NAME`):"
+            );
+            let mut any = false;
+            let mut dirs: Vec<PathBuf> = std::fs::read_dir("traces")
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            dirs.sort();
+            for d in dirs.iter().filter(|d| d.join("manifest.toml").is_file()) {
+                any = true;
+                match colab_trace::library::Manifest::load(d) {
+                    Ok(m) => {
+                        let mut progs: Vec<&str> =
+                            m.trace.iter().map(|e| e.program.as_str()).collect();
+                        progs.dedup();
+                        println!(
+                            "  {:<16} {} recordings of {} programs ({}), {} on {} CPUs; {}",
+                            m.library.name,
+                            m.trace.len(),
+                            progs.len(),
+                            progs.join(" "),
+                            m.library.recorded,
+                            m.library.cpus,
+                            m.library.source
+                        );
+                    }
+                    Err(e) => println!("  {}: {e}", d.display()),
+                }
+            }
+            if !any {
+                println!("  (none here; `colab validate --keep-traces traces/NAME` records one)");
+            }
             println!("\nMachines: any <b>B<s>S name (2B2S, 2B4S, 4B2S, 4B4S, 1B1S, 1B3S, 3B1S, 4B, ...) or a topology TOML file (see topologies/).");
             Ok(())
         }
@@ -828,6 +891,92 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
     Ok((c.to_string(), v))
 }
 
+/// A trace library's recordings as workloads (class "trace"), each named
+/// after its manifest entry and replayed with the manifest's speedups.
+fn load_library(arg: &str) -> Result<Vec<Workload>> {
+    let dir = if Path::new(arg)
+        .join(colab_trace::library::MANIFEST)
+        .is_file()
+        || arg.contains('/')
+    {
+        PathBuf::from(arg)
+    } else {
+        Path::new("traces").join(arg)
+    };
+    let m = colab_trace::library::Manifest::load(&dir)
+        .with_context(|| format!("--traces {arg}: not a trace library"))?;
+    if m.trace.is_empty() {
+        bail!(
+            "--traces {arg}: {} lists no recordings",
+            dir.join("manifest.toml").display()
+        );
+    }
+    m.trace
+        .iter()
+        .map(|e| {
+            let sel: Vec<(String, f64)> = e.thread_speedup.clone().into_iter().collect();
+            let mut w = load_trace(&dir.join(&e.file), e.speedup, &sel, false)?;
+            w.name = e.name.clone();
+            for p in &mut w.programs {
+                p.name = e.name.clone();
+            }
+            w.classes = vec!["trace".into()];
+            Ok(w)
+        })
+        .collect()
+}
+
+/// The manifest of the traces `colab validate --keep-traces` kept.
+fn write_library(
+    dir: &Path,
+    args: &ValidateArgs,
+    trace: Vec<colab_trace::library::Entry>,
+) -> Result<()> {
+    use colab_trace::library::{LibraryInfo, Manifest};
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let (name, source) = match args.library.as_slice() {
+        [n, s] => (n.clone(), s.clone()),
+        _ => (
+            dir.file_name()
+                .map_or("traces".into(), |n| n.to_string_lossy().to_string()),
+            format!("the programs of {}", args.programs.display()),
+        ),
+    };
+    let m = Manifest {
+        library: LibraryInfo {
+            name,
+            source,
+            made_by: std::env::args()
+                .map(|a| {
+                    if a.contains(char::is_whitespace) {
+                        format!("'{a}'")
+                    } else {
+                        a
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            recorded: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            host: read("/proc/sys/kernel/hostname"),
+            kernel: read("/proc/sys/kernel/osrelease"),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        },
+        trace,
+    };
+    m.write(dir)?;
+    eprintln!(
+        "validate: {} recordings kept in {} (manifest.toml)",
+        m.trace.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
 /// Where `colab trace` keeps its last overhead probe: $XDG_CACHE_HOME/colab
 /// or ~/.cache/colab (none without either).
 fn probe_cache_file() -> Option<PathBuf> {
@@ -852,8 +1001,8 @@ fn load_trace(
     keep_tracing_overhead: bool,
 ) -> Result<Workload> {
     let name = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read trace"))?;
+    let text = colab_trace::library::read_trace_text(path)
+        .with_context(|| format!("{name}: cannot read trace"))?;
     let trace = colab_trace::Trace::parse(&name, &text)?;
     if let Some(o) = trace.header.others.filter(|o| o.busy()) {
         eprintln!(
@@ -1152,6 +1301,11 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
                 quiet: true,
                 ..Default::default()
             };
+            if let Some(dir) = &args.keep_traces {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("{}: cannot create", dir.display()))?;
+            }
+            let mut kept = Vec::new();
             for p in &real_programs {
                 if !colab_validate::programs::available(p) {
                     eprintln!(
@@ -1164,7 +1318,7 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
                     "validate: real program {} (run {reps} times, record and replay {recordings} times)",
                     p.name
                 );
-                results.push(colab_validate::programs::run_program(
+                let (r, k) = colab_validate::programs::run_program(
                     p,
                     &input,
                     &work,
@@ -1174,7 +1328,13 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
                     &opts.topology,
                     &args.policy,
                     &record_opts,
-                )?);
+                    args.keep_traces.as_deref(),
+                )?;
+                results.push(r);
+                kept.extend(k);
+            }
+            if let Some(dir) = &args.keep_traces {
+                write_library(dir, &args, kept)?;
             }
             let _ = std::fs::remove_dir_all(&work);
         }

@@ -1706,3 +1706,94 @@ fn the_model_ablation_normalises_to_its_studys_baseline() {
         assert!(!row.contains("n/a"), "{row}");
     }
 }
+
+const DEMO_MANIFEST: &str = r#"[library]
+name = "demo-lib"
+source = "hand-made for a test"
+made_by = "cli.rs"
+recorded = "2026-11-24"
+host = "h"
+kernel = "k"
+cpus = 2
+
+[[trace]]
+name = "demo-t2-r1"
+program = "demo"
+threads = 2
+file = "demo.trace"
+command = ["demo", "2"]
+input = "none"
+speedup = 2.0
+speedup_source = "assumption for the test"
+recorded_ms = 25.0
+[trace.thread_speedup]
+worker = 3.0
+"@root" = 1.3
+[trace.native_ms]
+runs = 3
+median = 20.0
+min = 19.0
+max = 22.0
+"#;
+
+#[test]
+fn reproduce_runs_a_trace_library_and_list_shows_it() {
+    let dir = tempdir();
+    let lib = dir.path().join("traces").join("demo-lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    write(&lib, "demo.trace", DEMO_TRACE);
+    write(&lib, "manifest.toml", DEMO_MANIFEST);
+    let out = dir.path().join("rep");
+    ok(&[
+        "reproduce",
+        "--traces",
+        s(&lib),
+        "--only-traces",
+        "--configs",
+        "1B1S",
+        "--seeds",
+        "1",
+        "--policies",
+        "cfs,rota",
+        "--out",
+        s(&out),
+    ]);
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    // 1 recording x 1 config x 2 policies x 2 orders, named as the manifest says.
+    assert_eq!(csv.lines().count(), 1 + 4, "{csv}");
+    assert!(csv.matches("demo-t2-r1").count() >= 4, "{csv}");
+    // `colab list` in the directory that holds traces/.
+    let listed = Command::new(env!("CARGO_BIN_EXE_colab"))
+        .arg("list")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.contains("demo-lib") && text.contains("1 recordings of 1 programs (demo)"),
+        "{text}"
+    );
+    // A missing file, a bad speedup, --only-traces alone: clear errors.
+    write(
+        &lib,
+        "manifest.toml",
+        &DEMO_MANIFEST.replace("demo.trace", "gone.trace"),
+    );
+    fails(
+        &["reproduce", "--traces", s(&lib), "--only-traces", "--quick"],
+        &["not a trace library", "gone.trace is missing"],
+    );
+    write(
+        &lib,
+        "manifest.toml",
+        &DEMO_MANIFEST.replace("worker = 3.0", "worker = 9.0"),
+    );
+    fails(
+        &["reproduce", "--traces", s(&lib), "--only-traces", "--quick"],
+        &["--thread-speedup worker", "speedup 9"],
+    );
+    fails(
+        &["reproduce", "--only-traces", "--quick"],
+        &["--only-traces needs"],
+    );
+}

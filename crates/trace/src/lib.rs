@@ -5,6 +5,7 @@
 pub mod busy;
 pub mod check;
 pub mod format;
+pub mod library;
 pub mod overhead;
 pub mod record;
 pub mod replay;

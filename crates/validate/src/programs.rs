@@ -5,6 +5,7 @@
 use crate::{CaseResult, ValidateError};
 use colab_core::Topology;
 use colab_sim::{simulate, SimConfig};
+use colab_trace::library::{Entry, NativeTimes};
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -15,10 +16,27 @@ use std::time::Instant;
 #[serde(deny_unknown_fields)]
 pub struct ProgramCase {
     pub name: String,
-    /// Debian package that provides it (for the "missing" message).
+    /// How to get it (a Debian package, or a build script), for the
+    /// "missing" message.
     pub package: String,
-    /// Command line; `{input}` is replaced by the generated input file.
+    /// Command line; `{input}` is replaced by the generated input file. A
+    /// first word with a `/` is a path (relative to the working directory).
     pub command: Vec<String>,
+    /// For a trace library (`--keep-traces`): the program and the worker
+    /// threads asked for, the input, and the speedups replay should give
+    /// its threads, with their source.
+    #[serde(default)]
+    pub program: Option<String>,
+    #[serde(default)]
+    pub threads: Option<u32>,
+    #[serde(default)]
+    pub input: Option<String>,
+    #[serde(default)]
+    pub speedup: Option<f64>,
+    #[serde(default)]
+    pub thread_speedup: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub speedup_source: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,11 +82,14 @@ fn expand(cmd: &[String], input: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Is the program's executable on PATH?
+/// Is the program's executable there (a path) or on PATH?
 pub fn available(case: &ProgramCase) -> bool {
     let Some(exe) = case.command.first() else {
         return false;
     };
+    if exe.contains('/') {
+        return Path::new(exe).is_file();
+    }
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(exe).is_file()))
         .unwrap_or(false)
@@ -109,7 +130,8 @@ pub fn run_program(
     topo: &Topology,
     policy: &str,
     record: &colab_trace::record::RecordOptions,
-) -> Result<CaseResult, ValidateError> {
+    keep: Option<&Path>,
+) -> Result<(CaseResult, Vec<Entry>), ValidateError> {
     let fail = |m: String| ValidateError::Program {
         case: case.name.clone(),
         message: m,
@@ -119,6 +141,7 @@ pub fn run_program(
     let mut sims = Vec::new();
     let mut threads = 0;
     let mut busy_recordings = 0;
+    let mut kept = Vec::new();
     for i in 0..reps.max(recordings).max(1) {
         if i < reps.max(1) {
             samples.extend(time_native(&cmd, 1).map_err(fail)?);
@@ -144,6 +167,9 @@ pub fn run_program(
                 );
             }
             let (sim, n) = replay(case, &trace_path, seeds, topo, policy)?;
+            if let Some(dir) = keep {
+                kept.push(keep_trace(case, &cmd, &trace_path, dir, i + 1, &rec).map_err(fail)?);
+            }
             let _ = std::fs::remove_file(&trace_path);
             sims.push(sim);
             threads = n;
@@ -154,7 +180,7 @@ pub fn run_program(
     let med = samples[samples.len() / 2];
     let (min, max) = (samples[0], samples[samples.len() - 1]);
     let sim = sims[sims.len() / 2];
-    Ok(CaseResult {
+    let result = CaseResult {
         case: format!("real:{}", case.name),
         program: cmd[0].clone(),
         threads,
@@ -173,6 +199,58 @@ pub fn run_program(
             0.0
         },
         busy_recordings,
+    };
+    let ms = |ns: u64| ns as f64 / 1e6;
+    for e in &mut kept {
+        e.native_ms = NativeTimes {
+            runs: samples.len() as u32,
+            median: ms(med),
+            min: ms(min),
+            max: ms(max),
+        };
+    }
+    Ok((result, kept))
+}
+
+/// Keeps recording `k` of `case` in the library `dir`, gzipped, and says
+/// what it is (the native times are filled in by the caller).
+fn keep_trace(
+    case: &ProgramCase,
+    cmd: &[String],
+    trace_path: &Path,
+    dir: &Path,
+    k: u32,
+    rec: &colab_trace::RecordSummary,
+) -> Result<Entry, String> {
+    let name = format!("{}-r{k}", case.name);
+    let file = format!("{name}.trace.gz");
+    let text = std::fs::read_to_string(trace_path).map_err(|e| e.to_string())?;
+    colab_trace::library::write_gz(&dir.join(&file), &text)
+        .map_err(|e| format!("{}: {e}", dir.join(&file).display()))?;
+    Ok(Entry {
+        name,
+        program: case.program.clone().unwrap_or_else(|| case.name.clone()),
+        threads: case.threads,
+        file,
+        command: cmd.to_vec(),
+        input: case.input.clone().unwrap_or_else(|| "none".into()),
+        // Assumption when the case names none: 2.0, mid-range of the
+        // papers' speedups (as `colab sim --trace`).
+        speedup: case.speedup.unwrap_or(2.0),
+        thread_speedup: case.thread_speedup.clone(),
+        speedup_source: case
+            .speedup_source
+            .clone()
+            .unwrap_or_else(|| "assumption: 2.0 for every thread".into()),
+        native_ms: NativeTimes {
+            runs: 0,
+            median: 0.0,
+            min: 0.0,
+            max: 0.0,
+        },
+        recorded_ms: rec.wall.as_secs_f64() * 1e3,
+        others: rec.others,
+        overhead_ns: rec.overhead,
     })
 }
 
@@ -189,7 +267,8 @@ fn replay(
         case: case.name.clone(),
         message: m,
     };
-    let text = std::fs::read_to_string(trace_path).map_err(|e| fail(e.to_string()))?;
+    let text =
+        colab_trace::library::read_trace_text(trace_path).map_err(|e| fail(e.to_string()))?;
     let trace = colab_trace::Trace::parse(&trace_path.to_string_lossy(), &text)
         .map_err(|e| fail(e.to_string()))?;
     // The speedup does not matter on this one-core-type machine.
