@@ -1334,7 +1334,7 @@ fn cmd_validate(args: &ValidateArgs) -> Result<()> {
                 kept.extend(k);
             }
             if let Some(dir) = &args.keep_traces {
-                write_library(dir, &args, kept)?;
+                write_library(dir, args, kept)?;
             }
             let _ = std::fs::remove_dir_all(&work);
         }
