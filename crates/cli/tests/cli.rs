@@ -1369,26 +1369,35 @@ const DEMO_TRACE: &str = r#"{"colab_trace":1,"command":["demo"],"host":"h","kern
 {"ev":"exit","tid":100,"t":20000000}
 "#;
 
-#[test]
-fn reproduce_runs_trace_workloads() {
-    let dir = tempdir();
-    let t = write(dir.path(), "demo.trace", DEMO_TRACE);
-    let out = dir.path().join("rep");
-    ok(&[
-        "reproduce",
-        "--trace",
-        s(&t),
+/// `colab reproduce` over traces only (`source`: `--trace FILE` or `--traces
+/// DIR`), on 1B1S with one seed: the runs.csv it writes.
+fn traces_study(source: &[&str], policies: &str, out: &Path) -> String {
+    let mut args = vec!["reproduce"];
+    args.extend_from_slice(source);
+    args.extend_from_slice(&[
         "--only-traces",
         "--configs",
         "1B1S",
         "--seeds",
         "1",
         "--policies",
-        "cfs,eevdf,colab",
+        policies,
         "--out",
-        s(&out),
+        s(out),
     ]);
-    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    ok(&args);
+    std::fs::read_to_string(out.join("runs.csv")).unwrap()
+}
+
+#[test]
+fn reproduce_runs_trace_workloads() {
+    let dir = tempdir();
+    let t = write(dir.path(), "demo.trace", DEMO_TRACE);
+    let csv = traces_study(
+        &["--trace", s(&t)],
+        "cfs,eevdf,colab",
+        &dir.path().join("rep"),
+    );
     // 1 workload x 1 config x 3 policies x 2 orders.
     assert_eq!(csv.lines().count(), 1 + 6, "{csv}");
     assert!(csv.contains("demo") && csv.contains("trace"), "{csv}");
@@ -1743,22 +1752,7 @@ fn reproduce_runs_a_trace_library_and_list_shows_it() {
     std::fs::create_dir_all(&lib).unwrap();
     write(&lib, "demo.trace", DEMO_TRACE);
     write(&lib, "manifest.toml", DEMO_MANIFEST);
-    let out = dir.path().join("rep");
-    ok(&[
-        "reproduce",
-        "--traces",
-        s(&lib),
-        "--only-traces",
-        "--configs",
-        "1B1S",
-        "--seeds",
-        "1",
-        "--policies",
-        "cfs,rota",
-        "--out",
-        s(&out),
-    ]);
-    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let csv = traces_study(&["--traces", s(&lib)], "cfs,rota", &dir.path().join("rep"));
     // 1 recording x 1 config x 2 policies x 2 orders, named as the manifest says.
     assert_eq!(csv.lines().count(), 1 + 4, "{csv}");
     assert!(csv.matches("demo-t2-r1").count() >= 4, "{csv}");
