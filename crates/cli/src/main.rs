@@ -258,6 +258,18 @@ enum Cmd {
         command: Vec<String>,
     },
     /// Measure this machine's scheduling costs and write a topology file for it.
+    /// How recorded programs synchronise: each trace's waits by kind (a
+    /// futex word whose waiters were released together is a broadcast:
+    /// barriers, condition broadcasts; other words are hand-offs: locks,
+    /// signals, queues; joins, sleeps and I/O apart), in all and per second.
+    TraceStats {
+        /// Trace files (`.gz` too).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON, one object per trace.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs one tracing-overhead probe loop (used by `colab trace`).
     #[command(hide = true)]
     TraceProbe { kind: String, iterations: u64 },
@@ -714,6 +726,58 @@ fn run(cli: Cli) -> Result<()> {
                 "replay it: colab sim --trace {} -t 2B2S --speedup 2.0",
                 out.display()
             );
+            Ok(())
+        }
+        Cmd::TraceStats { files, json } => {
+            // Every file is read before anything is printed.
+            let mut all = Vec::new();
+            for f in &files {
+                let name = f.display().to_string();
+                let text = colab_trace::library::read_trace_text(f)
+                    .with_context(|| format!("{name}: cannot read trace"))?;
+                let t = colab_trace::Trace::parse(&name, &text)?;
+                all.push((f, colab_trace::sync::sync_stats(&t)));
+            }
+            if !json {
+                println!(
+                    "{:<28} {:>7} {:>8} {:>8} {:>15} {:>15} {:>15} {:>6} {:>6} {:>6}",
+                    "trace",
+                    "threads",
+                    "ms",
+                    "cpu ms",
+                    "broadcast (/s)",
+                    "releases (/s)",
+                    "hand-off (/s)",
+                    "joins",
+                    "sleeps",
+                    "io"
+                );
+            }
+            for (f, s) in all {
+                if json {
+                    let mut v = serde_json::to_value(&s)?;
+                    v["trace"] = serde_json::Value::String(f.display().to_string());
+                    println!("{v}");
+                    continue;
+                }
+                let short = f
+                    .file_name()
+                    .map_or(f.display().to_string(), |n| n.to_string_lossy().to_string());
+                let rate = |n: u64| format!("{n} ({:.0})", s.per_s(n));
+                println!(
+                    "{:<28} {:>7} {:>8.1} {:>8.1} {:>15} {:>15} {:>15} {:>6} {:>6} {:>6}",
+                    short,
+                    s.threads,
+                    s.duration_ns as f64 / 1e6,
+                    s.cpu_ns as f64 / 1e6,
+                    rate(s.broadcast_waits),
+                    rate(s.broadcast_releases),
+                    rate(s.handoff_waits),
+                    s.join_waits,
+                    s.sleeps,
+                    s.io_waits
+                );
+            }
             Ok(())
         }
         Cmd::TraceProbe { kind, iterations } => {

@@ -1791,3 +1791,31 @@ fn reproduce_runs_a_trace_library_and_list_shows_it() {
         &["--only-traces needs"],
     );
 }
+
+#[test]
+fn trace_stats_sorts_a_traces_waits_by_kind() {
+    let dir = tempdir();
+    let t = write(dir.path(), "demo.trace", DEMO_TRACE);
+    // demo (100) waits on 0x10 until worker (101) exits: a join.
+    let r = ok(&["trace-stats", s(&t)]);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("demo.trace"))
+        .unwrap();
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cols[1], "2", "threads: {line}");
+    assert_eq!(
+        &cols[cols.len() - 3..],
+        ["1", "0", "0"],
+        "joins sleeps io: {line}"
+    );
+    let j = ok(&["trace-stats", "--json", s(&t)]);
+    let v: serde_json::Value = serde_json::from_str(j.stdout.trim()).unwrap();
+    assert_eq!(v["join_waits"], 1);
+    assert_eq!(v["broadcast_waits"], 0);
+    fails(
+        &["trace-stats", "nope.trace"],
+        &["nope.trace", "cannot read trace"],
+    );
+}

@@ -9,6 +9,7 @@ pub mod library;
 pub mod overhead;
 pub mod record;
 pub mod replay;
+pub mod sync;
 
 pub use format::{Event, Header, Trace, TraceError};
 pub use record::{record, RecordError, RecordOptions, RecordSummary};
