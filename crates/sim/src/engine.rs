@@ -126,6 +126,38 @@ pub struct SimStats {
     pub futex_waits: u64,
     pub futex_wakes: u64,
     pub ticks: u64,
+    /// Blocks by what the thread waited for (a model's synchronisation,
+    /// to set beside a recording's, `colab trace-stats`).
+    pub waits: WaitsByKind,
+}
+
+/// Blocks per kind of wait.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WaitsByKind {
+    pub mutex: u64,
+    pub barrier: u64,
+    pub condvar: u64,
+    /// Full or empty bounded queues.
+    pub queue: u64,
+    pub join: u64,
+    pub sleep: u64,
+    /// Replayed waits of a trace.
+    pub event: u64,
+}
+
+impl WaitsByKind {
+    fn count(&mut self, kind: BlockKind) {
+        let n = match kind {
+            BlockKind::Mutex => &mut self.mutex,
+            BlockKind::Barrier => &mut self.barrier,
+            BlockKind::CondVar => &mut self.condvar,
+            BlockKind::QueueFull | BlockKind::QueueEmpty => &mut self.queue,
+            BlockKind::Join => &mut self.join,
+            BlockKind::Sleep => &mut self.sleep,
+            BlockKind::Event => &mut self.event,
+        };
+        *n += 1;
+    }
 }
 
 impl SimStats {
@@ -753,6 +785,7 @@ impl<'a> Sim<'a> {
             Step::Continue => {}
             Step::Blocked(kind) => {
                 self.stats.futex_waits += u64::from(kind != BlockKind::Sleep);
+                self.stats.waits.count(kind);
                 if let Some(tl) = &mut self.timeline {
                     tl.wait(self.st.now, t, kind);
                 }
