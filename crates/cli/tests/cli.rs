@@ -1768,24 +1768,24 @@ fn reproduce_runs_a_trace_library_and_list_shows_it() {
         "{text}"
     );
     // A missing file, a bad speedup, --only-traces alone: clear errors.
-    write(
-        &lib,
-        "manifest.toml",
-        &DEMO_MANIFEST.replace("demo.trace", "gone.trace"),
-    );
-    fails(
-        &["reproduce", "--traces", s(&lib), "--only-traces", "--quick"],
-        &["not a trace library", "gone.trace is missing"],
-    );
-    write(
-        &lib,
-        "manifest.toml",
-        &DEMO_MANIFEST.replace("worker = 3.0", "worker = 9.0"),
-    );
-    fails(
-        &["reproduce", "--traces", s(&lib), "--only-traces", "--quick"],
-        &["--thread-speedup worker", "speedup 9"],
-    );
+    for (from, to, want) in [
+        (
+            "demo.trace",
+            "gone.trace",
+            ["not a trace library", "gone.trace is missing"],
+        ),
+        (
+            "worker = 3.0",
+            "worker = 9.0",
+            ["--thread-speedup worker", "speedup 9"],
+        ),
+    ] {
+        write(&lib, "manifest.toml", &DEMO_MANIFEST.replace(from, to));
+        fails(
+            &["reproduce", "--traces", s(&lib), "--only-traces", "--quick"],
+            &want,
+        );
+    }
     fails(
         &["reproduce", "--only-traces", "--quick"],
         &["--only-traces needs"],

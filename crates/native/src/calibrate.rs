@@ -41,7 +41,8 @@ pub struct Spread {
 /// once; a quiet machine's repetitions agree within a few percent).
 pub const NOISY_SPREAD: f64 = 0.25;
 /// A wake-up slower than this is implausible on a quiet machine (assumption:
-/// 6-8 us measured here when quiet, 45-125 us under load).
+/// 6-8 us quiet and 45-125 us loaded as reported for this host; 42-77 us
+/// measured in the QEMU test VM with `colab-vmload costs`, 2026-11-24).
 pub const SLOW_WAKEUP_NS: u64 = 30_000;
 /// Busy: a load average above this share of the CPUs (assumption).
 pub const BUSY_LOAD_PER_CPU: f64 = 0.5;

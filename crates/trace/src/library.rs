@@ -136,9 +136,7 @@ impl Manifest {
             self.library.made_by,
             toml::to_string(self).expect("a manifest serializes")
         );
-        let tmp = dir.join(".manifest.toml.partial");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
+        crate::record::write_atomic(&path, text.as_bytes())
             .map_err(|source| LibraryError::Io { path, source })
     }
 }
@@ -156,13 +154,12 @@ pub fn read_trace_text(path: &Path) -> std::io::Result<String> {
     }
 }
 
-/// Writes `text` gzipped to `path`.
+/// Writes `text` gzipped to `path` (through a temporary file).
 pub fn write_gz(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let mut enc =
-        flate2::write::GzEncoder::new(std::fs::File::create(path)?, flate2::Compression::best());
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(text.as_bytes())?;
-    enc.finish().map(|_| ())
+    crate::record::write_atomic(path, &enc.finish()?)
 }
 
 #[cfg(test)]

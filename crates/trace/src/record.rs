@@ -310,9 +310,7 @@ pub fn record(
                 .unwrap_or_default(),
             cpus,
             tool,
-            recorded_unix_s: SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            recorded_unix_s: now_unix_s(),
             overhead_ns: overhead,
             status: Some(status),
             others,
@@ -539,20 +537,22 @@ fn hostname() -> String {
 }
 
 fn write_atomically(out: &Path, text: &str) -> Result<(), RecordError> {
+    write_atomic(out, text.as_bytes()).map_err(io_err(out))
+}
+
+/// Writes `bytes` to `out` through a temporary file beside it, so a failure
+/// never leaves a half-written file.
+pub(crate) fn write_atomic(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let mut f = tempfile::Builder::new()
         .prefix(".colab-trace-")
-        .tempfile_in(dir)
-        .map_err(io_err(dir))?;
-    f.write_all(text.as_bytes()).map_err(io_err(out))?;
-    f.as_file().sync_all().map_err(io_err(out))?;
-    f.persist(out).map_err(|e| RecordError::Io {
-        path: out.to_path_buf(),
-        source: e.error,
-    })?;
+        .tempfile_in(dir)?;
+    f.write_all(bytes)?;
+    f.as_file().sync_all()?;
+    f.persist(out).map_err(|e| e.error)?;
     Ok(())
 }
 
