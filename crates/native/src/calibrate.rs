@@ -340,6 +340,11 @@ mod tests {
         assert_eq!(m, 50);
         assert!((s - 40.0 / 50.0).abs() < 1e-12, "{s}");
         assert_eq!(robust(vec![7; 9]), (7, 0.0));
+        // Nearest rank of four (positions 0..3): median at 1.5 -> 2, p25 at
+        // 0.75 -> 1, p75 at 2.25 -> 2.
+        let (m, s) = robust(vec![10, 20, 30, 40]);
+        assert_eq!(m, 30);
+        assert!((s - (30.0 - 20.0) / 30.0).abs() < 1e-12, "{s}");
         assert_eq!(robust(vec![0, 0, 0]), (0, 0.0));
         // One wild repetition moves neither.
         let (m, s) = robust(vec![100, 101, 99, 100, 100, 102, 98, 100, 9_000]);
