@@ -257,7 +257,6 @@ enum Cmd {
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
-    /// Measure this machine's scheduling costs and write a topology file for it.
     /// How recorded programs synchronise: each trace's waits by kind (a
     /// futex word whose waiters were released together is a broadcast:
     /// barriers, condition broadcasts; other words are hand-offs: locks,
@@ -273,6 +272,34 @@ enum Cmd {
     /// Runs one tracing-overhead probe loop (used by `colab trace`).
     #[command(hide = true)]
     TraceProbe { kind: String, iterations: u64 },
+    /// Each benchmark model against recordings of the real program it
+    /// models: threads, CPU time, run time and waits by kind per run, and
+    /// whether each kind's rate per second is within 1.5x of the real one.
+    ///
+    /// Examples: `colab model-check` (the shipped PARSEC library, 4
+    /// workers); `colab model-check --threads 8 ocean_cp lu_cb`.
+    ModelCheck {
+        /// Programs to check (default: every recorded program with a model).
+        programs: Vec<String>,
+        /// Trace library: a name under traces/ or a directory.
+        #[arg(long, default_value = "parsec")]
+        traces: String,
+        /// Worker threads of the recordings to compare (the model runs
+        /// with as many).
+        #[arg(long, default_value_t = 4)]
+        threads: u32,
+        /// Print JSON, one object per program.
+        #[arg(long)]
+        json: bool,
+        /// Exit with status 1 when a model is outside the band.
+        #[arg(long)]
+        strict: bool,
+        /// A model file to use instead of the built-in model of the same
+        /// name (repeatable; for working on a model without rebuilding).
+        #[arg(long, value_name = "FILE.toml")]
+        model: Vec<PathBuf>,
+    },
+    /// Measure this machine's scheduling costs and write a topology file for it.
     Calibrate {
         /// Where to write the topology (TOML).
         #[arg(short, long, default_value = "reports/this-machine.toml")]
@@ -728,6 +755,46 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
+        Cmd::ModelCheck {
+            programs,
+            traces,
+            threads,
+            json,
+            strict,
+            model,
+        } => {
+            use colab_validate::models;
+            let dir = library_dir(&traces);
+            let mut lib = Library::builtin();
+            for f in &model {
+                let text = std::fs::read_to_string(f)
+                    .with_context(|| format!("--model {}: cannot read", f.display()))?;
+                lib.add_program_text(&f.display().to_string(), &text)?;
+            }
+            let cs = models::compare_library(&lib, &dir, threads, &programs)
+                .with_context(|| format!("--traces {traces}"))?;
+            if cs.is_empty() {
+                bail!(
+                    "--traces {traces}: no recording with {threads} workers has a benchmark model"
+                );
+            }
+            if json {
+                for c in &cs {
+                    println!("{}", serde_json::to_string(c)?);
+                }
+            } else {
+                print!("{}", models::table(&cs));
+            }
+            let off: Vec<&str> = cs
+                .iter()
+                .filter(|c| !c.agrees())
+                .map(|c| c.program.as_str())
+                .collect();
+            if strict && !off.is_empty() {
+                bail!("outside the band: {}", off.join(", "));
+            }
+            Ok(())
+        }
         Cmd::TraceStats { files, json } => {
             // Every file is read before anything is printed.
             let mut all = Vec::new();
@@ -958,15 +1025,7 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
 /// A trace library's recordings as workloads (class "trace"), each named
 /// after its manifest entry and replayed with the manifest's speedups.
 fn load_library(arg: &str) -> Result<Vec<Workload>> {
-    let dir = if Path::new(arg)
-        .join(colab_trace::library::MANIFEST)
-        .is_file()
-        || arg.contains('/')
-    {
-        PathBuf::from(arg)
-    } else {
-        Path::new("traces").join(arg)
-    };
+    let dir = library_dir(arg);
     let m = colab_trace::library::Manifest::load(&dir)
         .with_context(|| format!("--traces {arg}: not a trace library"))?;
     if m.trace.is_empty() {
@@ -988,6 +1047,19 @@ fn load_library(arg: &str) -> Result<Vec<Workload>> {
             Ok(w)
         })
         .collect()
+}
+
+/// A trace library argument: a directory, or a name under traces/.
+fn library_dir(arg: &str) -> PathBuf {
+    if Path::new(arg)
+        .join(colab_trace::library::MANIFEST)
+        .is_file()
+        || arg.contains('/')
+    {
+        PathBuf::from(arg)
+    } else {
+        Path::new("traces").join(arg)
+    }
 }
 
 /// The manifest of the traces `colab validate --keep-traces` kept.

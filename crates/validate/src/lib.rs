@@ -4,6 +4,7 @@
 //! run-to-run noise. Costs in the topology come from `colab calibrate` and
 //! are never fitted to the suite.
 
+pub mod models;
 pub mod programs;
 
 use colab_core::Topology;
