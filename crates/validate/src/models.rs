@@ -318,3 +318,87 @@ pub fn table(cs: &[Comparison]) -> String {
     );
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prof(run_ms: f64, broadcast: f64, handoff: f64) -> Profile {
+        Profile {
+            threads: 4,
+            cpu_ms: run_ms * 4.0,
+            run_ms,
+            broadcast,
+            handoff,
+            join: 1.0,
+            sleep: 0.0,
+        }
+    }
+
+    #[test]
+    fn rates_are_compared_per_second_of_run_time() {
+        // 100 waits in 100 ms (1000/s) against 70 in 50 ms (1400/s): 1.4x.
+        let (m, t) = (prof(100.0, 100.0, 0.0), prof(50.0, 70.0, 0.0));
+        let r = rate_ratio(&m, &t, m.broadcast, t.broadcast).unwrap();
+        assert!((r - 1.4).abs() < 1e-12, "{r}");
+        assert_eq!(agreement(&m, &t, 100.0, 70.0), Agreement::Within);
+        // Same counts, but the real run is three times shorter: 3x the rate.
+        let t = prof(100.0 / 3.0, 100.0, 0.0);
+        assert_eq!(agreement(&m, &t, 100.0, 100.0), Agreement::Outside);
+        // The band's edges are inside, just beyond is outside.
+        let t = prof(100.0, 150.0, 0.0);
+        assert_eq!(agreement(&m, &t, 100.0, 150.0), Agreement::Within);
+        assert_eq!(agreement(&m, &t, 100.0, 151.0), Agreement::Outside);
+        assert_eq!(agreement(&m, &t, 100.0, 66.0), Agreement::Outside);
+    }
+
+    #[test]
+    fn a_kind_only_one_side_has_is_outside_unless_both_are_few() {
+        let (m, t) = (prof(100.0, 0.0, 0.0), prof(100.0, 20.0, 7.0));
+        assert_eq!(rate_ratio(&m, &t, 0.0, 20.0), None);
+        assert_eq!(agreement(&m, &t, 0.0, 20.0), Agreement::Outside);
+        assert_eq!(agreement(&m, &t, 0.0, 7.0), Agreement::Negligible);
+        assert_eq!(agreement(&m, &t, 7.9, 0.0), Agreement::Negligible);
+        assert_eq!(agreement(&m, &t, 8.0, 0.0), Agreement::Outside);
+    }
+
+    #[test]
+    fn the_recordings_median_is_taken_field_by_field() {
+        let ps = [
+            prof(10.0, 300.0, 5.0),
+            prof(30.0, 100.0, 1.0),
+            prof(20.0, 200.0, 9.0),
+        ];
+        let m = median_profile(&ps);
+        assert_eq!((m.run_ms, m.broadcast, m.handoff), (20.0, 200.0, 5.0));
+        let m = median_profile(&ps[..2]);
+        assert_eq!((m.run_ms, m.broadcast, m.handoff), (20.0, 200.0, 3.0));
+    }
+
+    #[test]
+    fn an_unrecorded_program_is_an_error_naming_what_was_recorded() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/parsec");
+        let err = compare_library(&Library::builtin(), &dir, 4, &["nosuch".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no recording of nosuch with 4 workers"),
+            "{err}"
+        );
+        assert!(err.contains("ocean_cp"), "{err}");
+    }
+
+    #[test]
+    fn a_program_is_compared_over_all_its_recordings() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/parsec");
+        let cs = compare_library(&Library::builtin(), &dir, 4, &["lu_cb".into()]).unwrap();
+        assert_eq!(cs.len(), 1);
+        let c = &cs[0];
+        assert_eq!((c.program.as_str(), c.n, c.recordings), ("lu_cb", 4, 3));
+        assert_eq!((c.model.threads, c.trace.threads), (4, 4));
+        // Four threads on one core take longer than on four.
+        for p in [&c.model, &c.trace] {
+            assert!(p.cpu_ms > 1.2 * p.run_ms, "{p:?}");
+        }
+    }
+}
