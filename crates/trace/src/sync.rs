@@ -1,19 +1,24 @@
 //! How a recorded program synchronises: its waits sorted by kind, so a
 //! benchmark model's synchronisation can be checked against the real
 //! program's (`colab trace-stats`). A trace does not name the primitive a
-//! futex word belongs to, so each word is classified by how it is used:
+//! futex word belongs to, so each wait is classified by how it ended:
 //!
 //! - **join**: the wait ended when the thread that woke it exited (a
 //!   pthread_join; the recorder marks the exiting thread as the waker);
-//! - **broadcast**: the word's waiters were at least once released together,
-//!   two or more by one waker within [`BATCH_NS`] (barriers, condition
-//!   broadcasts);
-//! - **hand-off**: every other futex word (locks, signals, queues), whose
-//!   waiters are released one at a time.
+//! - **broadcast**: a wait on a word most of whose waits were released
+//!   together with others (barriers, broadcast conditions); every wait on
+//!   such a word counts, also an episode in which only one thread waited;
+//! - **hand-off**: a wait on any other word (locks, signalled conditions,
+//!   queues, whose waiters mostly go one at a time).
 //!
-//! Sleeps and I/O waits are counted apart. A heuristic: a mutex whose
-//! waiters pile up and are let go in a burst (the mutex of a barrier built
-//! from a mutex and a condition variable) counts as a broadcast too.
+//! A release is one `futex_wake` call on the word: each wait is given to
+//! the last call on its word between its block and its wake-up. The
+//! recorder names the waker of a wake-up only for some of them (often just
+//! the first a broadcast wakes), so the calls, not the wakers, tell which
+//! waits were let go together. A wait with no such call (a call the
+//! recorder missed) joins the previous release of its word when woken by
+//! the same thread within [`BATCH_NS`] of it, else is a release of its own.
+//! Sleeps and I/O waits are counted apart.
 
 use crate::format::{BlockKind, Event, Trace};
 use serde::Serialize;
@@ -54,6 +59,17 @@ impl SyncStats {
         }
     }
 }
+
+/// What released a futex wait: a FUTEX_WAKE call on its word (by index),
+/// or, with no call recorded, a run of wake-ups by one waker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Release {
+    Call(usize),
+    Uncalled(usize),
+}
+
+/// A wait on one word: woken at, blocked at, woken by.
+type WordWait = (u64, u64, Option<u32>);
 
 /// One futex wait: its word, when it was woken and by whom.
 struct Wait {
@@ -105,7 +121,7 @@ pub fn sync_stats(trace: &Trace) -> SyncStats {
     s.threads = threads.len();
     s.duration_ns = last.saturating_sub(first.min(last));
     // Joins first; the rest grouped by word into releases.
-    let mut by_word: BTreeMap<&str, Vec<(u64, Option<u32>)>> = BTreeMap::new();
+    let mut by_word: BTreeMap<&str, Vec<WordWait>> = BTreeMap::new();
     for w in &waits {
         let joined = w
             .waker
@@ -114,30 +130,69 @@ pub fn sync_stats(trace: &Trace) -> SyncStats {
         if joined {
             s.join_waits += 1;
         } else {
-            by_word.entry(&w.addr).or_default().push((w.woken, w.waker));
+            by_word
+                .entry(&w.addr)
+                .or_default()
+                .push((w.woken, w.blocked, w.waker));
         }
     }
     s.words = by_word.len();
-    for wakes in by_word.values_mut() {
-        wakes.sort_unstable();
-        // Releases: runs of wake-ups by one waker within BATCH_NS of the
-        // run's first.
-        let mut releases: Vec<(u64, Option<u32>, u64)> = Vec::new();
-        for &(t, k) in wakes.iter() {
-            match releases.last_mut() {
-                Some((t0, k0, n)) if *k0 == k && k.is_some() && t - *t0 <= BATCH_NS => *n += 1,
-                _ => releases.push((t, k, 1)),
-            }
-        }
-        let n = wakes.len() as u64;
-        if releases.iter().any(|r| r.2 >= 2) {
-            s.broadcast_words += 1;
-            s.broadcast_waits += n;
-            s.broadcast_releases += releases.len() as u64;
-        } else {
-            s.handoff_waits += n;
+    // Each word's FUTEX_WAKE calls, by time.
+    let mut calls: HashMap<&str, Vec<u64>> = HashMap::new();
+    for e in &trace.events {
+        if let Event::FutexWake { t, addr, .. } = e {
+            calls.entry(addr.as_str()).or_default().push(*t);
         }
     }
+    for v in calls.values_mut() {
+        v.sort_unstable();
+    }
+    let mut broadcast_words = BTreeSet::new();
+    for (word, wakes) in by_word.iter_mut() {
+        wakes.sort_unstable();
+        let word_calls = calls.get(word).map_or(&[][..], |v| v.as_slice());
+        // Release key: the call's index, or (for waits with no call) the
+        // wake-up that opened a run of wake-ups by one waker.
+        let mut releases: HashMap<Release, u64> = HashMap::new();
+        let mut last_uncalled: Option<(u64, Option<u32>, usize)> = None;
+        let mut uncalled_runs = 0;
+        for &(woken, blocked, waker) in wakes.iter() {
+            let call = word_calls
+                .partition_point(|&c| c <= woken)
+                .checked_sub(1)
+                .filter(|&i| word_calls[i] >= blocked);
+            let key = match call {
+                Some(i) => Release::Call(i),
+                None => match last_uncalled {
+                    Some((t0, k0, id))
+                        if k0 == waker && waker.is_some() && woken - t0 <= BATCH_NS =>
+                    {
+                        Release::Uncalled(id)
+                    }
+                    _ => {
+                        uncalled_runs += 1;
+                        last_uncalled = Some((woken, waker, uncalled_runs));
+                        Release::Uncalled(uncalled_runs)
+                    }
+                },
+            };
+            *releases.entry(key).or_default() += 1;
+        }
+        // A word most of whose waits were let go together is a broadcast
+        // word (a barrier, a broadcast condition), all its waits broadcast
+        // waits; a word whose waits mostly went alone is a hand-off word
+        // (a queue's condition with a final broadcast stays a hand-off).
+        let together: u64 = releases.values().filter(|&&n| n >= 2).sum();
+        let all: u64 = releases.values().sum();
+        if 2 * together > all {
+            s.broadcast_waits += all;
+            s.broadcast_releases += releases.len() as u64;
+            broadcast_words.insert(*word);
+        } else {
+            s.handoff_waits += all;
+        }
+    }
+    s.broadcast_words = broadcast_words.len();
     s
 }
 
@@ -247,5 +302,72 @@ mod tests {
         };
         let s = sync_stats(&t);
         assert_eq!((s.handoff_waits, s.broadcast_waits), (5, 0));
+    }
+
+    fn fwake(tid: u32, t: u64, addr: &str) -> Event {
+        Event::FutexWake {
+            tid,
+            t,
+            addr: addr.to_string(),
+        }
+    }
+
+    #[test]
+    fn one_futex_wake_call_releases_its_waiters_together_whoever_is_named() {
+        let us = 1_000;
+        let mut events = vec![th(1, 0), th(2, 0), th(3, 0), th(4, 0)];
+        // Three barrier episodes on B: 4 wakes 1-3 with one call; the
+        // recorder names the waker of the first wake-up only.
+        for k in 0..3u64 {
+            let t0 = k * 1_000 * us;
+            events.extend([
+                block(1, t0, BlockKind::Futex, "B"),
+                block(2, t0 + 10 * us, BlockKind::Futex, "B"),
+                block(3, t0 + 20 * us, BlockKind::Futex, "B"),
+                fwake(4, t0 + 100 * us, "B"),
+                wake(1, t0 + 110 * us, Some(4)),
+                wake(2, t0 + 120 * us, None),
+                // Late: more than BATCH_NS after the call, same call still.
+                wake(3, t0 + 400 * us, Some(1)),
+            ]);
+        }
+        events.sort_by_key(|e| e.time());
+        let s = sync_stats(&Trace {
+            header: header(),
+            events,
+        });
+        assert_eq!(
+            (s.broadcast_waits, s.broadcast_releases, s.handoff_waits),
+            (9, 3, 0)
+        );
+    }
+
+    #[test]
+    fn a_queue_word_with_one_final_broadcast_stays_a_hand_off_word() {
+        let us = 1_000;
+        let mut events = vec![th(1, 0), th(2, 0), th(3, 0)];
+        // Q: five signals each wake one consumer ...
+        for k in 0..5u64 {
+            let t0 = k * 1_000 * us;
+            events.extend([
+                block(2, t0, BlockKind::Futex, "Q"),
+                fwake(1, t0 + 100 * us, "Q"),
+                wake(2, t0 + 110 * us, Some(1)),
+            ]);
+        }
+        // ... then the producer's last broadcast wakes both consumers.
+        events.extend([
+            block(2, 6_000 * us, BlockKind::Futex, "Q"),
+            block(3, 6_000 * us, BlockKind::Futex, "Q"),
+            fwake(1, 6_100 * us, "Q"),
+            wake(2, 6_110 * us, Some(1)),
+            wake(3, 6_120 * us, None),
+        ]);
+        events.sort_by_key(|e| e.time());
+        let s = sync_stats(&Trace {
+            header: header(),
+            events,
+        });
+        assert_eq!((s.handoff_waits, s.broadcast_waits), (7, 0));
     }
 }

@@ -95,6 +95,28 @@ pub const COLAB_BENCHMARKS: [&str; 17] = [
     "water_spatial",
 ];
 
+/// The benchmark models whose sizes and synchronisation counts are measured
+/// from recordings of the real programs (traces/parsec, `colab
+/// model-check`) rather than assumed; the others follow the campaign budget
+/// of workloads/README.md.
+pub const RECORDED_MODELS: [&str; 15] = [
+    "blackscholes",
+    "bodytrack",
+    "dedup",
+    "ferret",
+    "fft",
+    "fluidanimate",
+    "fmm",
+    "freqmine",
+    "lu_cb",
+    "lu_ncb",
+    "ocean_cp",
+    "radix",
+    "swaptions",
+    "water_nsquared",
+    "water_spatial",
+];
+
 /// Known benchmark specs and mixes.
 #[derive(Clone, Debug, Default)]
 pub struct Library {

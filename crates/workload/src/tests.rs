@@ -359,8 +359,10 @@ fn builtin_library_has_every_paper_benchmark_with_table_bc_threads() {
 }
 
 /// Prints the accounting table (`cargo test -p colab-workload footprints -- --nocapture`)
-/// and checks the size rules: 200-1000 ms of work and under 20,000
-/// synchronization operations at n = 4 (single-threaded programs at n = 1).
+/// and checks the size rules: 200-1000 ms of work (10-5000 ms for the
+/// models sized from recordings, whose real programs run 18-4022 ms of
+/// CPU) and under 20,000 synchronization operations at n = 4
+/// (single-threaded programs at n = 1).
 #[test]
 fn builtin_model_footprints_fit_the_campaign_budget() {
     let lib = Library::builtin();
@@ -388,9 +390,14 @@ fn builtin_model_footprints_fit_the_campaign_budget() {
             f.queue_ops,
             f.sync_ops / f.work_ms
         );
+        let budget = if crate::RECORDED_MODELS.contains(&name.as_str()) {
+            10.0..=5000.0
+        } else {
+            200.0..=1000.0
+        };
         assert!(
-            (200.0..=1000.0).contains(&f.work_ms),
-            "{name}: {:.1} ms of work at default n, outside 200-1000 ms",
+            budget.contains(&f.work_ms),
+            "{name}: {:.1} ms of work at default n, outside {budget:?} ms",
             f.work_ms
         );
         assert!(
@@ -401,45 +408,11 @@ fn builtin_model_footprints_fit_the_campaign_budget() {
     }
 }
 
-/// colab-tpds Table 2's synchronization-rate classes must show in the models:
-/// every program of a higher class does more synchronization operations per
-/// ms of work than every program of a lower class.
-#[test]
-fn sync_rate_classes_are_ordered_like_table_2() {
-    let lib = Library::builtin();
-    let rank = |c: &str| match c {
-        // Single-threaded programs (not in Table 2) rank with "low".
-        "none" | "low" => 1,
-        "medium" => 2,
-        "high" => 3,
-        "very-high" => 4,
-        other => panic!("unknown sync_rate class '{other}'"),
-    };
-    let mut rates: Vec<(usize, f64, String)> = Vec::new();
-    // Table 2 classes the paper's programs; scenario programs are not in it.
-    for (name, (file, spec)) in &lib.benchmarks {
-        if is_scenario_file(file) {
-            continue;
-        }
-        let f = footprint(&lib.program(name, None).unwrap());
-        rates.push((rank(&spec.sync_rate), f.sync_ops / f.work_ms, name.clone()));
-    }
-    for a in &rates {
-        for b in &rates {
-            if a.0 > b.0 {
-                assert!(
-                    a.1 > b.1,
-                    "{} ({} class) has {:.2} sync ops/ms, not more than {} ({:.2})",
-                    a.2,
-                    a.0,
-                    a.1,
-                    b.2,
-                    b.1
-                );
-            }
-        }
-    }
-}
+// colab-tpds Table 2's synchronization-rate classes are no longer imposed
+// on the models: the recordings of the real programs disagree with them
+// (ocean_cp, "low", waits at barriers more often per second than any other
+// program; workloads/README.md has the table), and the models follow the
+// recordings (`colab model-check`, crates/validate/tests/models.rs).
 
 #[test]
 fn builtin_mixes_cover_the_papers_tables() {
