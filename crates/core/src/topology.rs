@@ -299,6 +299,49 @@ pub struct Costs {
     pub wakeup_latency_ns: u64,
 }
 
+impl Costs {
+    /// The shortest tick accepted: 100 us, ten times finer than HZ=1000
+    /// (assumption: finer ticks only slow a run down; 0 would never end it).
+    pub const MIN_TICK_NS: u64 = 100_000;
+    /// The longest any cost or tick may be: 1 s (assumption: more is a unit
+    /// mistake, and would let one cost swamp whole programs).
+    pub const MAX_NS: u64 = 1_000_000_000;
+
+    /// Every cost within its bounds.
+    pub fn check(&self) -> Result<(), TopologyError> {
+        let bad = |field, value, problem: String| {
+            Err(TopologyError::BadCost {
+                field,
+                value,
+                problem,
+            })
+        };
+        if self.tick_ns < Self::MIN_TICK_NS {
+            return bad(
+                "tick_ns",
+                self.tick_ns,
+                format!("the tick must be at least {} ns", Self::MIN_TICK_NS),
+            );
+        }
+        for (field, value) in [
+            ("context_switch_ns", self.context_switch_ns),
+            ("migration_local_ns", self.migration_local_ns),
+            ("migration_cross_ns", self.migration_cross_ns),
+            ("tick_ns", self.tick_ns),
+            ("wakeup_latency_ns", self.wakeup_latency_ns),
+        ] {
+            if value > Self::MAX_NS {
+                return bad(
+                    field,
+                    value,
+                    format!("at most {} ns (1 s) is accepted", Self::MAX_NS),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Costs {
     fn default() -> Self {
         Costs {
@@ -379,6 +422,12 @@ pub enum TopologyError {
     UnknownCoreType { cluster: String, core_type: String },
     #[error("core type '{name}': {problem}")]
     BadCoreType { name: String, problem: String },
+    #[error("[costs] {field} = {value}: {problem}")]
+    BadCost {
+        field: &'static str,
+        value: u64,
+        problem: String,
+    },
     #[error("{0}")]
     Parse(String),
 }
@@ -454,6 +503,15 @@ impl Topology {
                     problem: "max_counters must be at least 1".into(),
                 });
             }
+        }
+        costs.check()?;
+        // Sized before anything is allocated: a file asking for 2^32 cores
+        // gets this error, not an out-of-memory abort.
+        let total = clusters
+            .iter()
+            .fold(0usize, |acc, (_, _, n)| acc.saturating_add(*n));
+        if total > 64 {
+            return Err(TopologyError::TooManyCores(total));
         }
         let mut out_clusters = Vec::new();
         let mut core_cluster = Vec::new();
@@ -743,6 +801,89 @@ mod tests {
             Topology::named("40B40S", CoreOrder::BigFirst),
             Err(TopologyError::TooManyCores(80))
         ));
+    }
+
+    #[test]
+    fn costs_out_of_bounds_are_refused() {
+        let b = CoreType::reference_big();
+        let one = [("a".to_string(), 0, 1)];
+        let with = |c: Costs| Topology::build("t", vec![b.clone()], &one, c).err();
+        for (costs, field) in [
+            (
+                Costs {
+                    tick_ns: 0,
+                    ..Costs::default()
+                },
+                "tick_ns",
+            ),
+            (
+                Costs {
+                    tick_ns: 99_999,
+                    ..Costs::default()
+                },
+                "tick_ns",
+            ),
+            (
+                Costs {
+                    tick_ns: 1_000_000_001,
+                    ..Costs::default()
+                },
+                "tick_ns",
+            ),
+            (
+                Costs {
+                    context_switch_ns: u64::MAX,
+                    ..Costs::default()
+                },
+                "context_switch_ns",
+            ),
+            (
+                Costs {
+                    wakeup_latency_ns: 2_000_000_000,
+                    ..Costs::default()
+                },
+                "wakeup_latency_ns",
+            ),
+        ] {
+            match with(costs) {
+                Some(TopologyError::BadCost { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        // The bounds themselves are accepted.
+        for costs in [
+            Costs {
+                tick_ns: Costs::MIN_TICK_NS,
+                ..Costs::default()
+            },
+            Costs {
+                migration_cross_ns: Costs::MAX_NS,
+                ..Costs::default()
+            },
+        ] {
+            assert_eq!(with(costs), None);
+        }
+    }
+
+    #[test]
+    fn huge_core_counts_are_refused_before_anything_is_allocated() {
+        // These once allocated per-core data first (gigabytes, or a
+        // "capacity overflow" panic); now they are refused at once.
+        assert_eq!(
+            Topology::named("99999999999B1S", CoreOrder::BigFirst),
+            Err(TopologyError::TooManyCores(100_000_000_000))
+        );
+        let b = CoreType::reference_big();
+        let sizes = [("a".to_string(), 0, usize::MAX), ("b".to_string(), 0, 2)];
+        assert_eq!(
+            Topology::build("huge", vec![b], &sizes, Costs::default()).err(),
+            Some(TopologyError::TooManyCores(usize::MAX))
+        );
+        let file = "[[core_types]]\nname = \"big\"\ncompute_rate = 1.0\nmemory_rate = 1.0\n\
+                    active_power_w = 1.0\nidle_power_w = 0.1\n\
+                    [[clusters]]\ncore_type = \"big\"\ncores = 4294967296\n";
+        let err = Topology::from_toml(file, CoreOrder::BigFirst).unwrap_err();
+        assert!(err.to_string().contains("4294967296"), "{err}");
     }
 
     #[test]

@@ -207,6 +207,8 @@ pub enum SimError {
     Invariant { at_ns: Nanos, problem: String },
     #[error("workload has no programs")]
     Empty,
+    #[error("machine: {0}")]
+    Machine(#[from] colab_core::TopologyError),
     #[error("counter model: {0}")]
     Counters(#[from] CounterError),
 }
@@ -221,6 +223,9 @@ pub fn simulate(
     if workload.programs.is_empty() {
         return Err(SimError::Empty);
     }
+    // Costs are public fields: checked again here, since a zero tick would
+    // never let a run end.
+    topo.costs.check()?;
     let pmu = match &cfg.predictor {
         PredictorKind::Counters(p) => Some(Box::new(Pmu::new(p.0.clone(), topo, cfg.seed)?)),
         _ => None,
@@ -1006,7 +1011,7 @@ impl<'a> Sim<'a> {
                     self.rt[ti].pc += 1;
                     self.rt[ti].waiting = WaitObj::Sleep;
                     self.sleepers += 1;
-                    self.push(self.st.now + ns, EvKind::Wake { thread: t.0 });
+                    self.push(self.st.now.saturating_add(ns), EvKind::Wake { thread: t.0 });
                     return Ok(Step::Blocked(BlockKind::Sleep));
                 }
                 Op::Spawn { group, count } => {

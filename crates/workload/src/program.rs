@@ -477,6 +477,12 @@ fn compile_op(
             if !(us.is_finite() && us >= 0.0) {
                 return Err(cx.err(here, format!("sleep of {us} us: must be zero or positive")));
             }
+            if us > MAX_OP_US {
+                return Err(cx.err(
+                    here,
+                    format!("sleep of {us} us: at most {MAX_OP_US} us (one hour) per operation"),
+                ));
+            }
             out.push(Op::Sleep((us * 1000.0).round() as u64));
         }
         "spawn" => {
@@ -557,6 +563,11 @@ fn compile_op(
     Ok(())
 }
 
+/// The longest one compute or sleep may be: an hour, the simulator's
+/// default cap on simulated time (longer ones could only hit that cap, or
+/// wrap the clock).
+pub const MAX_OP_US: f64 = 3_600.0 * 1e6;
+
 fn compute_op(cx: &Ctx, here: &str, s: &OpSpec) -> Result<Op, WorkloadError> {
     let us = s
         .compute
@@ -568,6 +579,12 @@ fn compute_op(cx: &Ctx, here: &str, s: &OpSpec) -> Result<Op, WorkloadError> {
         return Err(cx.err(
             here,
             format!("compute of {us} us: work must be zero or positive"),
+        ));
+    }
+    if us > MAX_OP_US {
+        return Err(cx.err(
+            here,
+            format!("compute of {us} us: at most {MAX_OP_US} us (one hour) per operation"),
         ));
     }
     let mem_frac = match (s.speedup, s.mem_frac) {

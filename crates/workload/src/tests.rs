@@ -62,6 +62,21 @@ fn rejects_negative_work() {
 }
 
 #[test]
+fn rejects_operations_longer_than_the_simulated_time_cap() {
+    // 18446744073709551 us of sleep once wrapped the simulated clock and
+    // gave a 3 ms makespan; an hour is the cap, and the limit is named.
+    let e = problem(&OK.replace(
+        "{ barrier = \"b\" } ] } ]",
+        "{ barrier = \"b\" }, { sleep = 18446744073709551 } ] } ]",
+    ));
+    assert!(e.contains("body[3]: sleep of") && e.contains("one hour"), "{e}");
+    let e = problem(&OK.replace("compute = 10,", "compute = 3600000001,"));
+    assert!(e.contains("compute of 3600000001 us: at most"), "{e}");
+    // The cap itself is allowed.
+    lib_with(&OK.replace("compute = 10,", "compute = 3600000000,")).unwrap();
+}
+
+#[test]
 fn rejects_unreachable_barrier() {
     let e = problem(&OK.replace("b = \"n\"", "b = \"n+1\""));
     assert!(e.contains("barrier.b") && e.contains("never open"), "{e}");
