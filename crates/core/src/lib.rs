@@ -6,6 +6,7 @@
 
 pub mod policy;
 pub mod state;
+pub mod toml_error;
 pub mod topology;
 
 pub use policy::{Action, Pick, Policy, StopReason, WakeKind};

@@ -625,8 +625,8 @@ impl Topology {
 
     /// Parses a topology file; `order` reverses cluster order when little-first.
     pub fn from_toml(text: &str, order: CoreOrder) -> Result<Topology, TopologyError> {
-        let f: TopologyFile =
-            toml::from_str(text).map_err(|e| TopologyError::Parse(e.to_string()))?;
+        let f: TopologyFile = toml::from_str(text)
+            .map_err(|e| TopologyError::Parse(crate::toml_error::describe(text, &e)))?;
         let mut clusters = Vec::new();
         for (i, c) in f.clusters.iter().enumerate() {
             let ty = f

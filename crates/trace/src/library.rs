@@ -101,7 +101,8 @@ impl Manifest {
             path: path.clone(),
             message,
         };
-        let m: Manifest = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let m: Manifest =
+            toml::from_str(&text).map_err(|e| bad(colab_core::toml_error::describe(&text, &e)))?;
         let mut names = BTreeSet::new();
         for e in &m.trace {
             if !names.insert(e.name.as_str()) {

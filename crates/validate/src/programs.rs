@@ -52,7 +52,7 @@ pub fn load(path: &Path) -> Result<Vec<ProgramCase>, ValidateError> {
     })?;
     let f: ProgramsFile = toml::from_str(&text).map_err(|e| ValidateError::Write {
         path: path.into(),
-        message: e.to_string(),
+        message: colab_core::toml_error::describe(&text, &e),
     })?;
     Ok(f.program)
 }

@@ -129,14 +129,14 @@ pub struct Library {
 pub fn parse_program(file: &str, text: &str) -> Result<ProgramSpec, WorkloadError> {
     toml::from_str(text).map_err(|e| WorkloadError::Parse {
         file: file.into(),
-        message: e.to_string(),
+        message: colab_core::toml_error::describe(text, &e),
     })
 }
 
 pub fn parse_mixes(file: &str, text: &str) -> Result<MixFile, WorkloadError> {
     toml::from_str(text).map_err(|e| WorkloadError::Parse {
         file: file.into(),
-        message: e.to_string(),
+        message: colab_core::toml_error::describe(text, &e),
     })
 }
 

@@ -69,11 +69,22 @@ fn rejects_operations_longer_than_the_simulated_time_cap() {
         "{ barrier = \"b\" } ] } ]",
         "{ barrier = \"b\" }, { sleep = 18446744073709551 } ] } ]",
     ));
-    assert!(e.contains("body[3]: sleep of") && e.contains("one hour"), "{e}");
+    assert!(
+        e.contains("body[3]: sleep of") && e.contains("one hour"),
+        "{e}"
+    );
     let e = problem(&OK.replace("compute = 10,", "compute = 3600000001,"));
     assert!(e.contains("compute of 3600000001 us: at most"), "{e}");
     // The cap itself is allowed.
     lib_with(&OK.replace("compute = 10,", "compute = 3600000000,")).unwrap();
+}
+
+#[test]
+fn a_file_cut_short_inside_a_comment_says_what_is_wrong() {
+    let cut = &OK[..OK.find("{ barrier").unwrap()];
+    let e = problem(&format!("{cut}  # the next op"));
+    assert!(e.contains("t.toml: TOML parse error at line"), "{e}");
+    assert!(e.contains("was the file cut short?"), "{e}");
 }
 
 #[test]
