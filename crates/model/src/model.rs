@@ -179,6 +179,16 @@ impl CoreModel {
             if !lin.intercept.is_finite() {
                 return Err(format!("{what}: the intercept is not a finite number"));
             }
+            // The prediction for a phase in which none of the events is
+            // counted: a speedup or energy ratio at or below zero means
+            // nothing, and the model would hand it to every such thread.
+            if lin.intercept <= 0.0 {
+                return Err(format!(
+                    "{what}: the intercept {} is not positive (a thread with none of the events \
+                     counted would be predicted {what} {})",
+                    lin.intercept, lin.intercept
+                ));
+            }
             for e in &self.events {
                 match lin.coefficients.get(e) {
                     None => return Err(format!("{what}: no coefficient for event {e}")),

@@ -585,6 +585,20 @@ fn model_json_round_trips_and_rejects_other_versions() {
         &["model `tiny`", "core type `big`"],
     );
     assert!(Model::from_json("not json").is_err());
+    // A prediction of zero or less for a phase with no counted events.
+    for (what, value) in [("speedup", -0.5), ("energy_ratio", 0.0)] {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v["core_types"]["big"][what]["intercept"] = serde_json::json!(value);
+        let err = Model::from_json(&v.to_string()).unwrap_err().to_string();
+        assert_mentions(
+            &err,
+            &[
+                "model `tiny`",
+                what,
+                &format!("intercept {value} is not positive"),
+            ],
+        );
+    }
 }
 
 #[test]
