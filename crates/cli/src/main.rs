@@ -98,8 +98,8 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         timeline: Option<PathBuf>,
         /// Restart each program when it ends until every one has completed K
-        /// times (the CAMP / Prop-SP method); turnaround is the mean run.
-        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+        /// times (the CAMP / Prop-SP method; 1 to 100); turnaround is the mean run.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=colab_sim::MAX_RESTART_UNTIL as i64))]
         restart_until: Option<u32>,
         /// Print the result as JSON.
         #[arg(long)]

@@ -209,9 +209,15 @@ pub enum SimError {
     Empty,
     #[error("machine: {0}")]
     Machine(#[from] colab_core::TopologyError),
+    #[error("{0}")]
+    Config(String),
     #[error("counter model: {0}")]
     Counters(#[from] CounterError),
 }
+
+/// The most completed runs `SimConfig::restart_until` may ask for (the
+/// papers use 3; more only multiplies a run's cost, and a billion took hours).
+pub const MAX_RESTART_UNTIL: u32 = 100;
 
 /// Simulates `workload` on `topo` under `policy`.
 pub fn simulate(
@@ -226,6 +232,14 @@ pub fn simulate(
     // Costs are public fields: checked again here, since a zero tick would
     // never let a run end.
     topo.costs.check()?;
+    if let Some(k) = cfg
+        .restart_until
+        .filter(|k| !(1..=MAX_RESTART_UNTIL).contains(k))
+    {
+        return Err(SimError::Config(format!(
+            "restart_until = {k}: must be between 1 and {MAX_RESTART_UNTIL}"
+        )));
+    }
     let pmu = match &cfg.predictor {
         PredictorKind::Counters(p) => Some(Box::new(Pmu::new(p.0.clone(), topo, cfg.seed)?)),
         _ => None,

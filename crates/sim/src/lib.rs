@@ -14,7 +14,9 @@ pub mod predict;
 mod sync;
 pub mod timeline;
 
-pub use engine::{simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats};
+pub use engine::{
+    simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats, MAX_RESTART_UNTIL,
+};
 pub use pmu::CounterTotals;
 pub use predict::{CounterModelPredictor, CounterPredictorRef, Predictor, PredictorKind};
 

@@ -1,6 +1,6 @@
 //! Semantics of the machine and the primitives, on hand-built workloads.
 
-use crate::{simulate, PredictorKind, SimConfig, SimError, SimResult};
+use crate::{simulate, PredictorKind, SimConfig, SimError, SimResult, MAX_RESTART_UNTIL};
 use colab_core::{CoreOrder, Costs, Topology};
 use colab_workload::{Library, Workload};
 
@@ -395,6 +395,33 @@ fn run_restarting(w: &Workload, topo: &str, k: u32) -> SimResult {
         ..SimConfig::default()
     };
     simulate(w, &t, p.as_mut(), &cfg).unwrap()
+}
+
+#[test]
+fn out_of_bounds_restarts_and_costs_are_errors_not_endless_runs() {
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    for k in [0, MAX_RESTART_UNTIL + 1, u32::MAX] {
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        let cfg = SimConfig {
+            restart_until: Some(k),
+            ..SimConfig::default()
+        };
+        let e = simulate(&w, &t, p.as_mut(), &cfg).unwrap_err().to_string();
+        assert!(e.contains(&format!("restart_until = {k}")), "{e}");
+    }
+    // A zero tick set after the machine was built is caught too.
+    let mut t0 = t.clone();
+    t0.costs.tick_ns = 0;
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let e = simulate(&w, &t0, p.as_mut(), &SimConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tick_ns = 0"), "{e}");
+    assert_eq!(
+        run_restarting(&w, "1B", MAX_RESTART_UNTIL).programs.len(),
+        1
+    );
 }
 
 #[test]
