@@ -9,8 +9,9 @@
 #        [--predictor LABEL]
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
-# kernel's EEVDF with capacity awareness), scx_colab = rota (ROTA, with
-# rota:migration-us= set to the --migration-us scx_colab ran with, read from
+# kernel's EEVDF with capacity awareness), scx_colab = the ROTA scx_colab
+# implements, its third freeze: rota:order=capped:share-fast=off:serial-first=off
+# (with :migration-us= set to the --migration-us scx_colab ran with, read from
 # the results.md beside the summary; else the topology's cost), scx_colab-paper =
 # colab:prev-first=on:pull-min-us=1000 (the paper's COLAB with scx_colab's
 # two switchable deviations). --map adds or replaces one, e.g. --map
@@ -57,13 +58,13 @@ colab="$root/target/release/colab"
 
 # The migration cost scx_colab's ROTA ran with (amp-study's results.md),
 # which must be the same in every boot averaged.
-rota="rota" mig=""
+rota="rota:order=capped:share-fast=off:serial-first=off" mig=""
 for f in "${summaries[@]}"; do
   m="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$f")/results.md" 2>/dev/null | head -n 1)"
   [ "$f" = "$summary" ] && mig="$m"
   [ "$m" = "$mig" ] || { echo "sim-vs-vm.sh: $f: scx_colab ran with --migration-us '${m:-default}', $summary with '${mig:-default}': not the same study" >&2; exit 2; }
 done
-[ -n "$mig" ] && rota="rota:migration-us=$mig"
+[ -n "$mig" ] && rota="$rota:migration-us=$mig"
 if [ -z "$predictor" ]; then
   sp="$(sed -n 's/.*scx_colab runs with `[^`]*--speedup \([0-9.]*\).*/\1/p' "$(dirname "$summary")/results.md" 2>/dev/null | head -n 1)"
   predictor="constant:${sp:-2.0}"

@@ -207,7 +207,11 @@ fn h_antt(r: &colab_report::RunRecord) -> f64 {
 /// COLAB beats WASH, as the paper says (the paper's argument: WASH crowds
 /// the big core with both bottlenecks and gamma), but giving the one big
 /// core to whoever waits longest (RR, and ROTA) beats COLAB: the big core
-/// never idles and no thread starves on it. ROTA is within 2% of RR.
+/// never idles and no thread starves on it. ROTA's third freeze is within
+/// 2% of RR; its fourth (the default) is between COLAB and WASH.
+/// ROTA as frozen in 5c581e8: capped FIFO order, one thread per fast core.
+const THIRD_FREEZE: &str = "rota:order=capped:share-fast=off:serial-first=off";
+
 #[test]
 fn fig1_colab_beats_wash_and_rotation_beats_colab() {
     let lib = Library::builtin();
@@ -219,7 +223,7 @@ fn fig1_colab_beats_wash_and_rotation_beats_colab() {
         .unwrap();
     spec.workloads = vec![spec.workloads[fig1].clone()];
     spec.machines = vec![spec.machines[fig1].clone()];
-    spec.policies = ["cfs", "wash", "colab", "rr", "rota"]
+    spec.policies = ["cfs", "wash", "colab", "rr", "rota", THIRD_FREEZE]
         .map(String::from)
         .to_vec();
     let (records, _) = run(&spec, &NoProgress).unwrap();
@@ -233,13 +237,22 @@ fn fig1_colab_beats_wash_and_rotation_beats_colab() {
         v.iter().sum::<f64>() / v.len() as f64
     };
     let (wash, colab, rr, rota) = (mean("wash"), mean("colab"), mean("rr"), mean("rota"));
+    let third = mean(THIRD_FREEZE);
     assert!(colab < wash, "colab {colab} wash {wash}");
     assert!(
-        rr < colab && rota < colab,
-        "rr {rr} rota {rota} colab {colab}"
+        rr < colab && third < colab,
+        "rr {rr} third freeze {third} colab {colab}"
     );
-    // ROTA's capped order (the default since its second freeze) measured
-    // 1.899 against RR's 1.872 here: it rotates gamma off the big core
-    // sooner than FIFO does. FIFO rotation (the first freeze) was within 1%.
-    assert!(rota <= 1.02 * rr, "rota {rota} rr {rr}");
+    // ROTA's capped order (second and third freezes) measured 1.899 against
+    // RR's 1.872 here: it rotates gamma off the big core sooner than FIFO
+    // does. FIFO rotation (the first freeze) was within 1%.
+    assert!(third <= 1.02 * rr, "third freeze {third} rr {rr}");
+    // The fourth freeze (the default), designed on the COLAB study only,
+    // loses here: with nothing idle every thread queues on the shortest
+    // queue of either core and the big core is shared by CFS's rules
+    // (measured 2.205 against COLAB's 2.079, RR's 1.872, WASH's 2.731).
+    assert!(
+        colab < rota && rota < wash,
+        "rota {rota} colab {colab} wash {wash}"
+    );
 }

@@ -380,12 +380,24 @@ impl CfsCore {
         c: CoreId,
         system: bool,
     ) -> Option<(CoreId, ThreadId)> {
+        self.idle_pull_where(st, c, system, |_| true)
+    }
+
+    /// [`CfsCore::idle_pull_in`] over the threads `may` accepts only.
+    pub fn idle_pull_where(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        system: bool,
+        may: impl Fn(ThreadId) -> bool,
+    ) -> Option<(CoreId, ThreadId)> {
+        let ok = |t: ThreadId| self.is_allowed(t, c) && may(t);
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
         let domains = [Some(own), system.then_some(self.all)];
         for domain in domains.into_iter().flatten() {
             let busiest = domain
                 .iter()
-                .filter(|&o| o != c && st.core(o).rq.iter().any(|&t| self.is_allowed(t, c)))
+                .filter(|&o| o != c && st.core(o).rq.iter().any(|&t| ok(t)))
                 .max_by_key(|&o| (st.nr_running(o), std::cmp::Reverse(o)));
             if let Some(b) = busiest {
                 // A core whose only thread is running has nothing to give.
@@ -395,7 +407,7 @@ impl CfsCore {
                         .rq
                         .iter()
                         .copied()
-                        .filter(|&t| self.is_allowed(t, c))
+                        .filter(|&t| ok(t))
                         .min_by_key(|&t| (st.thread(t).runnable_since, t));
                     if let Some(t) = t {
                         return Some((b, t));

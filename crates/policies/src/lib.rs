@@ -81,11 +81,12 @@ pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by de
     ),
     (
         "rota",
-        "ROTA (ours): fast cores never idle and filled at wake-up, one thread each; the longest \
-waiting first unless it is a 20 ms rotation quantum of fast-core time ahead of the least served, \
-and an occupant that far ahead rotates out; previous core first; no pull that a short sleeper \
-would undo; rota:KEY=VALUE:... switches mechanisms (rotate, weighted, remote, prev-first, \
-pull-min, block-first, serial-first, group, swap, sync-preempt, place = on|off; order = \
+        "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
+queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
+thread, then to the least fast-core time per unit of predicted speedup, rotated every 20 ms; \
+previous core first; no pull that a short sleeper would undo; rota:KEY=VALUE:... switches \
+mechanisms (rotate, weighted, remote, prev-first, pull-min, block-first, serial-first, group, \
+swap, sync-preempt, place, fit, share-fast = on|off; order = \
 capped|fifo|turn|owed|share|speed|tlp; cap = quanta; rotate-after = wait|turn|owed)",
     ),
 ];

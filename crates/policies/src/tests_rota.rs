@@ -27,6 +27,10 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
     ]
 }
 
+/// The third freeze's order and queueing (capped FIFO, one thread per fast
+/// core, no serial boost), for the tests of those mechanisms.
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off";
+
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
     params.parse_options(opts).unwrap();
@@ -92,19 +96,29 @@ fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
 #[test]
 fn rota_queues_on_slow_cores_when_nothing_is_idle() {
     let mut st = state("2B2S", 6);
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, "share-fast=off");
+    let mut shared = rota(&st, "");
     for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
         run_on(&mut st, c, t);
     }
     queue(&mut st, 2, 4);
     // Fast cores run one thread each; the shortest slow queue takes it.
     assert_eq!(wake(&mut p, &st, 5), CoreId(3));
+    // Sharing fast cores (the default): the shortest queue anywhere, the
+    // previous core's cluster first, fast core 0 on a tie.
+    assert_eq!(wake(&mut shared, &st, 5), CoreId(0));
+    st.threads[5].last_core = Some(CoreId(3));
+    assert_eq!(wake(&mut shared, &st, 5), CoreId(3));
+    queue(&mut st, 0, 4);
+    st.cores[2].rq.clear();
+    st.threads[5].last_core = Some(CoreId(0));
+    assert_eq!(wake(&mut shared, &st, 5), CoreId(1));
 }
 
 #[test]
 fn rota_idle_fast_core_steals_the_longest_waiting_thread_anywhere() {
     let mut st = state("2B2S", 6);
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, THIRD);
     run_on(&mut st, 2, 0);
     run_on(&mut st, 3, 1);
     st.now = 5 * MS;
@@ -515,7 +529,7 @@ fn rota_speed_order_weighs_waiting_by_speedup() {
     // 6 > 4, thread 0 first; FIFO would take thread 1.
     let mut st = state_apps("2B2S", &[(0, 3.0), (1, 1.0)]);
     let mut p = rota(&st, "order=speed");
-    let mut f = rota(&st, "");
+    let mut f = rota(&st, THIRD);
     p.periodic(&st, &mut Vec::new());
     st.now = 10 * MS;
     queue(&mut st, 2, 0);
@@ -645,7 +659,7 @@ fn rota_turn_order_takes_the_thread_longest_without_a_fast_turn() {
 /// 1 ms, thread 2 since 3 ms; thread 3 had `fast_ms` on fast core 0 before.
 fn capped_steal(opts: &str, fast_ms: u64) -> Pick {
     let mut st = state("2B2S", 4);
-    let mut p = rota(&st, opts);
+    let mut p = rota(&st, &format!("{THIRD}:{opts}"));
     p.periodic(&st, &mut Vec::new());
     ran_and_preempted(&mut p, &mut st, 0, 3, fast_ms * MS);
     run_on(&mut st, 2, 0);
@@ -701,7 +715,7 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
         p.tick(st, CoreId(0), &mut out);
         out
     };
-    let (mut st, mut p) = setup("");
+    let (mut st, mut p) = setup(THIRD);
     // 20 ms on the core is exactly a quantum ahead of thread 2: not more.
     assert!(tick(&mut p, &mut st, 22 * MS).is_empty());
     // Past it, the occupant goes where the first waiter in FIFO order was.
@@ -714,7 +728,7 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     assert_eq!(tick(&mut r, &mut st, 23 * MS), swap(0, 2, 2, 0));
     // A waiter that has had 5 ms of fast-core time waits 5 ms longer
     // (thread 1 blocked, so thread 2 is the only waiter).
-    let (mut st, mut p) = setup("");
+    let (mut st, mut p) = setup(THIRD);
     st.cores[2].current = None;
     st.threads[1].state = RunState::Blocked(colab_core::BlockKind::Barrier);
     st.threads[1].core = None;
@@ -762,7 +776,7 @@ fn rota_share_order_takes_the_smallest_fast_share_of_runnable_time() {
 /// core. Returns whom idle fast core 1 takes.
 fn placed_pick(opts: &str, t: u32) -> ThreadId {
     let mut st = state("2B2S", 4);
-    let mut p = rota(&st, opts);
+    let mut p = rota(&st, &format!("{THIRD}:{opts}"));
     p.periodic(&st, &mut Vec::new());
     ran_and_preempted(&mut p, &mut st, 0, 0, 100 * MS);
     ran_and_preempted(&mut p, &mut st, 0, 1, 120 * MS);
@@ -826,4 +840,56 @@ fn rota_rotate_after_turn_lets_in_a_thread_without_a_fast_turn_since() {
         swap(0, 2, 2, 0)
     );
     assert!(setup("order=fifo:rotate-after=turn", true).is_empty());
+}
+
+/// 2B2S: threads 0 (speedup 3.0) and 1 (1.5) ran `burst` on fast cores 0
+/// and 1 and blocked; threads 2 and 3 (program 1) then woke and run there.
+fn fit_setup(opts: &str, burst: u64) -> (SchedState, Rota) {
+    let mut st = state_apps("2B2S", &[(0, 3.0), (0, 1.5), (1, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, opts);
+    p.periodic(&st, &mut Vec::new());
+    ran_and_blocked(&mut p, &mut st, 0, 0, burst);
+    ran_and_blocked(&mut p, &mut st, 1, 1, burst);
+    for (c, t) in [(0, 2), (1, 3)] {
+        p.enqueued(&st, CoreId(c), ThreadId(t), true);
+        run_on(&mut st, c, t);
+    }
+    (st, p)
+}
+
+#[test]
+fn rota_fit_queues_a_fast_synchronising_thread_on_a_fast_core() {
+    // Three threads want a core (2, 3 and the waking one): a share of a
+    // fast core is worth 3.0 / (3 / 2) = 2x a slow core to thread 0, so it
+    // queues on its previous fast core although slow cores are idle;
+    // thread 1's 1.5 is not more than 3 / 2, so it takes an idle slow core.
+    let (st, mut p) = fit_setup("fit=on", 50 * US);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(0));
+    assert_eq!(wake(&mut p, &st, 1), CoreId(2));
+    // Without fit, or with bursts over pull_min (2 ms: average 500 us, a
+    // fast core could even out its phases by taking it over), the idle
+    // slow core.
+    let (st, mut q) = fit_setup("fit=off", 50 * US);
+    assert_eq!(wake(&mut q, &st, 0), CoreId(2));
+    let (st, mut r) = fit_setup("fit=on", 2 * MS);
+    assert_eq!(wake(&mut r, &st, 0), CoreId(2));
+}
+
+#[test]
+fn rota_fit_slow_cores_do_not_pull_a_fitting_thread_from_a_fast_queue() {
+    for (opts, pulled) in [("fit=on", false), ("fit=off", true)] {
+        let (mut st, mut p) = fit_setup(opts, 50 * US);
+        queue(&mut st, 0, 0);
+        p.enqueued(&st, CoreId(0), ThreadId(0), true);
+        let pick = p.pick_next(&st, CoreId(2));
+        let want = if pulled {
+            Pick::Steal {
+                from: CoreId(0),
+                thread: ThreadId(0),
+            }
+        } else {
+            Pick::Idle
+        };
+        assert_eq!(pick, want, "{opts}");
+    }
 }

@@ -23,6 +23,9 @@ impl Rota {
         if self.params.block_first && self.th[y.idx()].high_block {
             return;
         }
+        if self.fits_fast(y, 0) {
+            return;
+        }
         let lead_limit = match (self.params.order, self.params.rotate_after) {
             (Order::Capped, _) => Some(self.cap_ns()),
             (Order::Fifo | Order::Turn, RotateAfter::Owed) => Some(self.m().quantum_ns),

@@ -1,14 +1,17 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Three freezes, each before any run on held-out work:
-//! the first (749535e, FIFO order; `rota:order=fifo` today) was designed on
-//! the COLAB study's 65 workloads; the second (71f4d6d, capped order;
-//! `rota:place=off` today) on those and the 40 random mixes of seed 2026,
-//! which the first freeze's held-out runs had spent; the third (the
-//! default) adds CFS's placement of new and waking threads, a defect the
-//! second freeze's held-out runs showed (Prop-SP's restarted programs:
-//! every new thread started with no fast-core time, so each restart of a
-//! 10-thread program took the fast cores from the single-threaded ones).
+//! not from a paper. Four freezes, each before any run on held-out work:
+//! the first (749535e, FIFO order; `rota:order=fifo:share-fast=off:
+//! serial-first=off` today) was designed on the COLAB study's 65 workloads;
+//! the second (71f4d6d, capped order) on those and the 40 random mixes of
+//! seed 2026; the third (5c581e8, `rota:order=capped:share-fast=off:
+//! serial-first=off` today) added CFS's placement of new and waking threads.
+//! The fourth (the default) was designed on the COLAB study's 65 workloads
+//! with the benchmark models corrected against recordings of the real
+//! programs, on which the third lost to COLAB-E, PA and EEVDF on 2B2S: with
+//! one thread per fast core, every thread that synchronises often queued on
+//! the slow cores behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6
+//! against 2.8 under CFS).
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -16,23 +19,21 @@
 //!   first waiting thread in the order below, anywhere, and failing that
 //!   takes over a thread running on a slow core (COLAB's remote
 //!   preemption, the one COLAB mechanism that measurably pays).
-//! - **One thread per fast core, the rest queue on slow cores** (RR's
-//!   arrangement, camp-tocs12 4.2).
-//! - **Capped FIFO order.** Fast cores take the thread runnable longest
-//!   (RR's order: CPU-bound programs keep the fast cores and finish early,
-//!   which the COLAB study rewards), except that a thread more than one
-//!   rotation quantum of fast-core time (per unit of predicted speedup)
-//!   ahead of the least-served waiting thread goes after all the others;
-//!   and a fast core's occupant that is that far ahead gives its core to
-//!   the first waiting thread at the next tick. So no CPU hog keeps a fast
-//!   core against threads that sleep and wake often (barrier programs,
-//!   pipelines), which under plain FIFO never wait long enough to take a
-//!   turn (the random mixes' single-threaded hogs held fast cores for
-//!   their whole run).
+//! - **Every core shares when none is idle** (`share-fast`): a waking
+//!   thread queues on the shortest queue of any cluster, and each core
+//!   runs its queue by CFS's rules (vruntime, wake-up preemption), so a
+//!   thread that sleeps often is served at once on fast cores too.
+//! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
+//!   only runnable thread of a program that has had several goes before
+//!   everyone for fast cores and takes one at the next tick.
+//! - **Least-served order** (`order=owed`): otherwise fast cores take the
+//!   waiting thread with the least fast-core time per unit of predicted
+//!   speedup, and an occupant rotates out at its core's tick after a
+//!   quantum when such a thread waits.
 //! - **Placement as CFS's.** A new thread's fast-core account starts level
 //!   with the least-served thread that wants a core, and a waking thread's
-//!   at most one cap behind it (the kernel's `place_entity` does this for
-//!   vruntime): neither creating threads nor sleeping buys unbounded
+//!   at most one quantum behind it (the kernel's `place_entity` does this
+//!   for vruntime): neither creating threads nor sleeping buys unbounded
 //!   priority.
 //! - **Previous core first.** A waking thread returns to its idle previous
 //!   core; it takes an idle fast core instead only when its previous core is
@@ -47,17 +48,19 @@
 //!   Nor does it take one that has run less than `pull_min` on its core.
 //!
 //! Mechanisms tried while designing and left off by default because they
-//! made the design set worse (each a switch, measured in `colab reproduce
-//! --ablation mechanisms`): plain FIFO (`order=fifo`, the first freeze),
-//! fast-core time or share as the order (`order=owed`, `order=share`:
-//! fairer, slower on the COLAB study), COLAB's bottleneck-first (`block-first`), the
-//! sole runnable thread of a program first (`serial-first`, CAMP's boost),
-//! fairness between programs rather than threads (`group`), speedup-weighted waiting
-//! (`order=speed`), fewer-threaded programs first (`order=tlp`), the
-//! thread longest without a fast-core turn first (`order=turn`, added after
-//! the first freeze: fairer, slower), swaps for
-//! a higher speedup (`swap`), and wake-up preemption of long runners by
-//! synchronising threads (`sync-preempt`).
+//! made the design set worse or left it level (each a switch, measured in
+//! `colab reproduce --ablation mechanisms`): the earlier freezes' FIFO and
+//! capped orders, one thread per fast core (`share-fast=off`), fast cores
+//! only for threads that synchronise faster than a takeover can act and
+//! gain more from a share of a fast core than from a slow core (`fit`:
+//! helps a lone barrier program such as ocean_cp, loses in mixes), fast
+//! share of runnable time as the order (`order=share`), COLAB's
+//! bottleneck-first (`block-first`), fairness between programs rather than
+//! threads (`group`), speedup-weighted waiting (`order=speed`),
+//! fewer-threaded programs first (`order=tlp`), the thread longest without
+//! a fast-core turn first (`order=turn`), swaps for a higher speedup
+//! (`swap`), and wake-up preemption of long runners by synchronising
+//! threads (`sync-preempt`).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -114,6 +117,8 @@ struct ThreadSt {
     runnable_ns: u64,
     /// When it last left a fast core (its creation, if never on one).
     fast_left_at: Nanos,
+    /// How many times it has blocked (slept, waited).
+    sleeps: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -142,6 +147,8 @@ pub struct Rota {
     /// Per program: runnable or running threads, kept up to date as
     /// threads wake, block and exit (a per-thread-group counter in a kernel).
     active: Vec<u32>,
+    /// Runnable or running threads in all (the sum of `active`).
+    wanting: u64,
 }
 
 impl Rota {
@@ -155,6 +162,7 @@ impl Rota {
             idle_since: Vec::new(),
             created: Vec::new(),
             active: Vec::new(),
+            wanting: 0,
         }
     }
 
@@ -347,6 +355,25 @@ impl Rota {
         self.created.get(p).is_some_and(|&c| c > 1) && self.active.get(p) == Some(&1)
     }
 
+    /// Does `t` belong on fast cores only (`fit`)? It synchronises faster
+    /// than a fast core may pull it (it has slept, and its bursts, on
+    /// average and now, are shorter than `pull_min`, so no takeover can
+    /// even out its phases) and its predicted speedup s beats its share of a
+    /// fast core among the k threads that want a core: s > k / F. `extra`:
+    /// 1 if `t` is not yet counted among them (a wake-up being placed).
+    pub(super) fn fits_fast(&self, t: ThreadId, extra: u64) -> bool {
+        if !self.params.fit {
+            return false;
+        }
+        let m = self.m();
+        let s = &self.th[t.idx()];
+        let k = self.wanting + extra;
+        s.sleeps > 0
+            && s.avg_burst_ns.max(s.burst_ns) < m.pull_min_ns
+            && !m.slow.is_empty()
+            && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
+    }
+
     fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
         st.is_idle(c) && st.core(c).rq.is_empty()
     }
@@ -482,6 +509,18 @@ impl Policy for Rota {
         let m = self.m();
         let prev = st.thread(t).last_core;
         let prev_idle = prev.filter(|&p| Self::is_idle_empty(st, p));
+        if self.fits_fast(t, 1) {
+            // An idle fast core, its previous one first; else the shortest
+            // fast queue.
+            if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
+                return p;
+            }
+            let fast = m.fast;
+            return self
+                .idle_in(st, fast, prev)
+                .or_else(|| self.shortest_in(st, fast, prev))
+                .unwrap_or(CoreId(0));
+        }
         if self.params.prev_first {
             // 1. An idle previous fast core.
             if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
@@ -521,7 +560,7 @@ impl Policy for Rota {
         }
         // 5. Nothing idle: queue on a slow core (fast cores run one thread
         //    each and rotate), or anywhere on a symmetric machine.
-        let pool = if m.slow.is_empty() {
+        let pool = if m.slow.is_empty() || self.params.share_fast {
             st.topo.all_mask()
         } else {
             m.slow
@@ -532,6 +571,7 @@ impl Policy for Rota {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         if wakeup {
             self.active[st.thread(t).program.idx()] += 1;
+            self.wanting += 1;
             if st.thread(t).last_core.is_some() {
                 let s = &mut self.th[t.idx()];
                 let slept = st.now.saturating_sub(s.blocked_at);
@@ -573,7 +613,8 @@ impl Policy for Rota {
         } else {
             // Slow (or symmetric) core: the longest-waiting thread of the
             // busiest queue, own cluster first (CFS's idle balance).
-            if let Some((from, thread)) = self.cfs().idle_pull(st, c) {
+            let fast_only = |t: ThreadId| self.is_fast(c) || !self.fits_fast(t, 0);
+            if let Some((from, thread)) = self.cfs().idle_pull_where(st, c, true, fast_only) {
                 return Pick::Steal { from, thread };
             }
         }
@@ -616,6 +657,8 @@ impl Policy for Rota {
         if why != StopReason::Preempted {
             let a = &mut self.active[st.thread(t).program.idx()];
             *a = a.saturating_sub(1);
+            self.wanting = self.wanting.saturating_sub(1);
+            self.th[t.idx()].sleeps = self.th[t.idx()].sleeps.saturating_add(1);
             self.th[t.idx()].blocked_at = st.now;
             self.th[t.idx()].runnable_ns += st.now.saturating_sub(st.thread(t).runnable_since);
         }

@@ -47,6 +47,17 @@ pub struct RotaParams {
     /// granularity on average: it synchronises) preempts a fast core's
     /// thread that has run longer than that, when no core is idle.
     pub sync_preempt: bool,
+    /// Fast cores only for a synchronising thread that gains more from a
+    /// share of a fast core than from a slow core of its own: one whose
+    /// bursts are shorter than the rotation quantum (rotation cannot even
+    /// out its barrier phases) and whose predicted speedup exceeds the
+    /// threads wanting a core per fast core. It queues on a fast core
+    /// instead of taking a slow one.
+    pub fit: bool,
+    /// When no core is idle, waking threads queue on the shortest queue of
+    /// any cluster, fast cores included (off: on slow cores only, one
+    /// thread per fast core).
+    pub share_fast: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -65,14 +76,16 @@ impl Default for RotaParams {
             prev_first: true,
             block_first: false,
             pull_min: true,
-            order: Order::Capped,
+            order: Order::Owed,
             rotate_after: RotateAfter::Wait,
             place: true,
             cap_quanta: 1,
             swap: false,
-            serial_first: false,
+            serial_first: true,
             group: false,
             sync_preempt: false,
+            fit: false,
+            share_fast: true,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -81,7 +94,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place, fit, share-fast = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -143,6 +156,8 @@ impl RotaParams {
                 "group" => self.group = on,
                 "sync-preempt" => self.sync_preempt = on,
                 "place" => self.place = on,
+                "fit" => self.fit = on,
+                "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
