@@ -157,27 +157,28 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 20] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 21] = [
     "rota",
+    "rota:share-fast=off",
+    "rota:serial-first=off",
+    "rota:order=capped",
     "rota:order=fifo",
-    "rota:order=fifo:rotate-after=owed",
-    "rota:place=off",
-    "rota:cap=2",
-    "rota:weighted=off",
     "rota:order=share",
+    "rota:order=speed",
+    "rota:order=tlp",
+    "rota:order=turn",
+    "rota:place=off",
+    "rota:weighted=off",
     "rota:rotate=off",
     "rota:remote=off",
     "rota:prev-first=off",
     "rota:pull-min=off",
+    "rota:fit=on",
     "rota:block-first=on",
-    "rota:serial-first=on",
     "rota:group=on",
-    "rota:order=owed",
-    "rota:order=speed",
-    "rota:order=tlp",
-    "rota:order=turn",
     "rota:swap=on",
     "rota:sync-preempt=on",
+    "rota:order=capped:share-fast=off:serial-first=off",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [
