@@ -157,18 +157,17 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 21] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 20] = [
     "rota",
     "rota:share-fast=off",
     "rota:serial-first=off",
+    "rota:order=owed",
+    "rota:order=owed:gain=on",
     "rota:order=capped",
     "rota:order=fifo",
     "rota:order=share",
-    "rota:order=speed",
     "rota:order=tlp",
     "rota:order=turn",
-    "rota:place=off",
-    "rota:weighted=off",
     "rota:rotate=off",
     "rota:remote=off",
     "rota:prev-first=off",

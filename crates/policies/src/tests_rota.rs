@@ -893,3 +893,28 @@ fn rota_fit_slow_cores_do_not_pull_a_fitting_thread_from_a_fast_queue() {
         assert_eq!(pick, want, "{opts}");
     }
 }
+
+#[test]
+fn rota_gain_weighs_fast_time_by_what_a_fast_core_gains() {
+    // Thread 0 (speedup 3.0) had 12 ms on a fast core, thread 1 (1.5) 4 ms,
+    // thread 2 (1.0) none. Per unit of speedup: 4 and 2.7 ms, so thread 1
+    // is owed most after thread 2 (0). Per unit of gain (speedup - 1): 6
+    // and 8 ms, so thread 0 goes first, and thread 2, which gains nothing,
+    // after everyone.
+    let pick = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 3.0), (1, 1.5), (2, 1.0)]);
+        let mut p = rota(&st, opts);
+        p.periodic(&st, &mut Vec::new());
+        ran_and_preempted(&mut p, &mut st, 0, 0, 12 * MS);
+        ran_and_preempted(&mut p, &mut st, 0, 1, 4 * MS);
+        for (c, t) in [(2, 0), (3, 1), (3, 2)] {
+            queue(&mut st, c, t);
+        }
+        match p.pick_next(&st, CoreId(1)) {
+            Pick::Steal { thread, .. } => thread,
+            other => panic!("{opts}: expected a steal, got {other:?}"),
+        }
+    };
+    assert_eq!(pick("order=owed:place=off"), ThreadId(2));
+    assert_eq!(pick("order=owed:place=off:gain=on"), ThreadId(0));
+}

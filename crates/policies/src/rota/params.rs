@@ -9,6 +9,9 @@ pub struct RotaParams {
     pub rotate: bool,
     /// Weight fast-core shares by predicted speedup (off: equal shares).
     pub weighted: bool,
+    /// Weigh by the gain over a slow core (predicted speedup - 1, as
+    /// Prop-SP's credits) instead of the speedup.
+    pub gain: bool,
     /// Fast cores take over threads running on slow cores.
     pub remote: bool,
     /// Waking threads go back to an idle previous core first.
@@ -72,11 +75,12 @@ impl Default for RotaParams {
         RotaParams {
             rotate: true,
             weighted: true,
+            gain: false,
             remote: true,
             prev_first: true,
             block_first: false,
             pull_min: true,
-            order: Order::Owed,
+            order: Order::Speed,
             rotate_after: RotateAfter::Wait,
             place: true,
             cap_quanta: 1,
@@ -94,7 +98,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place, fit, share-fast = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place, fit, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -147,6 +151,7 @@ impl RotaParams {
             match k {
                 "rotate" => self.rotate = on,
                 "weighted" => self.weighted = on,
+                "gain" => self.gain = on,
                 "remote" => self.remote = on,
                 "prev-first" => self.prev_first = on,
                 "block-first" => self.block_first = on,
