@@ -101,6 +101,11 @@ enum Cmd {
         /// times (the CAMP / Prop-SP method; 1 to 100); turnaround is the mean run.
         #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=colab_sim::MAX_RESTART_UNTIL as i64))]
         restart_until: Option<u32>,
+        /// The run's budget: stop with an error after this many events
+        /// (default 100 million, seconds of work; 1 to 10^12). Runs past a
+        /// million events show their progress.
+        #[arg(long, value_name = "N", default_value_t = colab_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..=colab_sim::MAX_EVENTS_LIMIT))]
+        max_events: u64,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -468,6 +473,7 @@ fn run(cli: Cli) -> Result<()> {
             predictor,
             timeline,
             restart_until,
+            max_events,
             json,
         } => {
             let w = match (workload, trace) {
@@ -482,6 +488,7 @@ fn run(cli: Cli) -> Result<()> {
                 seed,
                 timeline: timeline.is_some(),
                 restart_until,
+                max_events,
                 ..SimConfig::default()
             };
             cmd_sim(
@@ -1649,7 +1656,7 @@ fn cmd_sim(
     };
     let seed = cfg.seed;
     let t0 = Instant::now();
-    let r = simulate(w, topo, pol.as_mut(), cfg)
+    let r = simulate_with_bar(w, topo, pol.as_mut(), cfg)
         .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
     let wall = t0.elapsed().as_secs_f64();
     // Baselines for the metrics: alone on all-big (T_SB, CFS) and alone here (same policy).
@@ -1658,6 +1665,7 @@ fn cmd_sim(
     let sb_base = SimConfig {
         seed,
         predictor: predictor_on(predictor_label, "cfs", topo)?,
+        max_events: cfg.max_events,
         ..SimConfig::default()
     };
     let mut t_sb = Vec::new();
@@ -1668,11 +1676,17 @@ fn cmd_sim(
         let base = SimConfig {
             seed,
             predictor: predictor.clone(),
+            max_events: cfg.max_events,
             ..SimConfig::default()
         };
-        t_sb.push(simulate(&a, &sb_topo, cfs.as_mut(), &sb_base)?.programs[0].turnaround_ns as f64);
+        let what = |on: &str| format!("simulating {} alone on {on} (a baseline)", a.name);
+        let sb = simulate_with_bar(&a, &sb_topo, cfs.as_mut(), &sb_base)
+            .with_context(|| what(&sb_topo.name))?;
+        t_sb.push(sb.programs[0].turnaround_ns as f64);
         let mut same = colab_policies::by_name(policy)?;
-        t_alone.push(simulate(&a, topo, same.as_mut(), &base)?.programs[0].turnaround_ns as f64);
+        let here =
+            simulate_with_bar(&a, topo, same.as_mut(), &base).with_context(|| what(&topo.name))?;
+        t_alone.push(here.programs[0].turnaround_ns as f64);
     }
     let t_m: Vec<f64> = r.programs.iter().map(|p| p.turnaround_ns as f64).collect();
     let pairs_sb: Vec<(f64, f64)> = t_m.iter().copied().zip(t_sb.iter().copied()).collect();
@@ -1738,6 +1752,35 @@ fn cmd_sim(
         );
     }
     Ok(())
+}
+
+/// One run, with a progress bar once it passes [`colab_sim::PROGRESS_EVERY`]
+/// events (indicatif draws nothing when stderr is not a terminal).
+fn simulate_with_bar(
+    w: &Workload,
+    topo: &Topology,
+    policy: &mut dyn colab_core::Policy,
+    cfg: &SimConfig,
+) -> Result<colab_sim::SimResult, colab_sim::SimError> {
+    let mut pb: Option<ProgressBar> = None;
+    let r = colab_sim::simulate_observed(w, topo, policy, cfg, &mut |p| {
+        let pb = pb.get_or_insert_with(|| {
+            let pb = ProgressBar::new(p.max_events);
+            pb.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {pos} of at most {len} events, {msg}",
+                )
+                .expect("valid template"),
+            );
+            pb
+        });
+        pb.set_position(p.events);
+        pb.set_message(format!("{:.1} ms simulated", p.now_ns as f64 / 1e6));
+    });
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    r
 }
 
 struct Bar(ProgressBar);

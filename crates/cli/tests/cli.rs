@@ -1872,3 +1872,23 @@ fn model_check_compares_a_model_with_its_recordings() {
         &["no recording of nosuch with 4 workers"],
     );
 }
+
+#[test]
+fn a_run_past_its_event_budget_stops_with_a_clear_error() {
+    // A billion lock iterations would run for hours; the budget stops it.
+    let dir = tempdir();
+    let f = write(
+        dir.path(),
+        "huge.toml",
+        "name = \"huge\"\n[mutex]\nhot = 1\n[thread.main]\nops = [ { spawn = \"w\", count = 4 }, { join = \"w\" } ]\n[thread.w]\nops = [ { loop = 1000000000, body = [ { compute = 1, speedup = 2.0 }, { critical = \"hot\", compute = 1, speedup = 2.0 } ] } ]\n",
+    );
+    fails(
+        &["sim", s(&f), "--max-events", "5000"],
+        &["huge", "stopped after 5000 events", "--max-events"],
+    );
+    fails(&["sim", "fft", "--max-events", "0"], &["--max-events"]);
+    // Enough budget: the same result as without one.
+    let with = ok(&["sim", "fft", "--max-events", "100000", "--json"]);
+    let without = ok(&["sim", "fft", "--json"]);
+    assert_eq!(with.stdout, without.stdout);
+}

@@ -80,7 +80,24 @@ pub struct SimConfig {
     /// application in the set completes three times"). `None`: each program
     /// runs once.
     pub restart_until: Option<u32>,
+    /// Give up (with an error) after this many events: a run's budget, so
+    /// that no input runs for hours unasked (1 to [`MAX_EVENTS_LIMIT`]).
+    pub max_events: u64,
 }
+
+/// The default event budget of one run: 100 million events, about 3 to 20 s
+/// of this machine's time and over 600x the longest run of any study today
+/// (152,295 events: PropSP-1STH-1STM-1STL-1PSH on propsp-2fc-10sc under
+/// CFS, measured 2026-11-24 from `colab reproduce propsp`'s runs.csv).
+pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
+
+/// The largest event budget one may ask for (10^12 events: days of wall
+/// time, so any larger number is a mistake).
+pub const MAX_EVENTS_LIMIT: u64 = 1_000_000_000_000;
+
+/// How often (in events) a long run reports its progress to the observer
+/// of [`simulate_observed`].
+pub const PROGRESS_EVERY: u64 = 1 << 20;
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -90,6 +107,7 @@ impl Default for SimConfig {
             max_time_ns: 3_600 * 1_000_000_000,
             timeline: false,
             restart_until: None,
+            max_events: DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -191,6 +209,17 @@ pub enum SimError {
     Deadlock { at_ns: Nanos, report: String },
     #[error("workload did not finish within {limit_ns} ns of simulated time")]
     Timeout { limit_ns: Nanos },
+    #[error(
+        "stopped after {events} events (the run's budget) at t = {at_ns} ns of simulated time, \
+         with {live} of {programs} programs still running; raise the budget (--max-events) \
+         if this run is meant to be that long"
+    )]
+    Budget {
+        events: u64,
+        at_ns: Nanos,
+        live: u32,
+        programs: usize,
+    },
     #[error("program '{program}', thread {thread}: {problem}")]
     Workload {
         program: String,
@@ -226,6 +255,28 @@ pub fn simulate(
     policy: &mut dyn Policy,
     cfg: &SimConfig,
 ) -> Result<SimResult, SimError> {
+    simulate_observed(workload, topo, policy, cfg, &mut |_| {})
+}
+
+/// How far a run has got, reported every [`PROGRESS_EVERY`] events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub events: u64,
+    /// Simulated time so far.
+    pub now_ns: Nanos,
+    /// The run's event budget ([`SimConfig::max_events`]).
+    pub max_events: u64,
+}
+
+/// [`simulate`], telling `observe` how far it has got every
+/// [`PROGRESS_EVERY`] events (for progress bars on long runs).
+pub fn simulate_observed(
+    workload: &Workload,
+    topo: &Topology,
+    policy: &mut dyn Policy,
+    cfg: &SimConfig,
+    observe: &mut dyn FnMut(Progress),
+) -> Result<SimResult, SimError> {
     if workload.programs.is_empty() {
         return Err(SimError::Empty);
     }
@@ -240,12 +291,18 @@ pub fn simulate(
             "restart_until = {k}: must be between 1 and {MAX_RESTART_UNTIL}"
         )));
     }
+    if !(1..=MAX_EVENTS_LIMIT).contains(&cfg.max_events) {
+        return Err(SimError::Config(format!(
+            "max_events = {}: must be between 1 and {MAX_EVENTS_LIMIT}",
+            cfg.max_events
+        )));
+    }
     let pmu = match &cfg.predictor {
         PredictorKind::Counters(p) => Some(Box::new(Pmu::new(p.0.clone(), topo, cfg.seed)?)),
         _ => None,
     };
     let mut sim = Sim::new(workload, topo, policy, cfg, pmu);
-    sim.run()?;
+    sim.run(observe)?;
     sim.finish()
 }
 
@@ -555,7 +612,7 @@ impl<'a> Sim<'a> {
         self.heap.push(Reverse((t, self.seq, kind)));
     }
 
-    fn run(&mut self) -> Result<(), SimError> {
+    fn run(&mut self, observe: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
         // Start order: a seeded shuffle (the papers randomize the order in
         // which benchmarks start, colab-cgo20-evaluation "Workloads").
         let mut order: Vec<u16> = (0..self.w.programs.len() as u16).collect();
@@ -594,7 +651,22 @@ impl<'a> Sim<'a> {
             }
             debug_assert!(t >= self.st.now);
             self.st.now = t;
+            if self.stats.events >= self.cfg.max_events {
+                return Err(SimError::Budget {
+                    events: self.stats.events,
+                    at_ns: t,
+                    live: self.live_programs,
+                    programs: self.progs.len(),
+                });
+            }
             self.stats.events += 1;
+            if self.stats.events.is_multiple_of(PROGRESS_EVERY) {
+                observe(Progress {
+                    events: self.stats.events,
+                    now_ns: t,
+                    max_events: self.cfg.max_events,
+                });
+            }
             match ev {
                 None => self.core_done(CoreId(ci as u16))?,
                 Some(EvKind::Wake { thread }) => {

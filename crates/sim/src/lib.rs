@@ -15,7 +15,8 @@ mod sync;
 pub mod timeline;
 
 pub use engine::{
-    simulate, ProgramResult, SimConfig, SimError, SimResult, SimStats, MAX_RESTART_UNTIL,
+    simulate, simulate_observed, ProgramResult, Progress, SimConfig, SimError, SimResult, SimStats,
+    DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY,
 };
 pub use pmu::CounterTotals;
 pub use predict::{CounterModelPredictor, CounterPredictorRef, Predictor, PredictorKind};

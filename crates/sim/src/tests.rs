@@ -771,3 +771,79 @@ fn the_paper_model_drives_colab_through_counters() {
         assert_eq!(r.counters[0].counts.len(), 7);
     }
 }
+
+/// Two threads on one core trading a lock 2,000 times (events scale with the
+/// iterations: each lock, unlock and hand-off is one or more events).
+const LOCKSTEP: &str = "name = \"x\"\n[mutex]\nm = 1\n[thread.main]\nops = [ { spawn = \"w\", count = 2 }, { join = \"w\" } ]\n[thread.w]\nops = [ { loop = 2000, body = [ { compute = 1, mem_frac = 0.0 }, { critical = \"m\", compute = 1, mem_frac = 0.0 } ] } ]";
+
+#[test]
+fn a_run_stops_at_its_event_budget_with_a_clear_error() {
+    let w = workload(LOCKSTEP);
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let full = simulate(
+        &w,
+        &t,
+        colab_policies::by_name("cfs").unwrap().as_mut(),
+        &SimConfig::default(),
+    )
+    .unwrap();
+    let n = full.stats.events;
+    assert!(n > 2000, "{n}");
+    let with = |max_events: u64| {
+        let cfg = SimConfig {
+            max_events,
+            ..SimConfig::default()
+        };
+        simulate(
+            &w,
+            &t,
+            colab_policies::by_name("cfs").unwrap().as_mut(),
+            &cfg,
+        )
+    };
+    // Exactly the events the run needs is enough; one fewer is not.
+    assert_eq!(with(n).unwrap().stats.events, n);
+    match with(n - 1) {
+        Err(SimError::Budget {
+            events,
+            live,
+            programs,
+            ..
+        }) => assert_eq!((events, live, programs), (n - 1, 1, 1)),
+        other => panic!("expected the budget error, got {other:?}"),
+    }
+    let e = with(100).unwrap_err().to_string();
+    assert!(
+        e.contains("stopped after 100 events") && e.contains("--max-events"),
+        "{e}"
+    );
+    for bad in [0, crate::MAX_EVENTS_LIMIT + 1] {
+        let e = with(bad).unwrap_err().to_string();
+        assert!(e.contains(&format!("max_events = {bad}")), "{e}");
+    }
+}
+
+#[test]
+fn long_runs_report_their_progress() {
+    // 2 x 300,000 lock iterations: about 1.2 million events, over 2^20.
+    let w = workload(&LOCKSTEP.replace("loop = 2000", "loop = 300000"));
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut seen = Vec::new();
+    let r = crate::simulate_observed(
+        &w,
+        &t,
+        colab_policies::by_name("cfs").unwrap().as_mut(),
+        &SimConfig::default(),
+        &mut |p| seen.push(p),
+    )
+    .unwrap();
+    let every = crate::PROGRESS_EVERY;
+    assert!(r.stats.events > every, "{}", r.stats.events);
+    assert_eq!(seen.len() as u64, r.stats.events / every);
+    for (i, p) in seen.iter().enumerate() {
+        assert_eq!(p.events, (i as u64 + 1) * every);
+        assert_eq!(p.max_events, crate::DEFAULT_MAX_EVENTS);
+        assert!(p.now_ns <= r.makespan_ns);
+    }
+    assert!(seen.windows(2).all(|w| w[0].now_ns <= w[1].now_ns));
+}

@@ -46,6 +46,16 @@ pub enum WorkloadError {
 /// a paper's benchmark.
 pub const SCENARIO_DIR: &str = "workloads/scenarios/";
 
+/// The most programs one mix may hold (assumption: the papers' mixes have
+/// at most 9 and the random ones 6; 256 leaves room for any study while
+/// refusing a file that would expand to millions of programs).
+pub const MAX_MIX_PROGRAMS: usize = 256;
+
+/// The most threads one workload may create in all (assumption: 4x the
+/// 4,096 threads a single program may create, the largest the simulator's
+/// benchmark measures).
+pub const MAX_WORKLOAD_THREADS: u64 = 16_384;
+
 /// Is `file` (as `Library::benchmarks` records it) a built-in scenario
 /// program rather than a benchmark model?
 pub fn is_scenario_file(file: &str) -> bool {
@@ -215,7 +225,18 @@ impl Library {
     /// one (see [`random`]), as a workload; `file` names it in errors.
     pub fn mix_workload(&self, file: &str, m: &MixSpec) -> Result<Workload, WorkloadError> {
         let file = file.to_string();
+        if m.programs.len() > MAX_MIX_PROGRAMS {
+            return Err(WorkloadError::Invalid {
+                file,
+                place: format!("mix '{}'", m.name),
+                problem: format!(
+                    "has {} programs; a mix may have at most {MAX_MIX_PROGRAMS}",
+                    m.programs.len()
+                ),
+            });
+        }
         let mut programs = Vec::new();
+        let mut threads = 0u64;
         for (i, p) in m.programs.iter().enumerate() {
             let prog = self.program(&p.bench, p.n).map_err(|e| match e {
                 WorkloadError::Unknown { name } => WorkloadError::Invalid {
@@ -225,6 +246,16 @@ impl Library {
                 },
                 e => e,
             })?;
+            threads += u64::from(prog.total_threads);
+            if threads > MAX_WORKLOAD_THREADS {
+                return Err(WorkloadError::Invalid {
+                    file,
+                    place: format!("mix '{}' program {}", m.name, i + 1),
+                    problem: format!(
+                        "the mix creates more than {MAX_WORKLOAD_THREADS} threads in all by here"
+                    ),
+                });
+            }
             programs.push(prog);
         }
         if programs.is_empty() {

@@ -716,3 +716,36 @@ fn scenario_mixes_are_outside_the_papers_studies_and_name_their_kind() {
     // The lock mixes oversubscribe 2B2S: 12 workers on 4 cores.
     assert_eq!(lib.mix("Lock-10us").unwrap().total_threads(), 14);
 }
+
+#[test]
+fn oversized_mixes_are_refused_before_they_are_built() {
+    let mut lib = Library::builtin();
+    let many = lib
+        .add_program_text(
+            "many.toml",
+            "name = \"many\"\n[thread.main]\nops = [ { spawn = \"w\", count = 4000 }, { join = \"w\" } ]\n[thread.w]\nops = [ { compute = 1, speedup = 2.0 } ]",
+        )
+        .unwrap();
+    let mix = |name: &str, bench: &str, k: usize| {
+        let progs = vec![format!("{{ bench = \"{bench}\" }}"); k].join(", ");
+        format!("[[mix]]\nname = \"{name}\"\nprograms = [ {progs} ]\n")
+    };
+    // 4 x 4,001 threads fit; a fifth passes 16,384 and names the program.
+    lib.add_mix_text("m.toml", &mix("four", &many, 4)).unwrap();
+    assert_eq!(lib.mix("four").unwrap().total_threads(), 4 * 4001);
+    let e = lib
+        .add_mix_text("m.toml", &mix("five", &many, 5))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("program 5") && e.contains("16384 threads"),
+        "{e}"
+    );
+    // More programs than a mix may hold, however small.
+    let k = crate::MAX_MIX_PROGRAMS + 1;
+    let e = lib
+        .add_mix_text("m.toml", &mix("crowd", "astar", k))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&format!("has {k} programs")), "{e}");
+}
