@@ -111,6 +111,18 @@ pub struct SchedState {
     pub topo: Topology,
     pub threads: Vec<ThreadInfo>,
     pub cores: Vec<CoreInfo>,
+    /// Per program: its runnable or running threads and the sum of their
+    /// ids (which names the thread when there is one), as a kernel keeps a
+    /// task group's nr_running. Kept only when `active_tracked`: by the
+    /// simulator, which changes states through [`SchedState::add_thread`]
+    /// and [`SchedState::set_state`]; hand-built states (tests) leave it off
+    /// and readers fall back to a scan of `threads`.
+    active: Vec<(u32, u64)>,
+    pub active_tracked: bool,
+}
+
+fn is_active(s: RunState) -> bool {
+    matches!(s, RunState::Runnable | RunState::Running)
 }
 
 impl SchedState {
@@ -121,6 +133,60 @@ impl SchedState {
             topo,
             threads: Vec::new(),
             cores,
+            active: Vec::new(),
+            active_tracked: false,
+        }
+    }
+
+    /// A state whose per-program active counts are kept (see `active`).
+    pub fn tracked(topo: Topology) -> SchedState {
+        SchedState {
+            active_tracked: true,
+            ..SchedState::new(topo)
+        }
+    }
+
+    /// Adds a thread, counting it if it is active.
+    pub fn add_thread(&mut self, info: ThreadInfo) {
+        let (p, state, id) = (info.program.idx(), info.state, info.id);
+        self.threads.push(info);
+        if self.active.len() <= p {
+            self.active.resize(p + 1, (0, 0));
+        }
+        if is_active(state) {
+            self.count(p, id, true);
+        }
+    }
+
+    /// Sets a thread's run state, keeping the per-program counts.
+    pub fn set_state(&mut self, t: ThreadId, state: RunState) {
+        let th = &mut self.threads[t.idx()];
+        let (was, p) = (is_active(th.state), th.program.idx());
+        th.state = state;
+        if was != is_active(state) {
+            self.count(p, t, !was);
+        }
+    }
+
+    fn count(&mut self, p: usize, t: ThreadId, up: bool) {
+        let a = &mut self.active[p];
+        if up {
+            a.0 += 1;
+            a.1 += u64::from(t.0);
+        } else {
+            a.0 -= 1;
+            a.1 -= u64::from(t.0);
+        }
+    }
+
+    /// Program `p`'s runnable or running threads and the sum of their ids,
+    /// when tracked (None on hand-built states, and for a program with no
+    /// thread yet).
+    pub fn program_active(&self, p: usize) -> Option<(u32, u64)> {
+        if self.active_tracked {
+            Some(self.active.get(p).copied().unwrap_or((0, 0)))
+        } else {
+            None
         }
     }
     #[inline]
@@ -148,5 +214,38 @@ impl SchedState {
     /// Threads of a program that have not exited.
     pub fn live_threads(&self) -> impl Iterator<Item = &ThreadInfo> {
         self.threads.iter().filter(|t| t.state != RunState::Exited)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BlockKind, CoreOrder, ProgramId};
+
+    #[test]
+    fn tracked_counts_follow_every_state_change() {
+        let topo = Topology::named("1B", CoreOrder::BigFirst).unwrap();
+        let mut st = SchedState::tracked(topo.clone());
+        for (i, p) in [0u16, 1, 0, 0].into_iter().enumerate() {
+            st.add_thread(ThreadInfo::new(ThreadId(i as u32), ProgramId(p), 0, 1.0));
+        }
+        // New threads are blocked until placed.
+        assert_eq!(st.program_active(0), Some((0, 0)));
+        assert_eq!(st.program_active(7), Some((0, 0)));
+        st.set_state(ThreadId(2), RunState::Runnable);
+        st.set_state(ThreadId(3), RunState::Runnable);
+        st.set_state(ThreadId(2), RunState::Running); // still active: no change
+        assert_eq!(st.program_active(0), Some((2, 5)));
+        st.set_state(ThreadId(3), RunState::Blocked(BlockKind::Barrier));
+        // One left: the sum of ids names it.
+        assert_eq!(st.program_active(0), Some((1, 2)));
+        st.set_state(ThreadId(2), RunState::Exited);
+        st.set_state(ThreadId(1), RunState::Runnable);
+        assert_eq!(st.program_active(0), Some((0, 0)));
+        assert_eq!(st.program_active(1), Some((1, 1)));
+        // Hand-built states are not tracked: readers scan instead.
+        let mut hand = SchedState::new(topo);
+        hand.add_thread(ThreadInfo::new(ThreadId(0), ProgramId(0), 0, 1.0));
+        assert_eq!(hand.program_active(0), None);
     }
 }

@@ -559,7 +559,7 @@ impl<'a> Sim<'a> {
             w,
             policy,
             cfg,
-            st: SchedState::new(topo.clone()),
+            st: SchedState::tracked(topo.clone()),
             rt: Vec::new(),
             // Every core starts idle.
             cores: vec![
@@ -779,7 +779,7 @@ impl<'a> Sim<'a> {
         // Not yet runnable until the policy places it.
         let mut info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
         info.predicted_energy_ratio = energy;
-        self.st.threads.push(info);
+        self.st.add_thread(info);
         self.rt.push(ThreadRt {
             prog: prog as u16,
             group,
@@ -881,7 +881,7 @@ impl<'a> Sim<'a> {
                     tl.wait(self.st.now, t, kind);
                 }
                 // Policies see the new state in `stopped`.
-                self.st.threads[t.idx()].state = RunState::Blocked(kind);
+                self.st.set_state(t, RunState::Blocked(kind));
                 self.rt[t.idx()].block_start = self.st.now;
                 self.stop_current(c, StopReason::Blocked);
                 self.active -= 1;
@@ -1220,7 +1220,7 @@ impl<'a> Sim<'a> {
         let (prog, group) = (r.prog as usize, r.group as usize);
         // Caught statically (check_lock_balance); kept as a guard in tests.
         debug_assert!(r.held.is_empty(), "thread exits holding a mutex");
-        self.st.threads[t.idx()].state = RunState::Exited;
+        self.st.set_state(t, RunState::Exited);
         self.st.threads[t.idx()].core = None;
         self.active -= 1;
         let p = &mut self.progs[prog];
@@ -1297,9 +1297,8 @@ impl<'a> Sim<'a> {
                 self.st.cores.len()
             )));
         }
-        let th = &mut self.st.threads[t.idx()];
-        th.state = RunState::Runnable;
-        th.runnable_since = self.st.now;
+        self.st.set_state(t, RunState::Runnable);
+        self.st.threads[t.idx()].runnable_since = self.st.now;
         self.active += 1;
         self.enqueue(c, t, true);
         self.after_enqueue(c, t);
@@ -1331,7 +1330,7 @@ impl<'a> Sim<'a> {
         if let Some(cur) = self.st.cores[c.idx()].current {
             self.stop_current(c, StopReason::Preempted);
             self.enqueue(c, cur, false);
-            self.st.threads[cur.idx()].state = RunState::Runnable;
+            self.st.set_state(cur, RunState::Runnable);
             self.st.threads[cur.idx()].runnable_since = self.st.now;
         }
         self.mark_resched(c);
@@ -1393,7 +1392,7 @@ impl<'a> Sim<'a> {
                 }
                 self.stats.preemptions += 1;
                 self.stop_current(from, StopReason::Preempted);
-                self.st.threads[thread.idx()].state = RunState::Runnable;
+                self.st.set_state(thread, RunState::Runnable);
                 self.policy.migrated(&self.st, thread, from, c);
                 self.mark_resched(from);
                 thread
@@ -1440,8 +1439,8 @@ impl<'a> Sim<'a> {
         let core = &mut self.st.cores[c.idx()];
         core.current = Some(t);
         core.run_start = now;
+        self.st.set_state(t, RunState::Running);
         let th = &mut self.st.threads[t.idx()];
-        th.state = RunState::Running;
         th.core = Some(c);
         th.last_core = Some(c);
         let r = &mut self.rt[t.idx()];
@@ -1636,7 +1635,7 @@ impl<'a> Sim<'a> {
                         _ => continue,
                     }
                     self.policy.migrated(&self.st, thread, from, to);
-                    self.st.threads[thread.idx()].state = RunState::Runnable;
+                    self.st.set_state(thread, RunState::Runnable);
                     self.enqueue(to, thread, false);
                     self.after_enqueue(to, thread);
                 }

@@ -185,9 +185,22 @@ struct Machine {
 
 /// Per-application runnable counts at one instant.
 struct View {
-    runnable: Vec<u32>,
+    /// Per application: runnable threads and the sum of their ids.
+    apps: Vec<(u32, u64)>,
+}
+
+impl View {
+    fn runnable(&self, p: usize) -> Option<u32> {
+        self.apps.get(p).map(|a| a.0)
+    }
+
     /// The only runnable thread, where there is exactly one.
-    sole: Vec<Option<ThreadId>>,
+    fn sole(&self, p: usize) -> Option<ThreadId> {
+        self.apps
+            .get(p)
+            .filter(|a| a.0 == 1)
+            .map(|a| ThreadId(a.1 as u32))
+    }
 }
 
 /// Ordering key for a fast core's candidates: class, locality (2 local,
@@ -307,28 +320,50 @@ impl Camp {
         self.m().fast.contains(c)
     }
 
+    /// Runnable threads per application, counting `extra` as runnable and
+    /// `exclude` as not. From the simulator's per-program counts (O(1) per
+    /// application), or a scan of every thread on a hand-built state.
     fn view(&self, st: &SchedState, extra: Option<ThreadId>, exclude: Option<ThreadId>) -> View {
         let n = self.progs.len();
-        let mut v = View {
-            runnable: vec![0; n],
-            sole: vec![None; n],
+        let active = |th: &colab_core::ThreadInfo| {
+            matches!(th.state, RunState::Runnable | RunState::Running)
         };
-        for th in &st.threads {
-            if Some(th.id) == exclude {
-                continue;
+        let scan = || {
+            let mut a = vec![(0, 0); n];
+            for th in st.threads.iter().filter(|th| active(th)) {
+                if let Some(x) = a.get_mut(th.program.idx()) {
+                    x.0 += 1;
+                    x.1 += u64::from(th.id.0);
+                }
             }
-            let active = matches!(th.state, RunState::Runnable | RunState::Running);
-            if (active || Some(th.id) == extra) && th.program.idx() < n {
-                v.runnable[th.program.idx()] += 1;
-                v.sole[th.program.idx()] = Some(th.id);
+            a
+        };
+        let mut apps: Vec<(u32, u64)> = match st.program_active(0) {
+            Some(_) => {
+                let a: Vec<_> = (0..n).filter_map(|p| st.program_active(p)).collect();
+                debug_assert_eq!(a, scan(), "tracked counts differ from the threads' states");
+                a
             }
+            None => scan(),
+        };
+        let mut adjust = |t: ThreadId, up: bool| {
+            if let Some(x) = apps.get_mut(st.thread(t).program.idx()) {
+                if up {
+                    x.0 += 1;
+                    x.1 += u64::from(t.0);
+                } else {
+                    x.0 -= 1;
+                    x.1 -= u64::from(t.0);
+                }
+            }
+        };
+        if let Some(x) = extra.filter(|&x| !active(st.thread(x)) && Some(x) != exclude) {
+            adjust(x, true);
         }
-        for (s, &r) in v.sole.iter_mut().zip(&v.runnable) {
-            if r != 1 {
-                *s = None;
-            }
+        if let Some(y) = exclude.filter(|&y| active(st.thread(y))) {
+            adjust(y, false);
         }
-        v
+        View { apps }
     }
 
     fn sf_of(&self, t: ThreadId) -> Option<f64> {
@@ -348,7 +383,7 @@ impl Camp {
         let p = st.thread(t).program.idx();
         let n = match self.variant {
             Variant::Sfd => 1,
-            _ => v.runnable.get(p).copied().unwrap_or(1).max(1) as usize,
+            _ => v.runnable(p).unwrap_or(1).max(1) as usize,
         };
         let m = self.m();
         let class = m.cuts.classify(self.params.uf_form.eval(sf, n, m.n_fast));
@@ -369,7 +404,7 @@ impl Camp {
         let used = if ps.seq == Some(t) { ps.boost_used } else { 0 };
         self.variant.boosts()
             && ps.created > 1
-            && v.sole.get(p).copied().flatten() == Some(t)
+            && v.sole(p) == Some(t)
             && used < self.m().boost_ticks
     }
 
@@ -378,11 +413,11 @@ impl Camp {
         let Some(ps) = self.progs.get_mut(p) else {
             return;
         };
-        match v.runnable[p] {
+        match v.runnable(p).unwrap_or(0) {
             0 => {}
             1 => {
-                if ps.seq != v.sole[p] {
-                    ps.seq = v.sole[p];
+                if ps.seq != v.sole(p) {
+                    ps.seq = v.sole(p);
                     ps.boost_used = 0;
                 }
             }
