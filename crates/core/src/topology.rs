@@ -465,6 +465,13 @@ pub struct ClusterSpec {
 }
 
 impl Topology {
+    /// The slowest and fastest core-type rates accepted, relative to the
+    /// reference big core (assumption: real core types of one machine
+    /// differ by well under 100x; a rate of 1e-300 only made every run
+    /// time out after an hour of simulated time).
+    pub const MIN_RATE: f64 = 0.01;
+    pub const MAX_RATE: f64 = 100.0;
+
     /// Builds a topology from clusters given in core order.
     pub fn build(
         name: impl Into<String>,
@@ -473,11 +480,15 @@ impl Topology {
         costs: Costs,
     ) -> Result<Topology, TopologyError> {
         for ct in &core_types {
-            let ok = |v: f64| v.is_finite() && v > 0.0;
+            let ok = |v: f64| v.is_finite() && (Self::MIN_RATE..=Self::MAX_RATE).contains(&v);
             if !ok(ct.compute_rate) || !ok(ct.memory_rate) {
                 return Err(TopologyError::BadCoreType {
                     name: ct.name.clone(),
-                    problem: "compute_rate and memory_rate must be positive numbers".into(),
+                    problem: format!(
+                        "compute_rate and memory_rate must be numbers from {} to {} (times the reference big core's)",
+                        Self::MIN_RATE,
+                        Self::MAX_RATE
+                    ),
                 });
             }
             let power_ok = |v: f64| v.is_finite() && v >= 0.0;
@@ -948,6 +959,28 @@ tick_ns = 1000000
         ));
         let err = Topology::from_toml("name = 3", CoreOrder::BigFirst).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn core_type_rates_outside_the_documented_range_are_refused() {
+        let file = |rate: &str| {
+            format!(
+                "[[core_types]]\nname = \"x\"\ncompute_rate = {rate}\nmemory_rate = 0.9\nactive_power_w = 1.0\nidle_power_w = 0.1\n[[clusters]]\ncore_type = \"x\"\ncores = 1\n"
+            )
+        };
+        for ok in ["0.01", "1", "100"] {
+            assert!(
+                Topology::from_toml(&file(ok), CoreOrder::BigFirst).is_ok(),
+                "{ok}"
+            );
+        }
+        // 1e-300 made every run time out after an hour of simulated time.
+        for bad in ["0", "-1", "1e-300", "0.0099", "100.5", "nan", "inf"] {
+            let e = Topology::from_toml(&file(bad), CoreOrder::BigFirst)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("from 0.01 to 100"), "{bad}: {e}");
+        }
     }
 
     #[test]
