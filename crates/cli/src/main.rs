@@ -205,6 +205,10 @@ enum Cmd {
         /// Also time the full `reproduce` campaign (not just --quick).
         #[arg(long)]
         full: bool,
+        /// Instead: events/s against the thread count, 64 and 4,096 threads
+        /// of compute and short sleeps on 4B4S, under each policy.
+        #[arg(long, conflicts_with = "full")]
+        threads: bool,
         /// Policies to time in the event loop (comma-separated, or `all`)
         /// [default: the papers' cfs,wash,colab].
         #[arg(long, value_delimiter = ',')]
@@ -639,6 +643,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Bench {
             full,
+            threads,
             policies,
             predictor,
         } => {
@@ -653,6 +658,9 @@ fn run(cli: Cli) -> Result<()> {
                 colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
             }
             parse_predictor(&predictor)?;
+            if threads {
+                return bench_threads(&list, &predictor);
+            }
             cmd_bench(full, &list, &predictor)
         }
         Cmd::Native {
@@ -1871,6 +1879,53 @@ fn cmd_reproduce(
         rayon::current_num_threads(),
         out.display()
     );
+    Ok(())
+}
+
+/// Events/s against the thread count: one program of `n` threads, each
+/// looping compute (200 us) and a sleep (100 us), the same total work at
+/// every `n`, on 4B4S. Best of three runs.
+fn bench_threads(policies: &[String], predictor: &str) -> Result<()> {
+    const TOTAL_ROUNDS: u64 = 49_152; // 4,096 threads x 12 rounds
+    let topo = Topology::named("4B4S", CoreOrder::BigFirst)?;
+    println!(
+        "{:<13} {:>14} {:>14} {:>7}",
+        "policy", "64 threads", "4096 threads", "ratio"
+    );
+    for pol in policies {
+        let kind = predictor_on(predictor, pol, &topo)?;
+        let mut rates = Vec::new();
+        for n in [64u64, 4096] {
+            let text = format!(
+                "name = \"threads{n}\"\n[thread.main]\nops = [ {{ spawn = \"w\", count = {} }}, {{ join = \"w\" }} ]\n[thread.w]\nops = [ {{ loop = {}, body = [ {{ compute = 200, speedup = 2.0 }}, {{ sleep = 100 }} ] }} ]\n",
+                n - 1,
+                TOTAL_ROUNDS / n
+            );
+            let mut lib = Library::default();
+            let name = lib.add_program_text("bench", &text)?;
+            let w = lib.single(&name, None)?;
+            let mut best = f64::MAX;
+            let mut events = 0;
+            for _ in 0..3 {
+                let mut p = colab_policies::by_name(pol)?;
+                let cfg = SimConfig {
+                    predictor: kind.clone(),
+                    ..SimConfig::default()
+                };
+                let t0 = Instant::now();
+                events = simulate(&w, &topo, p.as_mut(), &cfg)?.stats.events;
+                best = best.min(t0.elapsed().as_secs_f64());
+            }
+            rates.push(events as f64 / best);
+        }
+        println!(
+            "{:<13} {:>12.2} M {:>12.2} M {:>7.3}",
+            pol,
+            rates[0] / 1e6,
+            rates[1] / 1e6,
+            rates[1] / rates[0]
+        );
+    }
     Ok(())
 }
 

@@ -1892,3 +1892,24 @@ fn a_run_past_its_event_budget_stops_with_a_clear_error() {
     let without = ok(&["sim", "fft", "--json"]);
     assert_eq!(with.stdout, without.stdout);
 }
+
+#[test]
+fn bench_threads_reports_events_per_second_at_64_and_4096_threads() {
+    let r = ok(&["bench", "--threads", "--policies", "cfs"]);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("cfs "))
+        .unwrap_or_else(|| panic!("no cfs row:\n{}", r.stdout));
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    // cfs, rate64, M, rate4096, M, ratio
+    assert_eq!(cols.len(), 6, "{line}");
+    let (a, b, ratio): (f64, f64, f64) = (
+        cols[1].parse().unwrap(),
+        cols[3].parse().unwrap(),
+        cols[5].parse().unwrap(),
+    );
+    assert!(a > 0.0 && b > 0.0, "{line}");
+    assert!((ratio - b / a).abs() < 0.01, "{line}");
+    fails(&["bench", "--threads", "--full"], &["--full"]);
+}
