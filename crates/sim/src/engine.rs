@@ -95,6 +95,13 @@ pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
 /// time, so any larger number is a mistake).
 pub const MAX_EVENTS_LIMIT: u64 = 1_000_000_000_000;
 
+/// Operations a run may interpret per event of its budget: a loop of
+/// zero-time operations happens in no event at all, so the budget counts
+/// them too. Measured 2026-11-24 with a temporary counter: every run of
+/// `colab reproduce`, `camp`, `propsp`, `scenarios` and the PARSEC trace
+/// library interprets at most 4.9 operations per event (3x margin).
+pub const STEPS_PER_EVENT: u64 = 16;
+
 /// How often (in events) a long run reports its progress to the observer
 /// of [`simulate_observed`].
 pub const PROGRESS_EVERY: u64 = 1 << 20;
@@ -219,6 +226,19 @@ pub enum SimError {
         at_ns: Nanos,
         live: u32,
         programs: usize,
+    },
+    #[error(
+        "program '{program}', thread {thread}: {steps} operations interpreted in {events} events \
+         (the run's budget allows {per_event} per event of --max-events) at t = {at_ns} ns: \
+         a loop whose operations take no simulated time?"
+    )]
+    StepBudget {
+        program: String,
+        thread: u32,
+        steps: u64,
+        events: u64,
+        per_event: u64,
+        at_ns: Nanos,
     },
     #[error("program '{program}', thread {thread}: {problem}")]
     Workload {
@@ -419,6 +439,9 @@ struct Sim<'a> {
     pmu: Option<Box<Pmu>>,
     /// Deferred wake-ups: (thread, waker).
     wake_q: Vec<(ThreadId, WakeKind)>,
+    /// Operations interpreted so far: the budget counts them too, since a
+    /// loop of zero-time operations runs without any event happening.
+    steps: u64,
     resched_q: Vec<CoreId>,
     actions: Vec<Action>,
     stats: SimStats,
@@ -591,6 +614,7 @@ impl<'a> Sim<'a> {
                 .unwrap_or_else(|| Box::new(crate::predict::OraclePredictor)),
             pmu,
             wake_q: Vec::new(),
+            steps: 0,
             resched_q: Vec::new(),
             actions: Vec::new(),
             stats: SimStats::default(),
@@ -925,6 +949,17 @@ impl<'a> Sim<'a> {
             let Some(op) = ops.get(pc) else {
                 return Ok(Step::Exited);
             };
+            self.steps += 1;
+            if self.steps > self.cfg.max_events.saturating_mul(STEPS_PER_EVENT) {
+                return Err(SimError::StepBudget {
+                    program: program.name.clone(),
+                    thread: t.0,
+                    steps: self.steps,
+                    events: self.stats.events,
+                    per_event: STEPS_PER_EVENT,
+                    at_ns: self.st.now,
+                });
+            }
             match *op {
                 Op::Compute {
                     work,

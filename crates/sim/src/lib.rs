@@ -16,7 +16,7 @@ pub mod timeline;
 
 pub use engine::{
     simulate, simulate_observed, ProgramResult, Progress, SimConfig, SimError, SimResult, SimStats,
-    DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY,
+    DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY, STEPS_PER_EVENT,
 };
 pub use pmu::CounterTotals;
 pub use predict::{CounterModelPredictor, CounterPredictorRef, Predictor, PredictorKind};

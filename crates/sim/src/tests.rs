@@ -847,3 +847,27 @@ fn long_runs_report_their_progress() {
     }
     assert!(seen.windows(2).all(|w| w[0].now_ns <= w[1].now_ns));
 }
+
+#[test]
+fn a_loop_of_zero_time_operations_stops_at_the_budget() {
+    // No event happens while it runs, so the budget counts operations too.
+    let w = workload(
+        "name = \"z\"\n[thread.main]\nops = [ { loop = 4294967295, body = [ { compute = 0, speedup = 1.5 } ] } ]",
+    );
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let cfg = SimConfig {
+        max_events: 1000,
+        ..SimConfig::default()
+    };
+    match simulate(
+        &w,
+        &t,
+        colab_policies::by_name("cfs").unwrap().as_mut(),
+        &cfg,
+    ) {
+        Err(SimError::StepBudget {
+            steps, per_event, ..
+        }) => assert_eq!((steps, per_event), (1000 * crate::STEPS_PER_EVENT + 1, 16)),
+        other => panic!("expected the step budget, got {other:?}"),
+    }
+}
