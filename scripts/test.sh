@@ -6,4 +6,5 @@ bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+cargo run --release --locked -p colab-fuzz -- --cases 100000 --seed "${FUZZ_SEED:-1}"
 bash scripts/vm/test-sim-vs-vm.sh
