@@ -118,6 +118,10 @@ pub struct SchedState {
     /// and [`SchedState::set_state`]; hand-built states (tests) leave it off
     /// and readers fall back to a scan of `threads`.
     active: Vec<(u32, u64)>,
+    /// True when the simulator keeps this state: the per-program counts
+    /// above, and every thread put on a run queue reported to the policy's
+    /// `enqueued` hook (so policies may index their queues, as `CfsCore`
+    /// does). Hand-built states (tests) are false: policies scan instead.
     pub active_tracked: bool,
 }
 

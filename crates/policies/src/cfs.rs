@@ -31,8 +31,12 @@
 //! at the rate it will be charged (1, or COLAB's scale-slice).
 
 use colab_core::{
-    Action, CoreId, CoreMask, Nanos, Pick, SchedState, ThreadId, WakeKind, NS_PER_MS, NS_PER_US,
+    Action, CoreId, CoreMask, Nanos, Pick, RunState, SchedState, ThreadId, WakeKind, NS_PER_MS,
+    NS_PER_US,
 };
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// CFS tunables, after log scaling with the core count.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +78,16 @@ pub struct CfsCore {
     /// that min_vruntime follows the running thread at the rate it is charged.
     run_scale: Vec<f64>,
     all: CoreMask,
+    /// Per core, the queued threads as (vruntime, enqueue number, thread)
+    /// in a min-heap, so that the leftmost thread and min_vruntime cost
+    /// O(log n) instead of a scan of the queue (the kernel's rbtree). An
+    /// entry goes stale when its thread leaves the queue or its vruntime or
+    /// enqueue number changes; stale entries are dropped when found on top.
+    queued: Vec<RefCell<BinaryHeap<Reverse<(i64, u64, u32)>>>>,
+    /// Per thread: its latest enqueue number (ties in vruntime go to the
+    /// earlier enqueue, as a scan of the queue in arrival order would).
+    seq: Vec<u64>,
+    next_seq: u64,
 }
 
 impl CfsCore {
@@ -86,13 +100,62 @@ impl CfsCore {
             allowed: Vec::new(),
             run_scale: vec![1.0; n],
             all: st.topo.all_mask(),
+            queued: vec![RefCell::new(BinaryHeap::new()); n],
+            seq: Vec::new(),
+            next_seq: 0,
         }
+    }
+
+    /// Records that `t` is queued on `c` with its current vruntime, as the
+    /// `n`-th enqueue.
+    fn index(&mut self, c: CoreId, t: ThreadId, n: u64) {
+        self.seq[t.idx()] = n;
+        self.queued[c.idx()]
+            .get_mut()
+            .push(Reverse((self.vr[t.idx()], n, t.0)));
+    }
+
+    /// Is this heap entry of core `c` current: its thread queued on `c`
+    /// (runnable there, not running) with that vruntime and enqueue number?
+    fn is_current(&self, st: &SchedState, c: CoreId, (v, n, t): (i64, u64, u32)) -> bool {
+        let (t, th) = (ThreadId(t), st.thread(ThreadId(t)));
+        th.core == Some(c)
+            && th.state == RunState::Runnable
+            && st.core(c).current != Some(t)
+            && self.vr[t.idx()] == v
+            && self.seq[t.idx()] == n
+    }
+
+    /// The queued thread of `c` with the smallest vruntime, the earliest
+    /// enqueued on ties, other than `skip`.
+    fn first_queued(&self, st: &SchedState, c: CoreId, skip: Option<ThreadId>) -> Option<ThreadId> {
+        let mut heap = self.queued[c.idx()].borrow_mut();
+        let mut held = None;
+        let found = loop {
+            let Some(&Reverse(e)) = heap.peek() else {
+                break None;
+            };
+            if !self.is_current(st, c, e) {
+                heap.pop();
+                continue;
+            }
+            if Some(ThreadId(e.2)) == skip && held.is_none() {
+                held = heap.pop();
+                continue;
+            }
+            break Some(ThreadId(e.2));
+        };
+        if let Some(e) = held {
+            heap.push(e);
+        }
+        found
     }
 
     pub fn thread_created(&mut self, t: ThreadId) {
         if self.vr.len() <= t.idx() {
             self.vr.resize(t.idx() + 1, 0);
             self.allowed.resize(t.idx() + 1, self.all);
+            self.seq.resize(t.idx() + 1, u64::MAX);
         }
     }
 
@@ -154,12 +217,37 @@ impl CfsCore {
             .current
             .filter(|&t| Some(t) != extra)
             .map(|t| self.cur_vr(st, t));
-        let queued = core.rq.iter().filter(|&&t| Some(t) != skip);
+        let scan = || {
+            core.rq
+                .iter()
+                .filter(|&&t| Some(t) != skip)
+                .copied()
+                .min_by_key(|&t| self.vr[t.idx()])
+        };
+        let queued = if st.active_tracked {
+            self.first_queued(st, c, skip)
+        } else {
+            scan()
+        };
         let m = queued
+            .iter()
             .chain(extra.iter())
             .map(|&t| self.vr[t.idx()])
             .chain(cur)
             .min();
+        // Between a dequeue and the dispatch or enqueue that follows, a
+        // thread may still look queued on its old core; the callers then
+        // count it as `extra`, so the minimum is the scan's.
+        debug_assert_eq!(
+            m,
+            scan()
+                .iter()
+                .chain(extra.iter())
+                .map(|&t| self.vr[t.idx()])
+                .chain(cur)
+                .min(),
+            "the indexed queue of core {c} gives another min_vruntime than its run queue"
+        );
         let old = self.min_vr[c.idx()];
         m.map_or(old, |m| old.max(m))
     }
@@ -210,6 +298,9 @@ impl CfsCore {
         } else if wakeup {
             *v = (*v).max(min - (self.tun.latency_ns / 2) as i64);
         }
+        let n = self.next_seq;
+        self.next_seq += 1;
+        self.index(c, t, n);
     }
 
     /// `t` left `from`'s queue (or its core) for `to`'s: its lag against
@@ -230,11 +321,23 @@ impl CfsCore {
 
     /// The leftmost (smallest vruntime) queued thread of `c`.
     pub fn leftmost(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
-        st.core(c)
-            .rq
-            .iter()
-            .copied()
-            .min_by_key(|&t| self.vr[t.idx()])
+        let scan = || {
+            st.core(c)
+                .rq
+                .iter()
+                .copied()
+                .min_by_key(|&t| self.vr[t.idx()])
+        };
+        if !st.active_tracked {
+            return scan();
+        }
+        let t = self.first_queued(st, c, None);
+        debug_assert_eq!(
+            t,
+            scan(),
+            "the indexed queue of core {c} differs from its run queue"
+        );
+        t
     }
 
     pub fn is_allowed(&self, t: ThreadId, c: CoreId) -> bool {
