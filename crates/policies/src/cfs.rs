@@ -38,6 +38,10 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// One core's queued threads as (vruntime, enqueue number, thread id), the
+/// smallest on top.
+type QueueIndex = BinaryHeap<Reverse<(i64, u64, u32)>>;
+
 /// CFS tunables, after log scaling with the core count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CfsTunables {
@@ -83,7 +87,7 @@ pub struct CfsCore {
     /// O(log n) instead of a scan of the queue (the kernel's rbtree). An
     /// entry goes stale when its thread leaves the queue or its vruntime or
     /// enqueue number changes; stale entries are dropped when found on top.
-    queued: Vec<RefCell<BinaryHeap<Reverse<(i64, u64, u32)>>>>,
+    queued: Vec<RefCell<QueueIndex>>,
     /// Per thread: its latest enqueue number (ties in vruntime go to the
     /// earlier enqueue, as a scan of the queue in arrival order would).
     seq: Vec<u64>,
