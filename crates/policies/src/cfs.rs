@@ -305,6 +305,17 @@ impl CfsCore {
         let n = self.next_seq;
         self.next_seq += 1;
         self.index(c, t, n);
+        // Stale entries sink when their thread left with a large vruntime;
+        // dropping them once they outnumber the queue keeps the index's
+        // memory proportional to the queue (amortised O(1) per enqueue).
+        if self.queued[c.idx()].get_mut().len() > 2 * st.core(c).rq.len() + 64 {
+            let heap = std::mem::take(self.queued[c.idx()].get_mut());
+            let live: QueueIndex = heap
+                .into_iter()
+                .filter(|&Reverse(e)| self.is_current(st, c, e) || e.2 == t.0 && e.1 == n)
+                .collect();
+            *self.queued[c.idx()].get_mut() = live;
+        }
     }
 
     /// `t` left `from`'s queue (or its core) for `to`'s: its lag against
