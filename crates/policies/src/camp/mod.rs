@@ -670,3 +670,55 @@ impl Policy for Camp {
         }
     }
 }
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+    use crate::test_util::{run_on, state_apps};
+    use colab_core::{BlockKind, CoreOrder, ProgramId, ThreadInfo, Topology};
+
+    /// Program 0: thread 0 running, 1 blocked, 2 running; program 1: thread 3
+    /// blocked. The same situation hand-built (scanned) and kept by the
+    /// simulator's counts (tracked) must give the same view.
+    fn states() -> [SchedState; 2] {
+        let mut hand = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (0, 2.0), (1, 2.0)]);
+        run_on(&mut hand, 0, 0);
+        run_on(&mut hand, 1, 2);
+        let topo = Topology::named("2B2S", CoreOrder::BigFirst).unwrap();
+        let mut tracked = SchedState::tracked(topo);
+        for (i, p) in [0u16, 0, 0, 1].into_iter().enumerate() {
+            tracked.add_thread(ThreadInfo::new(ThreadId(i as u32), ProgramId(p), 0, 2.0));
+        }
+        for t in [0, 2] {
+            tracked.set_state(ThreadId(t), RunState::Running);
+        }
+        assert_eq!(hand.threads[1].state, RunState::Blocked(BlockKind::Join));
+        [hand, tracked]
+    }
+
+    #[test]
+    fn views_count_extra_and_exclude_alike_on_tracked_and_hand_built_states() {
+        for st in states() {
+            let mut p = Camp::new(Variant::Camp, CampParams::default());
+            for t in 0..4 {
+                p.thread_created(&st, ThreadId(t));
+            }
+            let v = p.view(&st, None, None);
+            assert_eq!(
+                (v.runnable(0), v.runnable(1), v.sole(0)),
+                (Some(2), Some(0), None)
+            );
+            // A waking thread counts; a running one counts once.
+            let v = p.view(&st, Some(ThreadId(3)), None);
+            assert_eq!((v.runnable(1), v.sole(1)), (Some(1), Some(ThreadId(3))));
+            assert_eq!(p.view(&st, Some(ThreadId(0)), None).runnable(0), Some(2));
+            // An exiting running thread is left out: thread 2 is then alone.
+            let v = p.view(&st, None, Some(ThreadId(0)));
+            assert_eq!((v.runnable(0), v.sole(0)), (Some(1), Some(ThreadId(2))));
+            // Excluded and extra at once: left out.
+            let v = p.view(&st, Some(ThreadId(1)), Some(ThreadId(1)));
+            assert_eq!(v.runnable(0), Some(2));
+            assert_eq!(v.runnable(7), None);
+        }
+    }
+}
