@@ -130,6 +130,12 @@ impl CfsCore {
             && self.seq[t.idx()] == n
     }
 
+    /// Entries in `c`'s queue index, stale ones included (tests).
+    #[cfg(test)]
+    pub(crate) fn index_len(&self, c: CoreId) -> usize {
+        self.queued[c.idx()].borrow().len()
+    }
+
     /// The queued thread of `c` with the smallest vruntime, the earliest
     /// enqueued on ties, other than `skip`.
     fn first_queued(&self, st: &SchedState, c: CoreId, skip: Option<ThreadId>) -> Option<ThreadId> {

@@ -580,3 +580,49 @@ fn unknown_policy_is_a_clear_error() {
         assert_eq!(by_name(n).unwrap().name(), *n);
     }
 }
+
+#[test]
+fn cfs_queue_index_finds_the_leftmost_and_drops_stale_entries() {
+    use crate::cfs::CfsCore;
+    use colab_core::{CoreOrder, ProgramId, ThreadInfo, Topology};
+    let topo = Topology::named("2B2S", CoreOrder::BigFirst).unwrap();
+    let mut st = SchedState::tracked(topo);
+    for i in 0..3 {
+        st.add_thread(ThreadInfo::new(ThreadId(i), ProgramId(0), 0, 2.0));
+    }
+    let mut k = CfsCore::new(&st);
+    for t in 0..3 {
+        k.thread_created(ThreadId(t));
+    }
+    let enqueue = |k: &mut CfsCore, st: &mut SchedState, t: u32, vr: i64| {
+        st.set_state(ThreadId(t), RunState::Runnable);
+        st.cores[0].rq.push(ThreadId(t));
+        st.threads[t as usize].core = Some(CoreId(0));
+        k.vr[t as usize] = vr;
+        k.enqueued(st, CoreId(0), ThreadId(t), false, false);
+    };
+    // Threads 0 and 1 tie at vruntime 5: the earlier enqueued is leftmost.
+    enqueue(&mut k, &mut st, 1, 5);
+    enqueue(&mut k, &mut st, 0, 5);
+    assert_eq!(k.leftmost(&st, CoreId(0)), Some(ThreadId(1)));
+    // Thread 2 comes and goes 1,000 times with a large vruntime: its stale
+    // entries sink below thread 1's and are dropped once they outnumber
+    // the queue.
+    for i in 0..1000 {
+        enqueue(&mut k, &mut st, 2, 1_000_000 + i);
+        st.cores[0].rq.retain(|&x| x != ThreadId(2));
+        st.set_state(ThreadId(2), RunState::Running);
+        st.threads[2].core = Some(CoreId(1));
+        // At most twice the queue (3 during the enqueue) plus 64, plus the new entry.
+        assert!(
+            k.index_len(CoreId(0)) <= 2 * 3 + 65,
+            "{}",
+            k.index_len(CoreId(0))
+        );
+    }
+    assert_eq!(k.leftmost(&st, CoreId(0)), Some(ThreadId(1)));
+    // The leftmost leaves: the next one, without a scan.
+    st.cores[0].rq.retain(|&x| x != ThreadId(1));
+    st.set_state(ThreadId(1), RunState::Running);
+    assert_eq!(k.leftmost(&st, CoreId(0)), Some(ThreadId(0)));
+}
