@@ -28,9 +28,10 @@ struct Cli {
     /// Seed of every mutation.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// What to fuzz.
-    #[arg(long, value_enum, default_value = "all")]
-    target: TargetArg,
+    /// What to fuzz: workload, mix, topology, trace, manifest, model, perf,
+    /// table, or all.
+    #[arg(long, default_value = "all", value_parser = parse_target)]
+    target: Targets,
     /// Write failing inputs here, as TARGET-seedS-caseC.EXT.
     #[arg(long, default_value = "target/fuzz-failures")]
     save: PathBuf,
@@ -43,26 +44,27 @@ struct Cli {
     simulate_every: u64,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum TargetArg {
-    Workload,
-    Mix,
-    Topology,
-    Trace,
-    Manifest,
-    Model,
-    Perf,
-    Table,
-    All,
+/// The targets `--target` names: one, or all of them.
+#[derive(Clone)]
+struct Targets(Vec<Target>);
+
+fn parse_target(name: &str) -> Result<Targets, String> {
+    if name == "all" {
+        return Ok(Targets(Target::ALL.to_vec()));
+    }
+    Target::ALL
+        .into_iter()
+        .find(|t| t.name() == name)
+        .map(|t| Targets(vec![t]))
+        .ok_or_else(|| {
+            let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+            format!("expected one of {}, or all", names.join(", "))
+        })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let targets: Vec<Target> = match cli.target {
-        TargetArg::All => Target::ALL.to_vec(),
-        // TargetArg lists the targets in the order of Target::ALL.
-        t => vec![Target::ALL[t as usize]],
-    };
+    let targets = cli.target.0;
     if cli.case.is_some() && targets.len() != 1 {
         eprintln!("error: --case needs one --target");
         return ExitCode::from(2);
