@@ -1882,6 +1882,31 @@ fn cmd_reproduce(
     Ok(())
 }
 
+/// The fastest of `runs` runs of `w` under `pol` (wall seconds), and the
+/// run's statistics (the same in every run: the simulator is deterministic).
+fn best_of(
+    runs: usize,
+    w: &Workload,
+    topo: &Topology,
+    pol: &str,
+    kind: &colab_sim::PredictorKind,
+) -> Result<(f64, colab_sim::SimStats)> {
+    let mut best = f64::MAX;
+    let mut stats = None;
+    for _ in 0..runs {
+        let mut p = colab_policies::by_name(pol)?;
+        let cfg = SimConfig {
+            predictor: kind.clone(),
+            ..SimConfig::default()
+        };
+        let t0 = Instant::now();
+        let r = simulate(w, topo, p.as_mut(), &cfg)?;
+        best = best.min(t0.elapsed().as_secs_f64());
+        stats = Some(r.stats);
+    }
+    Ok((best, stats.context("at least one run")?))
+}
+
 /// Events/s against the thread count: one program of `n` threads, each
 /// looping compute (200 us) and a sleep (100 us), the same total work at
 /// every `n`, on 4B4S. Best of three runs.
@@ -1904,19 +1929,8 @@ fn bench_threads(policies: &[String], predictor: &str) -> Result<()> {
             let mut lib = Library::default();
             let name = lib.add_program_text("bench", &text)?;
             let w = lib.single(&name, None)?;
-            let mut best = f64::MAX;
-            let mut events = 0;
-            for _ in 0..3 {
-                let mut p = colab_policies::by_name(pol)?;
-                let cfg = SimConfig {
-                    predictor: kind.clone(),
-                    ..SimConfig::default()
-                };
-                let t0 = Instant::now();
-                events = simulate(&w, &topo, p.as_mut(), &cfg)?.stats.events;
-                best = best.min(t0.elapsed().as_secs_f64());
-            }
-            rates.push(events as f64 / best);
+            let (best, stats) = best_of(3, &w, &topo, pol, &kind)?;
+            rates.push(stats.events as f64 / best);
         }
         println!(
             "{:<13} {:>12.2} M {:>12.2} M {:>7.3}",
@@ -1958,21 +1972,9 @@ fn cmd_bench(full: bool, policies: &[String], predictor: &str) -> Result<()> {
         };
         let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
         for pol in policies {
-            let mut best = f64::MAX;
-            let (mut events, mut sch) = (0, 0);
             let kind = predictor_on(predictor, pol, &topo)?;
-            for _ in 0..5 {
-                let mut p = colab_policies::by_name(pol)?;
-                let cfg = SimConfig {
-                    predictor: kind.clone(),
-                    ..SimConfig::default()
-                };
-                let t0 = Instant::now();
-                let r = simulate(&w, &topo, p.as_mut(), &cfg)?;
-                best = best.min(t0.elapsed().as_secs_f64());
-                events = r.stats.events;
-                sch = r.stats.scheduling_events();
-            }
+            let (best, stats) = best_of(5, &w, &topo, pol, &kind)?;
+            let (events, sch) = (stats.events, stats.scheduling_events());
             tot_ev += events;
             tot_sch += sch;
             tot_s += best;
