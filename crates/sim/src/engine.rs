@@ -439,9 +439,11 @@ struct Sim<'a> {
     pmu: Option<Box<Pmu>>,
     /// Deferred wake-ups: (thread, waker).
     wake_q: Vec<(ThreadId, WakeKind)>,
-    /// Operations interpreted so far: the budget counts them too, since a
-    /// loop of zero-time operations runs without any event happening.
+    /// Operations interpreted so far, and the most the budget allows
+    /// ([`STEPS_PER_EVENT`] per event): a loop of zero-time operations runs
+    /// without any event happening.
     steps: u64,
+    max_steps: u64,
     resched_q: Vec<CoreId>,
     actions: Vec<Action>,
     stats: SimStats,
@@ -615,6 +617,7 @@ impl<'a> Sim<'a> {
             pmu,
             wake_q: Vec::new(),
             steps: 0,
+            max_steps: cfg.max_events.saturating_mul(STEPS_PER_EVENT),
             resched_q: Vec::new(),
             actions: Vec::new(),
             stats: SimStats::default(),
@@ -950,7 +953,7 @@ impl<'a> Sim<'a> {
                 return Ok(Step::Exited);
             };
             self.steps += 1;
-            if self.steps > self.cfg.max_events.saturating_mul(STEPS_PER_EVENT) {
+            if self.steps > self.max_steps {
                 return Err(SimError::StepBudget {
                     program: program.name.clone(),
                     thread: t.0,
