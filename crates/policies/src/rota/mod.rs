@@ -119,8 +119,8 @@ struct ThreadSt {
     runnable_ns: u64,
     /// When it last left a fast core (its creation, if never on one).
     fast_left_at: Nanos,
-    /// How many times it has blocked (slept, waited).
-    sleeps: u32,
+    /// Whether it has ever blocked (slept, waited).
+    has_slept: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -386,7 +386,7 @@ impl Rota {
         let m = self.m();
         let s = &self.th[t.idx()];
         let k = self.wanting + extra;
-        s.sleeps > 0
+        s.has_slept
             && s.avg_burst_ns.max(s.burst_ns) < m.pull_min_ns
             && !m.slow.is_empty()
             && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
@@ -631,8 +631,9 @@ impl Policy for Rota {
         } else {
             // Slow (or symmetric) core: the longest-waiting thread of the
             // busiest queue, own cluster first (CFS's idle balance).
-            let fast_only = |t: ThreadId| self.is_fast(c) || !self.fits_fast(t, 0);
-            if let Some((from, thread)) = self.cfs().idle_pull_where(st, c, true, fast_only) {
+            // A thread that belongs on fast cores (`fit`) stays in their queues.
+            let may_pull = |t: ThreadId| !self.fits_fast(t, 0);
+            if let Some((from, thread)) = self.cfs().idle_pull_where(st, c, true, may_pull) {
                 return Pick::Steal { from, thread };
             }
         }
@@ -676,7 +677,7 @@ impl Policy for Rota {
             let a = &mut self.active[st.thread(t).program.idx()];
             *a = a.saturating_sub(1);
             self.wanting = self.wanting.saturating_sub(1);
-            self.th[t.idx()].sleeps = self.th[t.idx()].sleeps.saturating_add(1);
+            self.th[t.idx()].has_slept = true;
             self.th[t.idx()].blocked_at = st.now;
             self.th[t.idx()].runnable_ns += st.now.saturating_sub(st.thread(t).runnable_since);
         }
