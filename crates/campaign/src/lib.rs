@@ -157,7 +157,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 20] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 21] = [
     "rota",
     "rota:share-fast=off",
     "rota:serial-first=off",
@@ -172,6 +172,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 20] = [
     "rota:remote=off",
     "rota:prev-first=off",
     "rota:pull-min=off",
+    "rota:recheck=on",
     "rota:fit=on",
     "rota:block-first=on",
     "rota:group=on",

@@ -34,6 +34,12 @@ pub enum WakeKind {
 pub enum Pick {
     /// Go idle.
     Idle,
+    /// Go idle, and pick again at this time (ns) if still idle then: a
+    /// decision that only waits for time to pass (a thread elsewhere has
+    /// not yet run long enough to be worth moving), which a BPF scheduler
+    /// makes with a per-CPU `bpf_timer` that kicks the idle CPU. A time
+    /// not after now means now + 1 ns.
+    IdleUntil(Nanos),
     /// Run a thread from this core's own run queue.
     Local(ThreadId),
     /// Pull a runnable thread from another core's run queue.

@@ -918,3 +918,65 @@ fn rota_gain_weighs_fast_time_by_what_a_fast_core_gains() {
     assert_eq!(pick("order=owed:place=off"), ThreadId(2));
     assert_eq!(pick("order=owed:place=off:gain=on"), ThreadId(0));
 }
+
+/// `recheck`: an idle fast core that may not yet take over a slow core's
+/// thread asks to pick again when it may (the thread reaches pull_min, or
+/// the core has been idle for a migration), instead of waiting for a tick.
+#[test]
+fn rota_recheck_asks_to_pick_again_when_a_pull_becomes_allowed() {
+    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
+    st.now = 10 * MS;
+    run_on(&mut st, 2, 1); // started now: 400 us to pull_min
+    st.now += 150 * US;
+    let mut p = rota(&st, "recheck=on");
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::IdleUntil(10 * MS + 400 * US)
+    );
+    // Off (the default), the core just goes idle until a tick.
+    let mut q = rota(&st, "");
+    assert_eq!(q.pick_next(&st, CoreId(0)), Pick::Idle);
+    // Of two slow-core threads, the earlier one to become allowed counts.
+    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (2, 2.0)]);
+    st.now = 10 * MS;
+    run_on(&mut st, 2, 1);
+    st.now += 300 * US;
+    run_on(&mut st, 3, 2);
+    let mut p = rota(&st, "recheck=on");
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::IdleUntil(10 * MS + 400 * US)
+    );
+    // Nothing on slow cores: nothing to wait for.
+    let st = state_apps("2B2S", &[(0, 2.0)]);
+    let mut p = rota(&st, "recheck=on");
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+}
+
+/// `recheck` with the same-program guard: the straggler of the program
+/// whose thread just left the fast core may be taken once the core has
+/// been idle for a migration (100 us), so the core asks to look again then.
+#[test]
+fn rota_recheck_waits_out_the_same_program_guard() {
+    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0)]);
+    let mut p = rota(&st, "recheck=on");
+    for _ in 0..8 {
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        st.now += 30 * US;
+        st.threads[0].state = RunState::Runnable;
+        p.enqueued(&st, CoreId(0), ThreadId(0), true);
+    }
+    ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+    run_on(&mut st, 2, 1);
+    st.cores[2].run_start = 0; // ran long: only the guard holds the core
+    let idle_from = st.now;
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::IdleUntil(idle_from + 100 * US)
+    );
+    st.now += 100 * US;
+    assert!(matches!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote { .. }
+    ));
+}

@@ -334,6 +334,10 @@ enum EvKind {
     },
     Tick,
     Periodic,
+    /// An idle core's policy asked to pick again now (`Pick::IdleUntil`).
+    Recheck {
+        core: u16,
+    },
     ProgramStart {
         prog: u16,
     },
@@ -379,6 +383,10 @@ struct CoreRt {
     /// The core went idle (and must wake up to run the next thread).
     idle: bool,
     resched: bool,
+    /// When a pending `Pick::IdleUntil` asks this core to pick again (a
+    /// time not after now, or NEVER: none pending). A superseded event finds
+    /// a different time here and does nothing.
+    recheck_at: Nanos,
 }
 
 struct ProgRt {
@@ -716,6 +724,15 @@ impl<'a> Sim<'a> {
                     if let Some(p) = self.policy.period_ns() {
                         if self.live_programs > 0 {
                             self.push(t + p.max(1), EvKind::Periodic);
+                        }
+                    }
+                }
+                Some(EvKind::Recheck { core }) => {
+                    let c = CoreId(core);
+                    if self.cores[c.idx()].recheck_at == t {
+                        self.cores[c.idx()].recheck_at = NEVER;
+                        if self.st.cores[c.idx()].current.is_none() {
+                            self.mark_resched(c);
                         }
                     }
                 }
@@ -1404,6 +1421,19 @@ impl<'a> Sim<'a> {
         let t = match pick {
             Pick::Idle => {
                 self.cores[c.idx()].idle = true;
+                return Ok(());
+            }
+            Pick::IdleUntil(at) => {
+                let now = self.st.now;
+                let at = at.max(now.saturating_add(1));
+                let core = &mut self.cores[c.idx()];
+                core.idle = true;
+                // One pending recheck per core, the earliest: a later one
+                // would be asked for again when the earlier one re-picks.
+                if core.recheck_at <= now || at < core.recheck_at {
+                    core.recheck_at = at;
+                    self.push(at, EvKind::Recheck { core: c.0 });
+                }
                 return Ok(());
             }
             Pick::Local(t) => {

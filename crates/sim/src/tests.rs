@@ -871,3 +871,104 @@ fn a_loop_of_zero_time_operations_stops_at_the_budget() {
         other => panic!("expected the step budget, got {other:?}"),
     }
 }
+
+/// Runs everything on core 0, which stays idle (asking to pick again with
+/// `Pick::IdleUntil`) until `start`; `forever`: asks again every time.
+struct WaitsFor {
+    start: u64,
+    forever: bool,
+    asked: Vec<u64>,
+}
+impl colab_core::Policy for WaitsFor {
+    fn name(&self) -> &'static str {
+        "waits-for"
+    }
+    fn select_core(
+        &mut self,
+        _: &colab_core::SchedState,
+        _: colab_core::ThreadId,
+        _: colab_core::WakeKind,
+    ) -> colab_core::CoreId {
+        colab_core::CoreId(0)
+    }
+    fn pick_next(
+        &mut self,
+        st: &colab_core::SchedState,
+        c: colab_core::CoreId,
+    ) -> colab_core::Pick {
+        self.asked.push(st.now);
+        if self.forever || st.now < self.start {
+            return colab_core::Pick::IdleUntil(if self.forever { st.now } else { self.start });
+        }
+        st.core(c)
+            .rq
+            .first()
+            .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
+    }
+    fn should_preempt(
+        &mut self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: colab_core::ThreadId,
+    ) -> bool {
+        false
+    }
+    fn slice_ns(
+        &self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: colab_core::ThreadId,
+    ) -> u64 {
+        MS
+    }
+    fn tick(
+        &mut self,
+        _: &colab_core::SchedState,
+        _: colab_core::CoreId,
+        _: &mut Vec<colab_core::Action>,
+    ) -> bool {
+        false
+    }
+}
+
+#[test]
+fn an_idle_core_picks_again_when_it_asked_to() {
+    // The thread waits on core 0 until 0.5 ms, well before the first tick
+    // (4 ms): it runs from then, not from the tick.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut p = WaitsFor {
+        start: MS / 2,
+        forever: false,
+        asked: Vec::new(),
+    };
+    let r = simulate(&w, &t, &mut p, &SimConfig::default()).unwrap();
+    assert_eq!(r.programs[0].turnaround_ns, MS / 2 + MS);
+    // Picks: at the start, at the time asked, and when the thread ends.
+    assert_eq!(p.asked, vec![0, MS / 2, MS / 2 + MS]);
+}
+
+#[test]
+fn a_core_that_always_asks_to_pick_again_stops_at_the_budget() {
+    // IdleUntil(now) means now + 1 ns: time moves, and every recheck is an
+    // event, so the run ends at the event budget instead of spinning.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut p = WaitsFor {
+        start: 0,
+        forever: true,
+        asked: Vec::new(),
+    };
+    let cfg = SimConfig {
+        max_events: 1000,
+        ..SimConfig::default()
+    };
+    match simulate(&w, &t, &mut p, &cfg) {
+        Err(SimError::Budget { events, .. }) => assert_eq!(events, 1000),
+        other => panic!("expected the budget error, got {other:?}"),
+    }
+    assert!(
+        p.asked.windows(2).all(|w| w[1] == w[0] + 1),
+        "one pick per ns"
+    );
+}

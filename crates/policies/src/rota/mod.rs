@@ -58,8 +58,10 @@
 //! helps a lone barrier program such as ocean_cp, loses in mixes), fast
 //! time weighted by the gain over a slow core rather than the speedup
 //! (`gain`, Prop-SP's credits), fast share of runnable time as the order
-//! (`order=share`), COLAB's bottleneck-first (`block-first`), fairness
-//! between programs rather than threads (`group`), fewer-threaded programs
+//! (`order=share`), COLAB's bottleneck-first (`block-first`), an idle
+//! fast core that waits for a pull to become allowed looking again at that
+//! time rather than at the next tick (`recheck`, after the fifth freeze),
+//! fairness between programs rather than threads (`group`), fewer-threaded programs
 //! first (`order=tlp`), the thread longest without a fast-core turn first
 //! (`order=turn`), swaps for a higher speedup (`swap`), and wake-up
 //! preemption of long runners by synchronising threads (`sync-preempt`).
@@ -460,6 +462,31 @@ impl Rota {
             .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
     }
 
+    /// With `recheck`: the earliest time at which idle fast core `c` may take
+    /// over a thread running on a slow core that it may not take now only
+    /// because time has not yet passed (the thread has not run `pull_min`
+    /// on its core, or `c` has not been idle for a migration).
+    fn next_pull_at(&self, st: &SchedState, c: CoreId) -> Option<Nanos> {
+        if !(self.params.recheck && self.params.remote && self.params.pull_min) {
+            return None;
+        }
+        let m = self.m();
+        let idle_ok = self.idle_since[c.idx()].map_or(st.now, |s| s + m.idle_worth_ns);
+        m.slow
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .map(|(o, t)| {
+                let ran_ok = st.now + m.pull_min_ns.saturating_sub(st.current_ran(o));
+                if self.may_pull(st, c, t) {
+                    ran_ok
+                } else {
+                    ran_ok.max(idle_ok)
+                }
+            })
+            .filter(|&at| at > st.now)
+            .min()
+    }
+
     /// May idle fast core `c` take over `t`, running on a slow core? At
     /// once, unless `t` belongs to the program of the thread that just left
     /// `c` and that thread's sleeps are short (under a cross-cluster
@@ -627,6 +654,12 @@ impl Policy for Rota {
                 if let Some((from, thread)) = self.best_slow_running(st, c, floor) {
                     return Pick::PreemptRemote { from, thread };
                 }
+            }
+            if self.idle_since[c.idx()].is_none() {
+                self.idle_since[c.idx()] = Some(st.now);
+            }
+            if let Some(at) = self.next_pull_at(st, c) {
+                return Pick::IdleUntil(at);
             }
         } else {
             // Slow (or symmetric) core: the longest-waiting thread of the

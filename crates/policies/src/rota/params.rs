@@ -20,6 +20,12 @@ pub struct RotaParams {
     pub block_first: bool,
     /// Only pull running threads that ran `pull_min` (off: pull at once).
     pub pull_min: bool,
+    /// An idle fast core that waits only for time to pass (a slow core's
+    /// thread has not yet run `pull_min`, or the core has not yet been
+    /// idle for a migration) looks again when that time comes, with a
+    /// timer (off: at the next slow core's tick). Tried after the fifth
+    /// freeze and left off: README, "ROTA's fourth and fifth freezes".
+    pub recheck: bool,
     /// Whom a fast core takes from the waiting threads.
     pub order: Order,
     /// How many rotation quanta ahead of the least-served waiting thread a
@@ -80,6 +86,7 @@ impl Default for RotaParams {
             prev_first: true,
             block_first: false,
             pull_min: true,
+            recheck: false,
             order: Order::Speed,
             rotate_after: RotateAfter::Wait,
             place: true,
@@ -98,7 +105,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, swap, serial-first, group, sync-preempt, place, fit, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -156,6 +163,7 @@ impl RotaParams {
                 "prev-first" => self.prev_first = on,
                 "block-first" => self.block_first = on,
                 "pull-min" => self.pull_min = on,
+                "recheck" => self.recheck = on,
                 "swap" => self.swap = on,
                 "serial-first" => self.serial_first = on,
                 "group" => self.group = on,
