@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+pub mod lengths;
 pub mod model_predictor;
 
 pub mod training;
@@ -39,6 +40,11 @@ pub struct CampaignSpec {
     /// Restart programs until each completed this many times (mix runs only;
     /// baselines run once). See `SimConfig::restart_until`.
     pub restart_until: Option<u32>,
+    /// Simulated-time cap of each run; None: the simulator's default (1 h).
+    pub max_time_ns: Option<u64>,
+    /// The programs run as long as their papers ran them
+    /// ([`CampaignSpec::with_paper_lengths`]).
+    pub paper_lengths: bool,
 }
 
 /// The studies `reproduce` knows.
@@ -295,6 +301,8 @@ impl CampaignSpec {
             predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
             machines: Vec::new(),
             restart_until: None,
+            max_time_ns: None,
+            paper_lengths: false,
         })
     }
 
@@ -329,6 +337,21 @@ impl CampaignSpec {
         Ok(spec)
     }
 
+    /// Gives every program of the spec's workloads the length the papers
+    /// ran it at ([`lengths::Lengths::Paper`]) and lets each run last as
+    /// long as that takes ([`lengths::PAPER_MAX_TIME_NS`]). For the CAMP and
+    /// Prop-SP studies; call it before adding traces, whose lengths are
+    /// their recordings'.
+    pub fn with_paper_lengths(&mut self) -> Result<(), CampaignError> {
+        let mut cache = BTreeMap::new();
+        for w in &mut self.workloads {
+            lengths::to_paper_lengths(w, &mut cache)?;
+        }
+        self.max_time_ns = Some(lengths::PAPER_MAX_TIME_NS);
+        self.paper_lengths = true;
+        Ok(())
+    }
+
     /// `mixes`, each on the machines its entry names (only the first with
     /// `quick`), under every policy, both core orders, 3 seeds (1 with
     /// `quick`), programs run once.
@@ -356,6 +379,8 @@ impl CampaignSpec {
             predictor: model_predictor::DEFAULT_PREDICTOR.to_string(),
             machines,
             restart_until: None,
+            max_time_ns: None,
+            paper_lengths: false,
         })
     }
 
@@ -517,6 +542,8 @@ pub enum CampaignError {
     Training(String),
     #[error("{0}")]
     Random(String),
+    #[error("{0}")]
+    Lengths(String),
 }
 
 /// One simulation to run.
@@ -776,6 +803,7 @@ fn run_job(
             Job::Mix { .. } => spec.restart_until,
             Job::Alone { .. } => None,
         },
+        max_time_ns: spec.max_time_ns.unwrap_or(SimConfig::default().max_time_ns),
         ..SimConfig::default()
     };
     simulate(&workload, &topo, pol.as_mut(), &cfg).map_err(|e| CampaignError::Sim {

@@ -4,7 +4,7 @@ use colab_campaign::model_predictor::Predictor;
 use colab_campaign::{run, CampaignSpec, NoProgress, Study};
 use colab_core::{CoreOrder, Topology};
 use colab_sim::{simulate, PredictorKind, SimConfig};
-use colab_workload::Library;
+use colab_workload::{Library, Workload};
 
 fn small() -> CampaignSpec {
     let lib = Library::builtin();
@@ -20,6 +20,8 @@ fn small() -> CampaignSpec {
         predictor: "noisy".into(),
         machines: Vec::new(),
         restart_until: None,
+        max_time_ns: None,
+        paper_lengths: false,
     }
 }
 
@@ -369,4 +371,62 @@ fn workloads_without_machines_run_on_every_machine_of_the_study() {
     colab.clear_workloads();
     assert_eq!(colab.configs, configs);
     assert!(colab.workloads.is_empty());
+}
+
+/// The papers' run lengths: a SPEC CPU2006 program runs its reference time
+/// over the 2009 server's ratio, a parallel one the SPEC programs' median;
+/// each program alone on one reference big core then takes that long.
+#[test]
+fn paper_lengths_scale_each_program_to_its_reference_run() {
+    use colab_campaign::lengths::{self, SPEC_RATIO};
+    assert!((lengths::paper_length_s("h264ref") - 22130.0 / SPEC_RATIO).abs() < 1e-9);
+    assert!((lengths::paper_length_s("povray") - 5320.0 / SPEC_RATIO).abs() < 1e-9);
+    // Median of 22: the mean of hmmer's 9,330 s and leslie3d's 9,400 s.
+    let median = (9330.0 + 9400.0) / 2.0 / SPEC_RATIO;
+    assert!((lengths::median_spec_length_s() - median).abs() < 1e-9);
+    assert_eq!(lengths::paper_length_s("wupwise_m"), median);
+
+    let lib = Library::builtin();
+    let mut spec = CampaignSpec::study(&lib, Study::Camp, true).unwrap();
+    assert!(!spec.paper_lengths && spec.max_time_ns.is_none());
+    let before = spec.workloads.clone();
+    spec.with_paper_lengths().unwrap();
+    assert!(spec.paper_lengths);
+    assert_eq!(spec.max_time_ns, Some(lengths::PAPER_MAX_TIME_NS));
+    let mut topo = colab_core::Topology::named("1B", CoreOrder::BigFirst).unwrap();
+    topo.costs = colab_core::Costs {
+        context_switch_ns: 0,
+        migration_local_ns: 0,
+        migration_cross_ns: 0,
+        wakeup_latency_ns: 0,
+        ..colab_core::Costs::default()
+    };
+    let alone_s = |w: &Workload, i: usize| {
+        let one = Workload {
+            name: "x".into(),
+            classes: Vec::new(),
+            source: String::new(),
+            programs: vec![w.programs[i].clone()],
+        };
+        let cfg = colab_sim::SimConfig {
+            predictor: colab_sim::PredictorKind::Oracle,
+            max_time_ns: lengths::PAPER_MAX_TIME_NS,
+            ..colab_sim::SimConfig::default()
+        };
+        let mut cfs = colab_policies::by_name("cfs").unwrap();
+        colab_sim::simulate(&one, &topo, cfs.as_mut(), &cfg)
+            .unwrap()
+            .makespan_ns as f64
+            / 1e9
+    };
+    // The first mix's first program, scaled from its model's 0.5 s.
+    let (w0, b0) = (&spec.workloads[0], &before[0]);
+    let name = &w0.programs[0].name;
+    assert!(alone_s(b0, 0) < 1.0, "{name} as modelled");
+    let got = alone_s(w0, 0);
+    let want = lengths::paper_length_s(name);
+    assert!(
+        (got / want - 1.0).abs() < 0.01,
+        "{name}: {got} s, want {want} s"
+    );
 }

@@ -101,6 +101,11 @@ enum Cmd {
         /// times (the CAMP / Prop-SP method; 1 to 100); turnaround is the mean run.
         #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=colab_sim::MAX_RESTART_UNTIL as i64))]
         restart_until: Option<u32>,
+        /// `paper`: run each program as long as the CAMP and Prop-SP papers
+        /// ran it (its reference input: 300-1,249 s of work; see `colab
+        /// reproduce --help`), with a 24 h cap on simulated time instead of 1 h.
+        #[arg(long, value_enum, value_name = "LENGTHS", conflicts_with = "trace")]
+        lengths: Option<LengthsArg>,
         /// The run's budget: stop with an error after this many events
         /// (default 100 million, seconds of work; 1 to 10^12). Runs past a
         /// million events show their progress.
@@ -125,6 +130,14 @@ enum Cmd {
         /// Run a representative subset in seconds.
         #[arg(long)]
         quick: bool,
+        /// How long the CAMP and Prop-SP studies' programs run: `paper`, the
+        /// length of each program's reference run (SPEC CPU2006 reference
+        /// time over a 2009 server's SPEC ratio: 300-1,249 s of work; parallel
+        /// programs the median, 528.5 s), so that CAMP's 200 ms sampling and
+        /// 2 s rotation act; or `model`, the models' 0.5-0.6 s, in seconds
+        /// [default: paper, or model with --quick].
+        #[arg(long, value_enum)]
+        lengths: Option<LengthsArg>,
         /// An ablation instead of the policy comparison. `model`: every policy
         /// that decides from predicted speedups, once per predictor (oracle,
         /// the papers' model error, 10% and 25% error), named `policy@predictor`.
@@ -400,6 +413,15 @@ enum Ablation {
     Mechanisms,
 }
 
+/// `reproduce --lengths`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LengthsArg {
+    /// As the papers ran them (reference inputs, minutes).
+    Paper,
+    /// As the models are written (0.5-0.6 s).
+    Model,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum StudyArg {
     Colab,
@@ -477,10 +499,11 @@ fn run(cli: Cli) -> Result<()> {
             predictor,
             timeline,
             restart_until,
+            lengths,
             max_events,
             json,
         } => {
-            let w = match (workload, trace) {
+            let mut w = match (workload, trace) {
                 (_, Some(path)) => {
                     load_trace(&path, speedup, &thread_speedup, keep_tracing_overhead)?
                 }
@@ -488,13 +511,17 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => bail!("give a WORKLOAD or --trace FILE"),
             };
             let topo = load_topology(&topology, order.into())?;
-            let cfg = SimConfig {
+            let mut cfg = SimConfig {
                 seed,
                 timeline: timeline.is_some(),
                 restart_until,
                 max_events,
                 ..SimConfig::default()
             };
+            if lengths == Some(LengthsArg::Paper) {
+                colab_campaign::lengths::to_paper_lengths(&mut w, &mut Default::default())?;
+                cfg.max_time_ns = colab_campaign::lengths::PAPER_MAX_TIME_NS;
+            }
             cmd_sim(
                 &w,
                 &topo,
@@ -508,6 +535,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Reproduce {
             study,
             quick,
+            lengths,
             ablation,
             out,
             seeds,
@@ -568,9 +596,22 @@ fn run(cli: Cli) -> Result<()> {
                 ),
                 _ => (studies[0].title(), studies[0].baseline()),
             };
+            if lengths.is_some() && matches!(study, StudyArg::Colab | StudyArg::Scenarios) {
+                bail!(
+                    "--lengths goes with the camp, propsp and all studies: the COLAB study's \
+                     and the scenarios' programs are sized from recordings and their papers"
+                );
+            }
+            let paper_lengths = match lengths {
+                Some(l) => l == LengthsArg::Paper,
+                None => !quick,
+            };
             let mut specs = Vec::new();
             for &st in &studies {
                 let mut spec = CampaignSpec::study(&lib, st, quick)?;
+                if paper_lengths && matches!(st, Study::Camp | Study::PropSp) {
+                    spec.with_paper_lengths()?;
+                }
                 if only_traces || only_random {
                     spec.clear_workloads();
                 }
@@ -638,6 +679,17 @@ fn run(cli: Cli) -> Result<()> {
                 ),
                 Some(n) => format!("{title}, with {n} random mixes (seed {mix_seed})"),
                 None => title.to_string(),
+            };
+            let title = match study {
+                StudyArg::Camp | StudyArg::Propsp | StudyArg::All => format!(
+                    "{title}; CAMP and Prop-SP programs {}",
+                    if paper_lengths {
+                        "at their papers' run lengths (`--lengths paper`)"
+                    } else {
+                        "at the models' 0.5-0.6 s (`--lengths model`)"
+                    }
+                ),
+                _ => title,
             };
             cmd_reproduce(&specs, &title, baseline, &out, allow_no_png)
         }
@@ -1841,6 +1893,10 @@ fn cmd_reproduce(
             match spec.restart_until {
                 Some(k) => format!(", programs restarted until each completed {k} times"),
                 None => String::new(),
+            } + if spec.paper_lengths {
+                ", at their papers' run lengths (minutes of simulated time each)"
+            } else {
+                ""
             }
         );
         let (r, s) = colab_campaign::run(spec, &bar())?;

@@ -1913,3 +1913,23 @@ fn bench_threads_reports_events_per_second_at_64_and_4096_threads() {
     assert!((ratio - b / a).abs() < 0.01, "{line}");
     fails(&["bench", "--threads", "--full"], &["--full"]);
 }
+
+#[test]
+fn lengths_paper_runs_programs_as_long_as_their_papers_did() {
+    // povray: SPEC CPU2006 reference time 5,320 s over the ratio 17.72.
+    let r = ok(&["sim", "povray", "-t", "1B", "--lengths", "paper", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let ns = v["programs"][0]["turnaround_ns"].as_f64().unwrap();
+    let want = 5320.0 / 17.72 * 1e9;
+    assert!((ns / want - 1.0).abs() < 0.01, "{ns} vs {want}");
+    let r = ok(&["sim", "povray", "-t", "1B", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["programs"][0]["turnaround_ns"].as_f64().unwrap() < 1e9);
+    // Only the CAMP and Prop-SP studies have paper lengths to choose.
+    for study in ["colab", "scenarios"] {
+        fails(
+            &["reproduce", study, "--lengths", "paper", "-o", "x"],
+            &["--lengths goes with the camp, propsp and all studies"],
+        );
+    }
+}

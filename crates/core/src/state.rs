@@ -118,6 +118,9 @@ pub struct SchedState {
     /// and [`SchedState::set_state`]; hand-built states (tests) leave it off
     /// and readers fall back to a scan of `threads`.
     active: Vec<(u32, u64)>,
+    /// Threads in `RunState::Runnable` (queued, or on their way to a core),
+    /// kept with `active`.
+    runnable: u32,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -138,6 +141,7 @@ impl SchedState {
             threads: Vec::new(),
             cores,
             active: Vec::new(),
+            runnable: 0,
             active_tracked: false,
         }
     }
@@ -160,13 +164,22 @@ impl SchedState {
         if is_active(state) {
             self.count(p, id, true);
         }
+        if state == RunState::Runnable {
+            self.runnable += 1;
+        }
     }
 
     /// Sets a thread's run state, keeping the per-program counts.
     pub fn set_state(&mut self, t: ThreadId, state: RunState) {
         let th = &mut self.threads[t.idx()];
         let (was, p) = (is_active(th.state), th.program.idx());
+        let was_runnable = th.state == RunState::Runnable;
         th.state = state;
+        match (was_runnable, state == RunState::Runnable) {
+            (false, true) => self.runnable += 1,
+            (true, false) => self.runnable -= 1,
+            _ => {}
+        }
         if was != is_active(state) {
             self.count(p, t, !was);
         }
@@ -193,6 +206,15 @@ impl SchedState {
             None
         }
     }
+    /// True only when no thread can be on a run queue: the state is
+    /// tracked and no thread is runnable (a queued thread always is). False
+    /// says nothing: scan the queues. Lets an idle core's search for work
+    /// stop at once on a machine with nothing waiting.
+    #[inline]
+    pub fn surely_nothing_queued(&self) -> bool {
+        self.active_tracked && self.runnable == 0
+    }
+
     #[inline]
     pub fn thread(&self, t: ThreadId) -> &ThreadInfo {
         &self.threads[t.idx()]
@@ -247,8 +269,16 @@ mod tests {
         st.set_state(ThreadId(1), RunState::Runnable);
         assert_eq!(st.program_active(0), Some((0, 0)));
         assert_eq!(st.program_active(1), Some((1, 1)));
+        // Runnable threads: 1 now (thread 1); none once it runs, so nothing
+        // can be queued.
+        assert!(!st.surely_nothing_queued());
+        st.set_state(ThreadId(1), RunState::Running);
+        assert!(st.surely_nothing_queued());
+        st.set_state(ThreadId(0), RunState::Runnable);
+        assert!(!st.surely_nothing_queued());
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
+        assert!(!hand.surely_nothing_queued());
         hand.add_thread(ThreadInfo::new(ThreadId(0), ProgramId(0), 0, 1.0));
         assert_eq!(hand.program_active(0), None);
     }

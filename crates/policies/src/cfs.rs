@@ -515,6 +515,9 @@ impl CfsCore {
         system: bool,
         may: impl Fn(ThreadId) -> bool,
     ) -> Option<(CoreId, ThreadId)> {
+        if st.surely_nothing_queued() {
+            return None;
+        }
         let ok = |t: ThreadId| self.is_allowed(t, c) && may(t);
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
         let domains = [Some(own), system.then_some(self.all)];

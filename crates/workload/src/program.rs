@@ -563,6 +563,41 @@ fn compile_op(
     Ok(())
 }
 
+impl Program {
+    /// Multiplies every compute of the program by `k`: the same program on
+    /// a k times larger input, modelled as k times longer phases (as many
+    /// synchronisations, each k times further apart). Sleeps are left as
+    /// they are. Refused, leaving the program unchanged, when `k` is not a
+    /// positive finite number or a compute would pass [`MAX_OP_US`].
+    pub fn scale_work(&mut self, k: f64) -> Result<(), String> {
+        if !(k.is_finite() && k > 0.0) {
+            return Err(format!("work scale {k}: must be a positive number"));
+        }
+        let longest = self
+            .groups
+            .iter()
+            .flat_map(|g| &g.ops)
+            .filter_map(|op| match op {
+                Op::Compute { work, .. } => Some(*work),
+                _ => None,
+            })
+            .fold(0.0, f64::max);
+        if longest * k > MAX_OP_US * 1000.0 {
+            return Err(format!(
+                "{}: scaling its work by {k} makes a compute of {:.0} us, over the {MAX_OP_US} us (one hour) one operation may take",
+                self.name,
+                longest * k / 1000.0
+            ));
+        }
+        for op in self.groups.iter_mut().flat_map(|g| &mut g.ops) {
+            if let Op::Compute { work, .. } = op {
+                *work *= k;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The longest one compute or sleep may be: an hour, the simulator's
 /// default cap on simulated time (longer ones could only hit that cap, or
 /// wrap the clock).

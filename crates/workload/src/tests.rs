@@ -749,3 +749,47 @@ fn oversized_mixes_are_refused_before_they_are_built() {
         .to_string();
     assert!(e.contains(&format!("has {k} programs")), "{e}");
 }
+
+#[test]
+fn scaling_work_multiplies_every_compute_and_nothing_else() {
+    let mut lib = Library::default();
+    let name = lib
+        .add_program_text(
+            "s.toml",
+            "name = \"s\"\n[thread.main]\nops = [ { compute = 100, mem_frac = 0.5 }, { sleep = 7 }, { loop = 3, body = [ { compute = 2, mem_frac = 0.0 } ] } ]",
+        )
+        .unwrap();
+    let w = lib.single(&name, None).unwrap();
+    let p = &w.programs[0];
+    let ops = |p: &Program| -> Vec<(String, f64)> {
+        p.groups[0]
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Compute { work, .. } => Some(("compute".to_string(), *work)),
+                Op::Sleep(ns) => Some(("sleep".to_string(), *ns as f64)),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut scaled = p.clone();
+    scaled.scale_work(2.5).unwrap();
+    let want: Vec<(String, f64)> = vec![
+        ("compute".into(), 250_000.0),
+        ("sleep".into(), 7_000.0),
+        ("compute".into(), 5_000.0),
+    ];
+    assert_eq!(ops(&scaled), want);
+    // Bad factors, and one that makes a compute longer than an hour, are
+    // refused and leave the program as it was.
+    for k in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let mut q = p.clone();
+        let e = q.scale_work(k).unwrap_err();
+        assert!(e.contains("positive number"), "{e}");
+        assert_eq!(ops(&q), ops(p));
+    }
+    let mut q = p.clone();
+    let e = q.scale_work(4e7).unwrap_err();
+    assert!(e.contains("over the") && e.contains("one hour"), "{e}");
+    assert_eq!(ops(&q), ops(p));
+}
