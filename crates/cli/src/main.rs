@@ -222,6 +222,10 @@ enum Cmd {
         /// of compute and short sleeps on 4B4S, under each policy.
         #[arg(long, conflicts_with = "full")]
         threads: bool,
+        /// Instead: events/s against the core count, 8 cores (4B4S) and 1,024
+        /// (512B512S), two threads of compute and short sleeps per core.
+        #[arg(long, conflicts_with_all = ["full", "threads"])]
+        cores: bool,
         /// Policies to time in the event loop (comma-separated, or `all`)
         /// [default: the papers' cfs,wash,colab].
         #[arg(long, value_delimiter = ',')]
@@ -696,6 +700,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench {
             full,
             threads,
+            cores,
             policies,
             predictor,
         } => {
@@ -711,7 +716,36 @@ fn run(cli: Cli) -> Result<()> {
             }
             parse_predictor(&predictor)?;
             if threads {
-                return bench_threads(&list, &predictor);
+                // 4,096 threads x 12 rounds; 64 threads on the same machine.
+                let sides = [
+                    Scale {
+                        label: "64 threads",
+                        machine: "4B4S",
+                        threads: 64,
+                    },
+                    Scale {
+                        label: "4096 threads",
+                        machine: "4B4S",
+                        threads: 4096,
+                    },
+                ];
+                return bench_scaling(&list, &predictor, sides, 49_152);
+            }
+            if cores {
+                // Two threads per core on each: 8 and 1,024 cores, half big.
+                let sides = [
+                    Scale {
+                        label: "8 cores",
+                        machine: "4B4S",
+                        threads: 16,
+                    },
+                    Scale {
+                        label: "1024 cores",
+                        machine: "512B512S",
+                        threads: 2048,
+                    },
+                ];
+                return bench_scaling(&list, &predictor, sides, 49_152);
             }
             cmd_bench(full, &list, &predictor)
         }
@@ -1966,21 +2000,36 @@ fn best_of(
 /// Events/s against the thread count: one program of `n` threads, each
 /// looping compute (200 us) and a sleep (100 us), the same total work at
 /// every `n`, on 4B4S. Best of three runs.
-fn bench_threads(policies: &[String], predictor: &str) -> Result<()> {
-    const TOTAL_ROUNDS: u64 = 49_152; // 4,096 threads x 12 rounds
-    let topo = Topology::named("4B4S", CoreOrder::BigFirst)?;
+/// One side of a scaling benchmark: a machine and a thread count.
+struct Scale {
+    label: &'static str,
+    machine: &'static str,
+    threads: u64,
+}
+
+/// Events/s of each policy on two sizes of the same work: `n` threads of
+/// 200 us computes and 100 us sleeps, `rounds` rounds in all (so both
+/// sides simulate about the same number of events).
+fn bench_scaling(
+    policies: &[String],
+    predictor: &str,
+    sides: [Scale; 2],
+    rounds: u64,
+) -> Result<()> {
     println!(
         "{:<13} {:>14} {:>14} {:>7}",
-        "policy", "64 threads", "4096 threads", "ratio"
+        "policy", sides[0].label, sides[1].label, "ratio"
     );
     for pol in policies {
-        let kind = predictor_on(predictor, pol, &topo)?;
         let mut rates = Vec::new();
-        for n in [64u64, 4096] {
+        for side in &sides {
+            let topo = Topology::named(side.machine, CoreOrder::BigFirst)?;
+            let kind = predictor_on(predictor, pol, &topo)?;
+            let n = side.threads;
             let text = format!(
-                "name = \"threads{n}\"\n[thread.main]\nops = [ {{ spawn = \"w\", count = {} }}, {{ join = \"w\" }} ]\n[thread.w]\nops = [ {{ loop = {}, body = [ {{ compute = 200, speedup = 2.0 }}, {{ sleep = 100 }} ] }} ]\n",
+                "name = \"scale{n}\"\n[thread.main]\nops = [ {{ spawn = \"w\", count = {} }}, {{ join = \"w\" }} ]\n[thread.w]\nops = [ {{ loop = {}, body = [ {{ compute = 200, speedup = 2.0 }}, {{ sleep = 100 }} ] }} ]\n",
                 n - 1,
-                TOTAL_ROUNDS / n
+                (rounds / n).max(1)
             );
             let mut lib = Library::default();
             let name = lib.add_program_text("bench", &text)?;

@@ -1894,24 +1894,35 @@ fn a_run_past_its_event_budget_stops_with_a_clear_error() {
 }
 
 #[test]
-fn bench_threads_reports_events_per_second_at_64_and_4096_threads() {
-    let r = ok(&["bench", "--threads", "--policies", "cfs"]);
-    let line = r
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("cfs "))
-        .unwrap_or_else(|| panic!("no cfs row:\n{}", r.stdout));
-    let cols: Vec<&str> = line.split_whitespace().collect();
-    // cfs, rate64, M, rate4096, M, ratio
-    assert_eq!(cols.len(), 6, "{line}");
-    let (a, b, ratio): (f64, f64, f64) = (
-        cols[1].parse().unwrap(),
-        cols[3].parse().unwrap(),
-        cols[5].parse().unwrap(),
-    );
-    assert!(a > 0.0 && b > 0.0, "{line}");
-    assert!((ratio - b / a).abs() < 0.01, "{line}");
-    fails(&["bench", "--threads", "--full"], &["--full"]);
+fn bench_scaling_reports_events_per_second_at_both_sizes() {
+    for (flag, header) in [
+        ("--threads", ["64 threads", "4096 threads"]),
+        ("--cores", ["8 cores", "1024 cores"]),
+    ] {
+        let r = ok(&["bench", flag, "--policies", "cfs"]);
+        assert!(
+            r.stdout.contains(header[0]) && r.stdout.contains(header[1]),
+            "{}",
+            r.stdout
+        );
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("cfs "))
+            .unwrap_or_else(|| panic!("no cfs row:\n{}", r.stdout));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        // cfs, rate, M, rate, M, ratio
+        assert_eq!(cols.len(), 6, "{line}");
+        let (a, b, ratio): (f64, f64, f64) = (
+            cols[1].parse().unwrap(),
+            cols[3].parse().unwrap(),
+            cols[5].parse().unwrap(),
+        );
+        assert!(a > 0.0 && b > 0.0, "{line}");
+        assert!((ratio - b / a).abs() < 0.01, "{line}");
+        fails(&["bench", flag, "--full"], &["--full"]);
+    }
+    fails(&["bench", "--threads", "--cores"], &["--cores"]);
 }
 
 #[test]

@@ -13,62 +13,111 @@ use crate::CoreId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Bit set of cores (at most 64 cores per machine).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub struct CoreMask(pub u64);
+/// The most cores a machine may have (a 1,024-bit [`CoreMask`]).
+pub const MAX_CORES: usize = 1024;
+
+const MASK_WORDS: usize = MAX_CORES / 64;
+
+/// Bit set of cores (at most [`MAX_CORES`] per machine). A fixed array, so
+/// masks stay `Copy` and cost no allocation; operations skip empty words.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CoreMask([u64; MASK_WORDS]);
+
+impl Default for CoreMask {
+    fn default() -> Self {
+        CoreMask::EMPTY
+    }
+}
 
 impl CoreMask {
-    pub const EMPTY: CoreMask = CoreMask(0);
+    pub const EMPTY: CoreMask = CoreMask([0; MASK_WORDS]);
+    /// Cores 0..n (all of them from [`MAX_CORES`] on).
     pub fn all(n: usize) -> CoreMask {
-        if n >= 64 {
-            CoreMask(u64::MAX)
-        } else {
-            CoreMask((1u64 << n) - 1)
+        let mut m = CoreMask::EMPTY;
+        let n = n.min(MAX_CORES);
+        for (i, w) in m.0.iter_mut().enumerate() {
+            let lo = i * 64;
+            if n >= lo + 64 {
+                *w = u64::MAX;
+            } else if n > lo {
+                *w = (1u64 << (n - lo)) - 1;
+            }
         }
+        m
     }
     pub fn single(c: CoreId) -> CoreMask {
-        CoreMask(1u64 << c.0)
+        let mut m = CoreMask::EMPTY;
+        m.insert(c);
+        m
     }
+    #[inline]
     pub fn contains(self, c: CoreId) -> bool {
-        self.0 & (1u64 << c.0) != 0
+        let i = c.idx();
+        i < MAX_CORES && self.0[i / 64] & (1u64 << (i % 64)) != 0
     }
+    /// Adds core `c` (below [`MAX_CORES`]; topologies are checked for that).
     pub fn insert(&mut self, c: CoreId) {
-        self.0 |= 1u64 << c.0;
+        let i = c.idx();
+        self.0[i / 64] |= 1u64 << (i % 64);
     }
     pub fn union(self, o: CoreMask) -> CoreMask {
-        CoreMask(self.0 | o.0)
+        self.zip(o, |a, b| a | b)
     }
     pub fn intersect(self, o: CoreMask) -> CoreMask {
-        CoreMask(self.0 & o.0)
+        self.zip(o, |a, b| a & b)
+    }
+    /// The cores of `self` not in `o`.
+    pub fn minus(self, o: CoreMask) -> CoreMask {
+        self.zip(o, |a, b| a & !b)
+    }
+    fn zip(mut self, o: CoreMask, f: impl Fn(u64, u64) -> u64) -> CoreMask {
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a = f(*a, b);
+        }
+        self
     }
     pub fn is_empty(self) -> bool {
-        self.0 == 0
+        self.0.iter().all(|&w| w == 0)
     }
     pub fn count(self) -> usize {
-        self.0.count_ones() as usize
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
     pub fn iter(self) -> CoreMaskIter {
-        CoreMaskIter(self.0)
+        CoreMaskIter {
+            words: self.0,
+            word: 0,
+        }
     }
 }
 
 /// Cores of a mask in increasing order (cheap to clone: policies scan twice).
 #[derive(Clone, Copy, Debug)]
-pub struct CoreMaskIter(u64);
+pub struct CoreMaskIter {
+    words: [u64; MASK_WORDS],
+    /// The word being taken apart; the ones before it are spent.
+    word: usize,
+}
 
 impl Iterator for CoreMaskIter {
     type Item = CoreId;
     #[inline]
     fn next(&mut self) -> Option<CoreId> {
-        if self.0 == 0 {
-            return None;
+        while self.word < MASK_WORDS {
+            let w = &mut self.words[self.word];
+            if *w != 0 {
+                let i = w.trailing_zeros() as usize;
+                *w &= *w - 1;
+                return Some(CoreId((self.word * 64 + i) as u16));
+            }
+            self.word += 1;
         }
-        let i = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(CoreId(i as u16))
+        None
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
+        let n = self.words[self.word.min(MASK_WORDS)..]
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum();
         (n, Some(n))
     }
 }
@@ -83,6 +132,10 @@ impl fmt::Debug for CoreMask {
 /// The machine files of `topologies/`, by file stem, usable as names
 /// (`camp-amd-2fc-2sc`, `hikey970`, ...) wherever an `xBys` name is.
 pub const BUILTIN_MACHINES: &[(&str, &str)] = &[
+    (
+        "amd-epyc-9965",
+        include_str!("../../../topologies/amd-epyc-9965.toml"),
+    ),
     (
         "camp-amd-1fc-12sc",
         include_str!("../../../topologies/camp-amd-1fc-12sc.toml"),
@@ -106,6 +159,14 @@ pub const BUILTIN_MACHINES: &[(&str, &str)] = &[
     (
         "intel-8p8e",
         include_str!("../../../topologies/intel-8p8e.toml"),
+    ),
+    (
+        "intel-core-ultra-7-155h",
+        include_str!("../../../topologies/intel-core-ultra-7-155h.toml"),
+    ),
+    (
+        "intel-xeon6-6780e",
+        include_str!("../../../topologies/intel-xeon6-6780e.toml"),
     ),
     (
         "propsp-2fc-10sc",
@@ -416,7 +477,7 @@ pub enum TopologyError {
     UnknownName(String),
     #[error("topology has no cores")]
     NoCores,
-    #[error("topology has {0} cores; at most 64 are supported")]
+    #[error("topology has {0} cores; at most 1024 are supported")]
     TooManyCores(usize),
     #[error("cluster '{cluster}' names core type '{core_type}', which is not defined")]
     UnknownCoreType { cluster: String, core_type: String },
@@ -521,7 +582,7 @@ impl Topology {
         let total = clusters
             .iter()
             .fold(0usize, |acc, (_, _, n)| acc.saturating_add(*n));
-        if total > 64 {
+        if total > MAX_CORES {
             return Err(TopologyError::TooManyCores(total));
         }
         let mut out_clusters = Vec::new();
@@ -548,7 +609,7 @@ impl Topology {
         if core_cluster.is_empty() {
             return Err(TopologyError::NoCores);
         }
-        if core_cluster.len() > 64 {
+        if core_cluster.len() > MAX_CORES {
             return Err(TopologyError::TooManyCores(core_cluster.len()));
         }
         let used: Vec<usize> = out_clusters.iter().map(|c| c.core_type).collect();
@@ -809,9 +870,17 @@ mod tests {
             Err(TopologyError::NoCores)
         );
         assert!(matches!(
-            Topology::named("40B40S", CoreOrder::BigFirst),
-            Err(TopologyError::TooManyCores(80))
+            Topology::named("600B600S", CoreOrder::BigFirst),
+            Err(TopologyError::TooManyCores(1200))
         ));
+        // The largest machine there may be: every mask holds all its cores.
+        let t = Topology::named("512B512S", CoreOrder::LittleFirst).unwrap();
+        assert_eq!(t.num_cores(), MAX_CORES);
+        assert_eq!(t.big_mask().count(), 512);
+        assert_eq!(t.all_mask().count(), 1024);
+        assert!(t.big_mask().contains(CoreId(1023)) && !t.big_mask().contains(CoreId(511)));
+        assert_eq!(t.little_mask().iter().last(), Some(CoreId(511)));
+        assert_eq!(t.big_mask().union(t.little_mask()), t.all_mask());
     }
 
     #[test]
@@ -1021,5 +1090,29 @@ tick_ns = 1000000
         }
         let hikey = Topology::named("hikey970", CoreOrder::BigFirst).unwrap();
         assert_eq!(hikey.core_types[0].freq_mhz(), 2362.0);
+    }
+
+    #[test]
+    fn large_builtin_machines_load_with_their_cores_and_clusters() {
+        // (name, cores, clusters): 12 CCDs x 16, 36 modules x 4, P + 2 E modules + LP-E.
+        for (name, cores, clusters) in [
+            ("amd-epyc-9965", 192, 12),
+            ("intel-xeon6-6780e", 144, 36),
+            ("intel-core-ultra-7-155h", 16, 4),
+        ] {
+            let t = Topology::named(name, CoreOrder::BigFirst).unwrap();
+            assert_eq!(t.num_cores(), cores, "{name}");
+            assert_eq!(t.clusters.len(), clusters, "{name}");
+        }
+        for name in ["amd-epyc-9965", "intel-xeon6-6780e"] {
+            let t = Topology::named(name, CoreOrder::BigFirst).unwrap();
+            assert!(!t.is_asymmetric(), "{name} has one core type");
+        }
+        let mtl = Topology::named("intel-core-ultra-7-155h", CoreOrder::BigFirst).unwrap();
+        assert_eq!(mtl.core_types.len(), 3);
+        assert_eq!(mtl.core_types[mtl.fastest_type].name, "P");
+        assert_eq!(mtl.core_types[mtl.slowest_type].name, "LP-E");
+        assert_eq!(mtl.big_mask().count(), 6);
+        assert_eq!(mtl.little_mask().count(), 2);
     }
 }

@@ -16,11 +16,11 @@ use colab_fuzz::{quiet_panics, targets, Context, Target};
 const CASES: &[(&str, &str)] = &[
     (
         "topology-cores-4294967296.toml",
-        "topology has 4294967296 cores; at most 64 are supported",
+        "topology has 4294967296 cores; at most 1024 are supported",
     ),
     (
         "topology-cores-9223372036854775807.toml",
-        "topology has 9223372036854775807 cores; at most 64 are supported",
+        "topology has 9223372036854775807 cores; at most 1024 are supported",
     ),
     (
         "topology-tick-ns-0.toml",

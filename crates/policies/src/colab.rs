@@ -501,7 +501,7 @@ impl Policy for Colab {
         let big = topo.is_big(c) || !topo.is_asymmetric();
         let own = topo.cluster_mask(topo.cluster_of(c));
         // 2. The same cluster's queues, then the rest of the machine.
-        let others = topo.all_mask().intersect(CoreMask(!own.0));
+        let others = topo.all_mask().minus(own);
         for domain in [own, others] {
             let cands = domain
                 .iter()

@@ -406,7 +406,7 @@ impl FastLayer {
             return self.cfs.select(st, t, kind);
         }
         let big = st.topo.big_mask();
-        let slow = st.topo.all_mask().intersect(CoreMask(!big.0));
+        let slow = st.topo.all_mask().minus(big);
         let (pref, other) = if self.has_credit(st, t) {
             (big, slow)
         } else {

@@ -10,6 +10,7 @@ use crate::counters::{CounterError, Signature};
 use crate::pmu::{CounterTotals, Pmu};
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, Predictor, PredictorKind};
+use crate::slots::MinSlots;
 use crate::sync::{BarrierState, CondState, EventState, MutexState, QueueState, WaitObj};
 use crate::timeline::Timeline;
 use colab_core::{
@@ -432,7 +433,7 @@ struct Sim<'a> {
     events_state: Vec<EventState>,
     heap: BinaryHeap<Reverse<(Nanos, u64, EvKind)>>,
     /// Next decision point of each core's current thread (NEVER when idle).
-    core_next: Vec<Nanos>,
+    core_next: MinSlots,
     unstarted: u32,
     /// First invariant violation seen inside a step (reported after it).
     violation: Option<String>,
@@ -610,7 +611,7 @@ impl<'a> Sim<'a> {
             queues,
             events_state: vec![EventState::default(); eb as usize],
             heap: BinaryHeap::new(),
-            core_next: vec![NEVER; n],
+            core_next: MinSlots::new(n, NEVER),
             unstarted: w.programs.len() as u32,
             violation: None,
             seq: 0,
@@ -662,14 +663,10 @@ impl<'a> Sim<'a> {
         loop {
             // Core completions live in `core_next` (one slot per core, no stale
             // events); everything else in the heap. Ties: cores first, by index.
-            let (ci, ct) = self
-                .core_next
-                .iter()
-                .enumerate()
-                .fold((0, NEVER), |b, (i, &t)| if t < b.1 { (i, t) } else { b });
+            let (ci, ct) = self.core_next.min();
             let ht = self.heap.peek().map_or(NEVER, |e| e.0 .0);
             let (t, ev) = if ct <= ht && ct != NEVER {
-                self.core_next[ci] = NEVER;
+                self.core_next.set(ci, NEVER);
                 (ct, None)
             } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
                 (t, Some(ev))
@@ -1534,7 +1531,7 @@ impl<'a> Sim<'a> {
         } else {
             r.progress_start
         };
-        self.core_next[c.idx()] = at.max(self.st.now);
+        self.core_next.set(c.idx(), at.max(self.st.now));
     }
 
     /// Takes the current thread off `c`, accounting its progress.
@@ -1547,7 +1544,7 @@ impl<'a> Sim<'a> {
         let ran = now - self.st.cores[c.idx()].run_start;
         self.account_progress(c, t);
         self.read_counters(t);
-        self.core_next[c.idx()] = NEVER;
+        self.core_next.set(c.idx(), NEVER);
         self.cores[c.idx()].busy_ns += ran;
         let th = &mut self.st.threads[t.idx()];
         th.sum_exec_ns += ran;

@@ -11,6 +11,7 @@ pub mod counters;
 mod engine;
 mod pmu;
 pub mod predict;
+mod slots;
 mod sync;
 pub mod timeline;
 

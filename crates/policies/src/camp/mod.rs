@@ -244,7 +244,7 @@ impl Camp {
         self.cfs = Some(CfsCore::new(st));
         let topo = &st.topo;
         let fast = topo.big_mask();
-        let slow = CoreMask(topo.all_mask().0 & !fast.0);
+        let slow = topo.all_mask().minus(fast);
         let f = &topo.core_types[topo.fastest_type];
         let s = &topo.core_types[topo.slowest_type];
         // Largest SF the machine allows: core- or memory-bound extreme (the

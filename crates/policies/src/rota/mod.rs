@@ -177,11 +177,11 @@ impl Rota {
         let topo = &st.topo;
         let all = topo.all_mask();
         let fast = if topo.is_asymmetric() {
-            CoreMask(all.0 & !topo.little_mask().0)
+            all.minus(topo.little_mask())
         } else {
             all
         };
-        let slow = CoreMask(all.0 & !fast.0);
+        let slow = all.minus(fast);
         let mig = self
             .params
             .migration_ns
