@@ -59,18 +59,38 @@ impl Camp {
             .iter()
             .filter_map(|c| st.core(c).current.map(|t| (c, t, self.rank(st, &v, t))))
             .collect();
-        // Threads that could use a fast core: queued anywhere or running on a slow core.
+        // Threads that could use a fast core: queued anywhere or running on a
+        // slow core (found through the cores, not by scanning every thread
+        // there ever was: a program restarted many times leaves many).
         let mut cands: Vec<(Option<UtilityClass>, ThreadId)> = st
-            .threads
-            .iter()
-            .filter(|th| match th.state {
-                RunState::Runnable => true,
-                RunState::Running => th.core.is_some_and(|c| !fast.contains(c)),
-                _ => false,
+            .topo
+            .cores()
+            .flat_map(|c| {
+                let core = st.core(c);
+                let slow_running = core.current.filter(|_| !fast.contains(c));
+                core.rq.iter().copied().chain(slow_running)
             })
-            .map(|th| (self.rank(st, &v, th.id), th.id))
+            .map(|t| (self.rank(st, &v, t), t))
             .filter(|(r, _)| r.is_some())
             .collect();
+        debug_assert_eq!(
+            {
+                let mut a: Vec<ThreadId> = cands.iter().map(|&(_, t)| t).collect();
+                a.sort();
+                a
+            },
+            st.threads
+                .iter()
+                .filter(|th| match th.state {
+                    RunState::Runnable => true,
+                    RunState::Running => th.core.is_some_and(|c| !fast.contains(c)),
+                    _ => false,
+                })
+                .map(|th| th.id)
+                .filter(|&t| self.rank(st, &v, t).is_some())
+                .collect::<Vec<_>>(),
+            "the runnable threads are the queued ones"
+        );
         cands.sort_by_key(|&(r, t)| (Reverse(r), st.thread(t).runnable_since, t));
 
         // 1. A thread of a higher class takes the fast core of the lowest one.

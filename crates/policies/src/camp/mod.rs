@@ -183,21 +183,46 @@ struct Machine {
     boost_ticks: u32,
 }
 
-/// Per-application runnable counts at one instant.
-struct View {
-    /// Per application: runnable threads and the sum of their ids.
-    apps: Vec<(u32, u64)>,
+/// Per-application runnable counts at one instant: the simulator's
+/// per-program counts (read in place, nothing copied) or, on hand-built
+/// states, a scan of the threads; with at most one thread added (a wake-up
+/// being placed) and one taken away (a thread leaving).
+struct View<'a> {
+    st: &'a SchedState,
+    /// Applications the policy knows.
+    n: usize,
+    /// Scanned counts (hand-built states only).
+    scanned: Option<Vec<(u32, u64)>>,
+    add: Option<(usize, ThreadId)>,
+    sub: Option<(usize, ThreadId)>,
 }
 
-impl View {
+impl View<'_> {
+    /// Application `p`'s runnable threads and the sum of their ids.
+    fn app(&self, p: usize) -> Option<(u32, u64)> {
+        if p >= self.n {
+            return None;
+        }
+        let mut a = match &self.scanned {
+            Some(v) => v[p],
+            None => self.st.program_active(p).unwrap_or((0, 0)),
+        };
+        if let Some((_, t)) = self.add.filter(|&(q, _)| q == p) {
+            a = (a.0 + 1, a.1 + u64::from(t.0));
+        }
+        if let Some((_, t)) = self.sub.filter(|&(q, _)| q == p) {
+            a = (a.0 - 1, a.1 - u64::from(t.0));
+        }
+        Some(a)
+    }
+
     fn runnable(&self, p: usize) -> Option<u32> {
-        self.apps.get(p).map(|a| a.0)
+        self.app(p).map(|a| a.0)
     }
 
     /// The only runnable thread, where there is exactly one.
     fn sole(&self, p: usize) -> Option<ThreadId> {
-        self.apps
-            .get(p)
+        self.app(p)
             .filter(|a| a.0 == 1)
             .map(|a| ThreadId(a.1 as u32))
     }
@@ -323,7 +348,12 @@ impl Camp {
     /// Runnable threads per application, counting `extra` as runnable and
     /// `exclude` as not. From the simulator's per-program counts (O(1) per
     /// application), or a scan of every thread on a hand-built state.
-    fn view(&self, st: &SchedState, extra: Option<ThreadId>, exclude: Option<ThreadId>) -> View {
+    fn view<'a>(
+        &self,
+        st: &'a SchedState,
+        extra: Option<ThreadId>,
+        exclude: Option<ThreadId>,
+    ) -> View<'a> {
         let n = self.progs.len();
         let active = |th: &colab_core::ThreadInfo| {
             matches!(th.state, RunState::Runnable | RunState::Running)
@@ -338,32 +368,29 @@ impl Camp {
             }
             a
         };
-        let mut apps: Vec<(u32, u64)> = match st.program_active(0) {
+        let scanned = match st.program_active(0) {
             Some(_) => {
-                let a: Vec<_> = (0..n).filter_map(|p| st.program_active(p)).collect();
-                debug_assert_eq!(a, scan(), "tracked counts differ from the threads' states");
-                a
+                debug_assert_eq!(
+                    (0..n)
+                        .filter_map(|p| st.program_active(p))
+                        .collect::<Vec<_>>(),
+                    scan(),
+                    "tracked counts differ from the threads' states"
+                );
+                None
             }
-            None => scan(),
+            None => Some(scan()),
         };
-        let mut adjust = |t: ThreadId, up: bool| {
-            if let Some(x) = apps.get_mut(st.thread(t).program.idx()) {
-                if up {
-                    x.0 += 1;
-                    x.1 += u64::from(t.0);
-                } else {
-                    x.0 -= 1;
-                    x.1 -= u64::from(t.0);
-                }
-            }
-        };
-        if let Some(x) = extra.filter(|&x| !active(st.thread(x)) && Some(x) != exclude) {
-            adjust(x, true);
+        let of = |t: ThreadId| (st.thread(t).program.idx(), t);
+        View {
+            st,
+            n,
+            scanned,
+            add: extra
+                .filter(|&x| !active(st.thread(x)) && Some(x) != exclude)
+                .map(of),
+            sub: exclude.filter(|&y| active(st.thread(y))).map(of),
         }
-        if let Some(y) = exclude.filter(|&y| active(st.thread(y))) {
-            adjust(y, false);
-        }
-        View { apps }
     }
 
     fn sf_of(&self, t: ThreadId) -> Option<f64> {
