@@ -911,8 +911,8 @@ cores = 0
 #[test]
 fn too_many_cores() {
     fails(
-        &["sim", "mcf", "-t", "40B40S"],
-        &["40B40S", "80 cores", "64"],
+        &["sim", "mcf", "-t", "600B600S"],
+        &["600B600S", "1200 cores", "1024"],
     );
 }
 
