@@ -7,7 +7,7 @@
 //! sees only `predicted_speedup`, which comes from a predictor that may be
 //! noisy (or exact in the simulator's explicit oracle mode).
 
-use crate::{CoreId, Nanos, ProgramId, ThreadId, Topology};
+use crate::{CoreId, CoreMask, Nanos, ProgramId, ThreadId, Topology};
 use serde::Serialize;
 
 /// Why a thread is off the run queues.
@@ -121,6 +121,9 @@ pub struct SchedState {
     /// Threads in `RunState::Runnable` (queued, or on their way to a core),
     /// kept with `active`.
     runnable: u32,
+    /// Cores running nothing, kept with `active` through
+    /// [`SchedState::set_current`].
+    idle_cores: CoreMask,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -142,16 +145,47 @@ impl SchedState {
             cores,
             active: Vec::new(),
             runnable: 0,
+            idle_cores: CoreMask::EMPTY,
             active_tracked: false,
         }
     }
 
     /// A state whose per-program active counts are kept (see `active`).
     pub fn tracked(topo: Topology) -> SchedState {
+        let idle_cores = topo.all_mask();
         SchedState {
             active_tracked: true,
+            idle_cores,
             ..SchedState::new(topo)
         }
+    }
+
+    /// Puts `t` on core `c` (None: takes its thread off), keeping the idle
+    /// mask. The simulator changes `current` only through this.
+    pub fn set_current(&mut self, c: CoreId, t: Option<ThreadId>) {
+        self.cores[c.idx()].current = t;
+        if t.is_some() {
+            self.idle_cores = self.idle_cores.minus(CoreMask::single(c));
+        } else {
+            self.idle_cores.insert(c);
+        }
+    }
+
+    /// The cores running nothing (`is_idle`), from the kept mask when
+    /// tracked, else by a scan of the cores (hand-built states).
+    pub fn idle_mask(&self) -> CoreMask {
+        let scan = || {
+            let mut m = CoreMask::EMPTY;
+            for c in self.topo.cores().filter(|&c| self.is_idle(c)) {
+                m.insert(c);
+            }
+            m
+        };
+        if self.active_tracked {
+            debug_assert_eq!(self.idle_cores, scan(), "idle mask out of step");
+            return self.idle_cores;
+        }
+        scan()
     }
 
     /// Adds a thread, counting it if it is active.
@@ -246,7 +280,7 @@ impl SchedState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BlockKind, CoreOrder, ProgramId};
+    use crate::{BlockKind, CoreId, CoreMask, CoreOrder, ProgramId};
 
     #[test]
     fn tracked_counts_follow_every_state_change() {
@@ -276,6 +310,15 @@ mod tests {
         assert!(st.surely_nothing_queued());
         st.set_state(ThreadId(0), RunState::Runnable);
         assert!(!st.surely_nothing_queued());
+        // The idle mask follows every core put to work or left idle.
+        let two = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+        let mut cores = SchedState::tracked(two.clone());
+        cores.add_thread(ThreadInfo::new(ThreadId(0), ProgramId(0), 0, 1.0));
+        assert_eq!(cores.idle_mask(), two.all_mask());
+        cores.set_current(CoreId(1), Some(ThreadId(0)));
+        assert_eq!(cores.idle_mask(), CoreMask::single(CoreId(0)));
+        cores.set_current(CoreId(1), None);
+        assert_eq!(cores.idle_mask(), two.all_mask());
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

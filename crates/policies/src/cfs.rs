@@ -427,7 +427,10 @@ impl CfsCore {
             .topo
             .cluster_mask(st.topo.cluster_of(target))
             .intersect(self.allowed[t.idx()]);
-        llc.iter().find(|&c| st.is_idle(c)).unwrap_or(target)
+        llc.intersect(st.idle_mask())
+            .iter()
+            .next()
+            .unwrap_or(target)
     }
 
     /// Fork placement: find_idlest_group then find_idlest_cpu.

@@ -1501,9 +1501,8 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        let core = &mut self.st.cores[c.idx()];
-        core.current = Some(t);
-        core.run_start = now;
+        self.st.set_current(c, Some(t));
+        self.st.cores[c.idx()].run_start = now;
         self.st.set_state(t, RunState::Running);
         let th = &mut self.st.threads[t.idx()];
         th.core = Some(c);
@@ -1538,9 +1537,10 @@ impl<'a> Sim<'a> {
     fn stop_current(&mut self, c: CoreId, why: StopReason) {
         self.stats.blocks += u64::from(why != StopReason::Preempted);
         let now = self.st.now;
-        let Some(t) = self.st.cores[c.idx()].current.take() else {
+        let Some(t) = self.st.cores[c.idx()].current else {
             return;
         };
+        self.st.set_current(c, None);
         let ran = now - self.st.cores[c.idx()].run_start;
         self.account_progress(c, t);
         self.read_counters(t);
