@@ -88,6 +88,12 @@ impl CoreMask {
             word: 0,
         }
     }
+    /// The cores of the mask from `start` up, then those below it: the
+    /// order of a scan of core numbers that starts at `start` and wraps.
+    pub fn iter_from(self, start: CoreId) -> impl Iterator<Item = CoreId> {
+        let below = CoreMask::all(start.idx());
+        self.minus(below).iter().chain(self.intersect(below).iter())
+    }
 }
 
 /// Cores of a mask in increasing order (cheap to clone: policies scan twice).
@@ -881,6 +887,13 @@ mod tests {
         assert!(t.big_mask().contains(CoreId(1023)) && !t.big_mask().contains(CoreId(511)));
         assert_eq!(t.little_mask().iter().last(), Some(CoreId(511)));
         assert_eq!(t.big_mask().union(t.little_mask()), t.all_mask());
+        // A wrapping scan from core 1000: 1000..1023, then 0..999.
+        let order: Vec<u16> = t.all_mask().iter_from(CoreId(1000)).map(|c| c.0).collect();
+        let want: Vec<u16> = (1000..1024).chain(0..1000).collect();
+        assert_eq!(order, want);
+        let m = CoreMask::single(CoreId(3)).union(CoreMask::single(CoreId(700)));
+        let order: Vec<CoreId> = m.iter_from(CoreId(500)).collect();
+        assert_eq!(order, vec![CoreId(700), CoreId(3)]);
     }
 
     #[test]

@@ -351,14 +351,12 @@ impl Colab {
     /// first of the shortest queues.
     fn rr_allocator(&mut self, st: &SchedState, set: usize, mask: CoreMask) -> CoreId {
         let n = st.topo.num_cores();
-        let start = self.rr[set];
-        let order = (0..n)
-            .map(|i| CoreId(((start + i) % n) as u16))
-            .filter(|&c| mask.contains(c));
-        let pick = order
-            .clone()
-            .find(|&c| st.is_idle(c) && st.core(c).rq.is_empty())
-            .or_else(|| order.min_by_key(|&c| st.nr_running(c)))
+        let start = CoreId((self.rr[set] % n.max(1)) as u16);
+        let pick = mask
+            .intersect(st.idle_mask())
+            .iter_from(start)
+            .find(|&c| st.core(c).rq.is_empty())
+            .or_else(|| mask.iter_from(start).min_by_key(|&c| st.nr_running(c)))
             .unwrap_or(CoreId(0));
         self.rr[set] = pick.idx() + 1;
         pick
@@ -462,8 +460,9 @@ impl Policy for Colab {
                 let cl = (start + i) % clusters;
                 let mask = topo.cluster_mask(cl);
                 let c = mask
+                    .intersect(st.idle_mask())
                     .iter()
-                    .find(|&c| st.is_idle(c) && st.core(c).rq.is_empty());
+                    .find(|&c| st.core(c).rq.is_empty());
                 if let Some(c) = c {
                     best = Some((c, cl));
                     break;

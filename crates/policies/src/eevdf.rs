@@ -421,12 +421,10 @@ impl Eevdf {
         t: ThreadId,
         target: CoreId,
     ) -> Option<CoreId> {
-        let n = st.topo.num_cores();
         let allowed = self.cfs().allowed[t.idx()];
         let mut best: Option<(CoreId, f64)> = None;
-        for i in 0..n {
-            let c = CoreId(((target.idx() + i) % n) as u16);
-            if !allowed.contains(c) || !st.is_idle(c) || !st.core(c).rq.is_empty() {
+        for c in allowed.intersect(st.idle_mask()).iter_from(target) {
+            if !st.core(c).rq.is_empty() {
                 continue;
             }
             let cap = Self::capacity(st, c);

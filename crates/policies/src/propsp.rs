@@ -417,7 +417,11 @@ impl FastLayer {
         let idle_in = |m: CoreMask| {
             let m = m.intersect(allowed);
             prev.filter(|&p| m.contains(p) && Self::free(st, p))
-                .or_else(|| m.iter().find(|&c| Self::free(st, c)))
+                .or_else(|| {
+                    m.intersect(st.idle_mask())
+                        .iter()
+                        .find(|&c| Self::free(st, c))
+                })
         };
         idle_in(pref)
             .or_else(|| idle_in(other))

@@ -540,6 +540,7 @@ impl Policy for Camp {
         // BusyFCs: an idle fast core takes anything, nearest first.
         if let Some(f) = m
             .fast
+            .intersect(st.idle_mask())
             .iter()
             .filter(|&c| idle(st, c))
             .min_by_key(|&c| (!same_cluster(st, home, c), c))

@@ -401,7 +401,8 @@ impl Rota {
     /// First idle core of `mask`, the cluster of `near` first.
     fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
         let near_cl = near.map(|c| st.topo.cluster_of(c));
-        mask.iter()
+        mask.intersect(st.idle_mask())
+            .iter()
             .filter(|&c| Self::is_idle_empty(st, c))
             .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
     }
@@ -425,6 +426,7 @@ impl Rota {
         let near_cl = near.map(|c| st.topo.cluster_of(c));
         self.m()
             .fast
+            .intersect(st.idle_mask())
             .iter()
             .filter(|&c| Self::is_idle_empty(st, c))
             .filter(|&c| {
@@ -744,7 +746,8 @@ impl Policy for Rota {
                 self.slow_balance(st, c, out);
                 // Idle fast cores look again (a thread may now be worth pulling).
                 if self.params.remote {
-                    if let Some(f) = self.m().fast.iter().find(|&f| Self::is_idle_empty(st, f)) {
+                    let idle_fast = self.m().fast.intersect(st.idle_mask());
+                    if let Some(f) = idle_fast.iter().find(|&f| Self::is_idle_empty(st, f)) {
                         out.push(Action::Resched(f));
                     }
                 }
