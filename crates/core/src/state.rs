@@ -124,6 +124,9 @@ pub struct SchedState {
     /// Cores running nothing, kept with `active` through
     /// [`SchedState::set_current`].
     idle_cores: CoreMask,
+    /// Cores with a non-empty run queue, kept through
+    /// [`SchedState::rq_push`] and [`SchedState::rq_remove`].
+    queued_cores: CoreMask,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -146,6 +149,7 @@ impl SchedState {
             active: Vec::new(),
             runnable: 0,
             idle_cores: CoreMask::EMPTY,
+            queued_cores: CoreMask::EMPTY,
             active_tracked: false,
         }
     }
@@ -169,6 +173,46 @@ impl SchedState {
         } else {
             self.idle_cores.insert(c);
         }
+    }
+
+    /// Appends `t` to core `c`'s run queue, keeping the queued mask.
+    pub fn rq_push(&mut self, c: CoreId, t: ThreadId) {
+        self.cores[c.idx()].rq.push(t);
+        self.queued_cores.insert(c);
+    }
+
+    /// Takes `t` off core `c`'s run queue; false if it was not there.
+    pub fn rq_remove(&mut self, c: CoreId, t: ThreadId) -> bool {
+        let rq = &mut self.cores[c.idx()].rq;
+        let Some(p) = rq.iter().position(|&x| x == t) else {
+            return false;
+        };
+        rq.remove(p);
+        if rq.is_empty() {
+            self.queued_cores = self.queued_cores.minus(CoreMask::single(c));
+        }
+        true
+    }
+
+    /// The cores with a non-empty run queue, from the kept mask when
+    /// tracked, else by a scan (hand-built states).
+    pub fn queued_mask(&self) -> CoreMask {
+        let scan = || {
+            let mut m = CoreMask::EMPTY;
+            for c in self
+                .topo
+                .cores()
+                .filter(|&c| !self.cores[c.idx()].rq.is_empty())
+            {
+                m.insert(c);
+            }
+            m
+        };
+        if self.active_tracked {
+            debug_assert_eq!(self.queued_cores, scan(), "queued mask out of step");
+            return self.queued_cores;
+        }
+        scan()
     }
 
     /// The cores running nothing (`is_idle`), from the kept mask when
@@ -319,6 +363,13 @@ mod tests {
         assert_eq!(cores.idle_mask(), CoreMask::single(CoreId(0)));
         cores.set_current(CoreId(1), None);
         assert_eq!(cores.idle_mask(), two.all_mask());
+        // And the queued mask every queue that fills or empties.
+        assert!(cores.queued_mask().is_empty());
+        cores.rq_push(CoreId(0), ThreadId(0));
+        assert_eq!(cores.queued_mask(), CoreMask::single(CoreId(0)));
+        assert!(!cores.rq_remove(CoreId(1), ThreadId(0)));
+        assert!(cores.rq_remove(CoreId(0), ThreadId(0)));
+        assert!(cores.queued_mask().is_empty());
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

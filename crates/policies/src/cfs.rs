@@ -524,8 +524,10 @@ impl CfsCore {
         let ok = |t: ThreadId| self.is_allowed(t, c) && may(t);
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
         let domains = [Some(own), system.then_some(self.all)];
+        let queued = st.queued_mask();
         for domain in domains.into_iter().flatten() {
             let busiest = domain
+                .intersect(queued)
                 .iter()
                 .filter(|&o| o != c && st.core(o).rq.iter().any(|&t| ok(t)))
                 .max_by_key(|&o| (st.nr_running(o), std::cmp::Reverse(o)));

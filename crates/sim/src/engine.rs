@@ -1358,7 +1358,7 @@ impl<'a> Sim<'a> {
     }
 
     fn enqueue(&mut self, c: CoreId, t: ThreadId, wakeup: bool) {
-        self.st.cores[c.idx()].rq.push(t);
+        self.st.rq_push(c, t);
         self.st.threads[t.idx()].core = Some(c);
         self.queued_total += 1;
         self.policy.enqueued(&self.st, c, t, wakeup);
@@ -1389,15 +1389,11 @@ impl<'a> Sim<'a> {
     }
 
     fn dequeue(&mut self, c: CoreId, t: ThreadId) -> bool {
-        let rq = &mut self.st.cores[c.idx()].rq;
-        match rq.iter().position(|&x| x == t) {
-            Some(p) => {
-                rq.remove(p);
-                self.queued_total -= 1;
-                true
-            }
-            None => false,
+        let removed = self.st.rq_remove(c, t);
+        if removed {
+            self.queued_total -= 1;
         }
+        removed
     }
 
     fn perr(&self, problem: String) -> SimError {

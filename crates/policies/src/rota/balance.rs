@@ -130,8 +130,8 @@ impl Rota {
         st: &'a SchedState,
     ) -> impl Iterator<Item = (CoreId, ThreadId)> + 'a {
         let queued = st
-            .topo
-            .cores()
+            .queued_mask()
+            .iter()
             .flat_map(move |o| st.core(o).rq.iter().map(move |&t| (o, t)));
         let slow_running = self
             .m()

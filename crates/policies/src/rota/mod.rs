@@ -437,8 +437,8 @@ impl Rota {
 
     /// The queued thread a fast core should steal: the best-ranked one anywhere.
     fn best_queued(&self, st: &SchedState, skip: CoreId, floor: u64) -> Option<(CoreId, ThreadId)> {
-        st.topo
-            .cores()
+        st.queued_mask()
+            .iter()
             .filter(|&o| o != skip)
             .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
             .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
