@@ -127,6 +127,9 @@ pub struct SchedState {
     /// Cores with a non-empty run queue, kept through
     /// [`SchedState::rq_push`] and [`SchedState::rq_remove`].
     queued_cores: CoreMask,
+    /// Cores by `nr_running`: entry k holds those with k threads, kept
+    /// with the two masks above.
+    by_load: Vec<CoreMask>,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -150,6 +153,7 @@ impl SchedState {
             runnable: 0,
             idle_cores: CoreMask::EMPTY,
             queued_cores: CoreMask::EMPTY,
+            by_load: Vec::new(),
             active_tracked: false,
         }
     }
@@ -160,14 +164,58 @@ impl SchedState {
         SchedState {
             active_tracked: true,
             idle_cores,
+            by_load: vec![idle_cores],
             ..SchedState::new(topo)
         }
+    }
+
+    /// Core `c`'s `nr_running` went from `from` to `to`.
+    fn reload(&mut self, c: CoreId, from: usize, to: usize) {
+        if !self.active_tracked || from == to {
+            return;
+        }
+        if self.by_load.len() <= to {
+            self.by_load.resize(to + 1, CoreMask::EMPTY);
+        }
+        self.by_load[from] = self.by_load[from].minus(CoreMask::single(c));
+        self.by_load[to].insert(c);
+    }
+
+    /// The fewest threads (`nr_running`) any core of `mask` has, and the
+    /// cores of `mask` that have that many; None for an empty mask.
+    pub fn least_loaded_in(&self, mask: CoreMask) -> Option<(usize, CoreMask)> {
+        if self.active_tracked {
+            let found = self
+                .by_load
+                .iter()
+                .enumerate()
+                .map(|(k, m)| (k, m.intersect(mask)))
+                .find(|(_, m)| !m.is_empty());
+            debug_assert_eq!(
+                found,
+                self.least_loaded_scan(mask),
+                "load masks out of step"
+            );
+            return found;
+        }
+        self.least_loaded_scan(mask)
+    }
+
+    fn least_loaded_scan(&self, mask: CoreMask) -> Option<(usize, CoreMask)> {
+        let k = mask.iter().map(|c| self.nr_running(c)).min()?;
+        let mut m = CoreMask::EMPTY;
+        for c in mask.iter().filter(|&c| self.nr_running(c) == k) {
+            m.insert(c);
+        }
+        Some((k, m))
     }
 
     /// Puts `t` on core `c` (None: takes its thread off), keeping the idle
     /// mask. The simulator changes `current` only through this.
     pub fn set_current(&mut self, c: CoreId, t: Option<ThreadId>) {
+        let before = self.nr_running(c);
         self.cores[c.idx()].current = t;
+        self.reload(c, before, self.nr_running(c));
         if t.is_some() {
             self.idle_cores = self.idle_cores.minus(CoreMask::single(c));
         } else {
@@ -177,8 +225,10 @@ impl SchedState {
 
     /// Appends `t` to core `c`'s run queue, keeping the queued mask.
     pub fn rq_push(&mut self, c: CoreId, t: ThreadId) {
+        let before = self.nr_running(c);
         self.cores[c.idx()].rq.push(t);
         self.queued_cores.insert(c);
+        self.reload(c, before, before + 1);
     }
 
     /// Takes `t` off core `c`'s run queue; false if it was not there.
@@ -191,6 +241,8 @@ impl SchedState {
         if rq.is_empty() {
             self.queued_cores = self.queued_cores.minus(CoreMask::single(c));
         }
+        let after = self.nr_running(c);
+        self.reload(c, after + 1, after);
         true
     }
 
@@ -370,6 +422,24 @@ mod tests {
         assert!(!cores.rq_remove(CoreId(1), ThreadId(0)));
         assert!(cores.rq_remove(CoreId(0), ThreadId(0)));
         assert!(cores.queued_mask().is_empty());
+        // And the cores by load: core 1 runs one and queues two, core 0 one.
+        cores.set_current(CoreId(1), Some(ThreadId(0)));
+        cores.rq_push(CoreId(1), ThreadId(0));
+        cores.rq_push(CoreId(1), ThreadId(0));
+        assert_eq!(
+            cores.least_loaded_in(two.all_mask()),
+            Some((0, CoreMask::single(CoreId(0))))
+        );
+        cores.rq_push(CoreId(0), ThreadId(0));
+        assert_eq!(
+            cores.least_loaded_in(CoreMask::single(CoreId(1))),
+            Some((3, CoreMask::single(CoreId(1))))
+        );
+        assert_eq!(
+            cores.least_loaded_in(two.all_mask()),
+            Some((1, CoreMask::single(CoreId(0))))
+        );
+        assert_eq!(cores.least_loaded_in(CoreMask::EMPTY), None);
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

@@ -409,15 +409,19 @@ impl Rota {
 
     /// The shortest queue of `mask`, `prev` on ties, then its cluster.
     fn shortest_in(&self, st: &SchedState, mask: CoreMask, prev: Option<CoreId>) -> Option<CoreId> {
-        let prev_cl = prev.map(|c| st.topo.cluster_of(c));
-        mask.iter().min_by_key(|&c| {
-            (
-                st.nr_running(c),
-                Some(c) != prev,
-                Some(st.topo.cluster_of(c)) != prev_cl,
-                c,
-            )
+        // The least loaded, then `prev`, then the first of its cluster,
+        // then the first.
+        let (_, least) = st.least_loaded_in(mask)?;
+        if let Some(p) = prev.filter(|&p| least.contains(p)) {
+            return Some(p);
+        }
+        prev.and_then(|p| {
+            least
+                .intersect(st.topo.cluster_mask(st.topo.cluster_of(p)))
+                .iter()
+                .next()
         })
+        .or_else(|| least.iter().next())
     }
 
     /// An idle fast core worth moving to from an idle previous core.
