@@ -184,7 +184,9 @@ impl SchedState {
     /// The fewest threads (`nr_running`) any core of `mask` has, and the
     /// cores of `mask` that have that many; None for an empty mask.
     pub fn least_loaded_in(&self, mask: CoreMask) -> Option<(usize, CoreMask)> {
-        if self.active_tracked {
+        // A mask of a few cores is scanned: the buckets pay when cores are
+        // many and threads per core few, not with hundreds queued on each.
+        if self.active_tracked && mask.count() > 64 {
             let found = self
                 .by_load
                 .iter()
@@ -440,6 +442,22 @@ mod tests {
             Some((1, CoreMask::single(CoreId(0))))
         );
         assert_eq!(cores.least_loaded_in(CoreMask::EMPTY), None);
+        // Over 64 cores the buckets answer: every core but 70 runs a thread.
+        let big = Topology::named("50B50S", CoreOrder::BigFirst).unwrap();
+        let mut many = SchedState::tracked(big.clone());
+        many.add_thread(ThreadInfo::new(ThreadId(0), ProgramId(0), 0, 1.0));
+        for c in big.cores().filter(|&c| c != CoreId(70)) {
+            many.set_current(c, Some(ThreadId(0)));
+        }
+        assert_eq!(
+            many.least_loaded_in(big.all_mask()),
+            Some((0, CoreMask::single(CoreId(70))))
+        );
+        many.rq_push(CoreId(3), ThreadId(0));
+        many.set_current(CoreId(70), Some(ThreadId(0)));
+        let (k, m) = many.least_loaded_in(big.all_mask()).unwrap();
+        assert_eq!((k, m.count()), (1, 99));
+        assert!(!m.contains(CoreId(3)));
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

@@ -75,8 +75,12 @@ pub struct CfsCore {
     pub vr: Vec<i64>,
     /// Per-core min_vruntime.
     pub min_vr: Vec<i64>,
-    /// Per-thread allowed cores (sched_setaffinity).
-    pub allowed: Vec<CoreMask>,
+    /// Per thread: which entry of `masks` holds the cores it may run on
+    /// (sched_setaffinity). An index, not a mask per thread: a 1,024-core
+    /// mask is 128 bytes, and 4,096 of them halved the event rate.
+    allowed_idx: Vec<u32>,
+    /// The distinct affinity masks in use; entry 0 is every core.
+    masks: Vec<CoreMask>,
     /// Per core, the rate at which the running thread's vruntime grows per
     /// ns of runtime (1 for CFS; COLAB's scale-slice sets its speedup), so
     /// that min_vruntime follows the running thread at the rate it is charged.
@@ -101,7 +105,8 @@ impl CfsCore {
             tun: CfsTunables::for_cpus(n),
             vr: Vec::new(),
             min_vr: vec![0; n],
-            allowed: Vec::new(),
+            allowed_idx: Vec::new(),
+            masks: vec![st.topo.all_mask()],
             run_scale: vec![1.0; n],
             all: st.topo.all_mask(),
             queued: vec![RefCell::new(BinaryHeap::new()); n],
@@ -164,7 +169,7 @@ impl CfsCore {
     pub fn thread_created(&mut self, t: ThreadId) {
         if self.vr.len() <= t.idx() {
             self.vr.resize(t.idx() + 1, 0);
-            self.allowed.resize(t.idx() + 1, self.all);
+            self.allowed_idx.resize(t.idx() + 1, 0);
             self.seq.resize(t.idx() + 1, u64::MAX);
         }
     }
@@ -362,19 +367,36 @@ impl CfsCore {
     }
 
     pub fn is_allowed(&self, t: ThreadId, c: CoreId) -> bool {
-        self.allowed[t.idx()].contains(c)
+        self.masks[self.allowed_idx[t.idx()] as usize].contains(c)
+    }
+
+    /// The cores `t` may run on.
+    pub fn allowed(&self, t: ThreadId) -> CoreMask {
+        self.masks[self.allowed_idx[t.idx()] as usize]
+    }
+
+    /// Sets the cores `t` may run on (sched_setaffinity).
+    pub fn set_allowed(&mut self, t: ThreadId, mask: CoreMask) {
+        let i = match self.masks.iter().position(|&m| m == mask) {
+            Some(i) => i,
+            None => {
+                self.masks.push(mask);
+                self.masks.len() - 1
+            }
+        };
+        self.allowed_idx[t.idx()] = i as u32;
     }
 
     /// Least loaded allowed core in `mask`, lowest number on ties.
     pub fn idlest_in(&self, st: &SchedState, t: ThreadId, mask: CoreMask) -> Option<CoreId> {
-        mask.intersect(self.allowed[t.idx()])
+        mask.intersect(self.allowed(t))
             .iter()
             .min_by_key(|&c| st.nr_running(c))
     }
 
     /// select_task_rq_fair.
     pub fn select(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
-        let allowed = self.allowed[t.idx()];
+        let allowed = self.allowed(t);
         let th = st.thread(t);
         match (kind, th.last_core) {
             (WakeKind::Wakeup { waker }, Some(prev)) if allowed.contains(prev) => {
@@ -401,7 +423,7 @@ impl CfsCore {
         prev: CoreId,
         waker: Option<ThreadId>,
     ) -> CoreId {
-        let allowed = self.allowed[t.idx()];
+        let allowed = self.allowed(t);
         if let Some(w) = waker.and_then(|w| st.thread(w).core) {
             if w != prev && allowed.contains(w) && st.nr_running(w) < st.nr_running(prev) {
                 return w;
@@ -426,7 +448,7 @@ impl CfsCore {
         let llc = st
             .topo
             .cluster_mask(st.topo.cluster_of(target))
-            .intersect(self.allowed[t.idx()]);
+            .intersect(self.allowed(t));
         llc.intersect(st.idle_mask())
             .iter()
             .next()
@@ -435,7 +457,7 @@ impl CfsCore {
 
     /// Fork placement: find_idlest_group then find_idlest_cpu.
     fn find_idlest(&self, st: &SchedState, t: ThreadId, local_core: Option<CoreId>) -> CoreId {
-        let allowed = self.allowed[t.idx()];
+        let allowed = self.allowed(t);
         let local = local_core.map(|c| st.topo.cluster_of(c));
         let load = |cl: usize| -> Option<f64> {
             let m = st.topo.cluster_mask(cl).intersect(allowed);
@@ -592,12 +614,23 @@ impl CfsCore {
             };
             let candidates = st.core(busiest).rq.iter().copied();
             let mut best: Option<(ThreadId, CoreId)> = None;
+            // The destination depends only on the thread's affinity mask:
+            // found once per mask in use, not once per queued thread.
+            let mut dest: Vec<(u32, Option<CoreId>)> = Vec::new();
             for t in candidates {
-                if let Some(to) = d
-                    .intersect(self.allowed[t.idx()])
-                    .iter()
-                    .min_by_key(|&o| st.nr_running(o))
-                {
+                let idx = self.allowed_idx[t.idx()];
+                let to = match dest.iter().find(|&&(i, _)| i == idx) {
+                    Some(&(_, to)) => to,
+                    None => {
+                        let to = d
+                            .intersect(self.masks[idx as usize])
+                            .iter()
+                            .min_by_key(|&o| st.nr_running(o));
+                        dest.push((idx, to));
+                        to
+                    }
+                };
+                if let Some(to) = to {
                     if st.nr_running(busiest) >= st.nr_running(to) + 2
                         && best.is_none_or(|(b, _)| {
                             st.thread(t).runnable_since < st.thread(b).runnable_since

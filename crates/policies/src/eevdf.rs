@@ -386,7 +386,7 @@ impl Eevdf {
         let mut load = 0.0;
         if st.topo.is_asymmetric() {
             if let Some(t) = st.core(c).current {
-                let single = self.cfs().allowed[t.idx()].count() == 1;
+                let single = self.cfs().allowed(t).count() == 1;
                 if !single && !self.task_fits(st, t, c) {
                     load = self.util_est(st, t).max(1.0);
                 }
@@ -421,7 +421,7 @@ impl Eevdf {
         t: ThreadId,
         target: CoreId,
     ) -> Option<CoreId> {
-        let allowed = self.cfs().allowed[t.idx()];
+        let allowed = self.cfs().allowed(t);
         let mut best: Option<(CoreId, f64)> = None;
         for c in allowed.intersect(st.idle_mask()).iter_from(target) {
             if !st.core(c).rq.is_empty() {

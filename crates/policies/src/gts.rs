@@ -207,7 +207,7 @@ impl Gts {
         mask: CoreMask,
         t: Option<ThreadId>,
     ) -> Option<(CoreId, u32)> {
-        let allowed = t.map_or(mask, |t| mask.intersect(self.cfs().allowed[t.idx()]));
+        let allowed = t.map_or(mask, |t| mask.intersect(self.cfs().allowed(t)));
         allowed
             .iter()
             .map(|c| {
@@ -257,7 +257,7 @@ impl Gts {
                 return false;
             }
         }
-        !slower.intersect(self.cfs().allowed[t.idx()]).is_empty()
+        !slower.intersect(self.cfs().allowed(t)).is_empty()
             && self.load(st, t) < self.params.down_threshold
     }
 
@@ -272,7 +272,7 @@ impl Gts {
             .current
             .into_iter()
             .chain(q)
-            .filter(|&t| !target.intersect(cfs.allowed[t.idx()]).is_empty())
+            .filter(|&t| !target.intersect(cfs.allowed(t)).is_empty())
             .collect()
     }
 

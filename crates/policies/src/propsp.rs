@@ -412,7 +412,7 @@ impl FastLayer {
         } else {
             (slow, big)
         };
-        let allowed = self.cfs.allowed[t.idx()];
+        let allowed = self.cfs.allowed(t);
         let prev = st.thread(t).last_core;
         let idle_in = |m: CoreMask| {
             let m = m.intersect(allowed);
@@ -462,7 +462,7 @@ impl FastLayer {
         if let Some(t) = self.cfs.leftmost(st, c) {
             return Pick::Local(t);
         }
-        let allowed_here = |t: ThreadId| self.cfs.allowed[t.idx()].contains(c);
+        let allowed_here = |t: ThreadId| self.cfs.allowed(t).contains(c);
         // A credit holder queued on another core, longest waiting first.
         let queued = st
             .topo
@@ -538,12 +538,12 @@ impl FastLayer {
                 core.current.into_iter().chain(core.rq.iter().copied())
             })
             .filter(|t| !self.claimed.contains(t))
-            .filter(|&t| self.cfs.allowed[t.idx()].contains(c) && self.has_credit(st, t))
+            .filter(|&t| self.cfs.allowed(t).contains(c) && self.has_credit(st, t))
             .map(|t| (t, self.credit_left(st, t)))
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         if let Some((t, _)) = partner {
             let from = st.thread(t).core.expect("a runnable thread has a core");
-            if self.cfs.allowed[cur.idx()].contains(from) {
+            if self.cfs.allowed(cur).contains(from) {
                 self.claimed.push(t);
                 out.push(Action::Migrate { thread: t, to: c });
                 out.push(Action::Migrate {

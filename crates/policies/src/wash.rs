@@ -206,7 +206,7 @@ impl Policy for Wash {
         let c = self.cfs(st);
         c.thread_created(t);
         // Fallback policy: new application threads start on the big cores.
-        c.allowed[t.idx()] = big;
+        c.set_allowed(t, big);
     }
     fn select_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
         self.cfs(st).select(st, t, kind)
@@ -242,7 +242,7 @@ impl Policy for Wash {
         let aff = self.compute_affinities(st);
         for (t, mask) in aff {
             let cfs = self.cfs(st);
-            cfs.allowed[t.idx()] = mask;
+            cfs.set_allowed(t, mask);
             // sched_setaffinity moves a thread off a core it may no longer use.
             if let Some(c) = st.thread(t).core {
                 if !mask.contains(c) {
