@@ -615,18 +615,19 @@ impl CfsCore {
             let candidates = st.core(busiest).rq.iter().copied();
             let mut best: Option<(ThreadId, CoreId)> = None;
             // The destination depends only on the thread's affinity mask:
-            // found once per mask in use, not once per queued thread.
-            let mut dest: Vec<(u32, Option<CoreId>)> = Vec::new();
+            // found again only when the mask changes from the previous
+            // thread's (almost every thread shares one), not per thread.
+            let mut dest: Option<(u32, Option<CoreId>)> = None;
             for t in candidates {
                 let idx = self.allowed_idx[t.idx()];
-                let to = match dest.iter().find(|&&(i, _)| i == idx) {
-                    Some(&(_, to)) => to,
-                    None => {
+                let to = match dest {
+                    Some((i, to)) if i == idx => to,
+                    _ => {
                         let to = d
                             .intersect(self.masks[idx as usize])
                             .iter()
                             .min_by_key(|&o| st.nr_running(o));
-                        dest.push((idx, to));
+                        dest = Some((idx, to));
                         to
                     }
                 };
