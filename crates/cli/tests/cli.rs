@@ -1919,7 +1919,10 @@ fn bench_scaling_reports_events_per_second_at_both_sizes() {
             cols[5].parse().unwrap(),
         );
         assert!(a > 0.0 && b > 0.0, "{line}");
-        assert!((ratio - b / a).abs() < 0.01, "{line}");
+        // The rates are printed to 0.01 M: the ratio lies within what
+        // that rounding allows (debug builds run well under 1 M events/s).
+        let (lo, hi) = ((b - 0.005) / (a + 0.005), (b + 0.005) / (a - 0.005));
+        assert!(ratio >= lo - 0.001 && ratio <= hi + 0.001, "{line}");
         fails(&["bench", flag, "--full"], &["--full"]);
     }
     fails(&["bench", "--threads", "--cores"], &["--cores"]);
