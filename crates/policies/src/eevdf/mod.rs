@@ -46,10 +46,13 @@
 //! from idle cores after the ordinary idle pull found nothing (the kernel
 //! requires the pulling group to have spare capacity, `group_has_spare`).
 
+mod tree;
+
 use crate::cfs::CfsCore;
 use colab_core::{
     Action, CoreId, Nanos, Pick, SchedState, StopReason, ThreadId, WakeKind, NS_PER_US,
 };
+use tree::EntityTrees;
 
 /// `sysctl_sched_base_slice` before scaling: 0.75 ms (kernel/sched/fair.c,
 /// 6.6), scaled like every CFS tunable by 1 + ilog2(min(ncpus, 8))
@@ -163,6 +166,15 @@ pub struct Eevdf {
     min_vr: Vec<i64>,
     /// Per-core `rq->misfit_task_load` (0: no misfit task).
     misfit: Vec<f64>,
+    /// What the simulator's states let us keep instead of scanning queues
+    /// (hand-built test states are scanned): the queued entities of each
+    /// core in the kernel's augmented tree, and per core the sum and count
+    /// of its entities' vruntimes (queued and current: `avg_vruntime`'s
+    /// `sum_w_vruntime` and `sum_weight`) with the core each thread counts on.
+    tree: EntityTrees,
+    sum_v: Vec<i128>,
+    count: Vec<i128>,
+    counted_on: Vec<Option<CoreId>>,
 }
 
 impl Default for Eevdf {
@@ -180,6 +192,10 @@ impl Eevdf {
             util: Vec::new(),
             min_vr: Vec::new(),
             misfit: Vec::new(),
+            tree: EntityTrees::default(),
+            sum_v: Vec::new(),
+            count: Vec::new(),
+            counted_on: Vec::new(),
         }
     }
 
@@ -190,6 +206,9 @@ impl Eevdf {
             self.cfs = Some(CfsCore::new(st));
             self.min_vr = vec![0; n];
             self.misfit = vec![0.0; n];
+            self.tree = EntityTrees::new(n);
+            self.sum_v = vec![0; n];
+            self.count = vec![0; n];
         }
     }
 
@@ -213,10 +232,45 @@ impl Eevdf {
     /// Sets an entity's vruntime and deadline (hand-built test situations).
     #[cfg(test)]
     pub(crate) fn set_entity(&mut self, t: ThreadId, vruntime: i64, deadline: i64) {
+        let on = self.counted_on[t.idx()];
+        let queued = self.tree.core_of(t);
+        self.uncount(t);
+        self.tree.remove(t);
         let e = &mut self.ent[t.idx()];
         e.vruntime = vruntime;
         e.deadline = deadline;
         e.fresh = false;
+        if let Some(c) = on {
+            self.count_on(c, t);
+        }
+        if let Some(c) = queued {
+            self.tree.insert(c, t, deadline, vruntime);
+        }
+    }
+
+    /// `t` now counts in `c`'s sums (it joined the queue or the core).
+    fn count_on(&mut self, c: CoreId, t: ThreadId) {
+        debug_assert!(self.counted_on[t.idx()].is_none(), "{t} counted twice");
+        self.counted_on[t.idx()] = Some(c);
+        self.sum_v[c.idx()] += self.ent[t.idx()].vruntime as i128;
+        self.count[c.idx()] += 1;
+    }
+
+    /// `t` no longer counts in any core's sums.
+    fn uncount(&mut self, t: ThreadId) {
+        if let Some(c) = self.counted_on[t.idx()].take() {
+            self.sum_v[c.idx()] -= self.ent[t.idx()].vruntime as i128;
+            self.count[c.idx()] -= 1;
+        }
+    }
+
+    /// Adds `t` to `c`'s queue index (the simulator queued it there).
+    fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        if st.active_tracked {
+            let e = &self.ent[t.idx()];
+            self.tree.insert(c, t, e.deadline, e.vruntime);
+            self.count_on(c, t);
+        }
     }
     /// `task_util_est` of `t` now.
     pub fn util_est(&self, st: &SchedState, t: ThreadId) -> f64 {
@@ -240,6 +294,23 @@ impl Eevdf {
 
     /// (sum of vruntimes, count) of `c`'s entities other than `skip`.
     fn avg_parts(&self, st: &SchedState, c: CoreId, skip: Option<ThreadId>) -> (i128, i128) {
+        if !st.active_tracked {
+            return self.scan_avg_parts(st, c, skip);
+        }
+        let (mut sum, mut n) = (self.sum_v[c.idx()], self.count[c.idx()]);
+        if let Some(t) = skip.filter(|&t| self.counted_on[t.idx()] == Some(c)) {
+            sum -= self.ent[t.idx()].vruntime as i128;
+            n -= 1;
+        }
+        debug_assert_eq!(
+            (sum, n),
+            self.scan_avg_parts(st, c, skip),
+            "kept vruntime sums of core {c} differ from its queue"
+        );
+        (sum, n)
+    }
+
+    fn scan_avg_parts(&self, st: &SchedState, c: CoreId, skip: Option<ThreadId>) -> (i128, i128) {
         let mut sum = 0i128;
         let mut n = 0i128;
         for t in Self::entities(st, c).filter(|&t| Some(t) != skip) {
@@ -264,10 +335,29 @@ impl Eevdf {
     }
 
     /// `update_min_vruntime`: monotonic, follows the smallest vruntime.
-    fn update_min_vr(&mut self, st: &SchedState, c: CoreId) {
-        let m = Self::entities(st, c)
-            .map(|t| self.ent[t.idx()].vruntime)
+    /// `extra`: a thread the simulator has just queued on `c` and that is
+    /// not indexed yet (an enqueue's update_curr, before placement).
+    fn update_min_vr(&mut self, st: &SchedState, c: CoreId, extra: Option<ThreadId>) {
+        let scan = || {
+            Self::entities(st, c)
+                .map(|t| self.ent[t.idx()].vruntime)
+                .min()
+        };
+        let m = if st.active_tracked {
+            let v = |t: ThreadId| self.ent[t.idx()].vruntime;
+            let m = [
+                self.tree.min_vruntime(c).map(|(v, _)| v),
+                st.core(c).current.map(v),
+                extra.map(v),
+            ]
+            .into_iter()
+            .flatten()
             .min();
+            debug_assert_eq!(m, scan(), "kept min vruntime of core {c} differs");
+            m
+        } else {
+            scan()
+        };
         if let Some(m) = m {
             let v = &mut self.min_vr[c.idx()];
             *v = (*v).max(m);
@@ -283,6 +373,10 @@ impl Eevdf {
         let delta = st.now.saturating_sub(e.exec_start);
         e.exec_start = st.now;
         e.vruntime += delta as i64;
+        if let Some(c) = self.counted_on[t.idx()] {
+            self.sum_v[c.idx()] += delta as i128;
+        }
+        let e = &mut self.ent[t.idx()];
         if e.vruntime >= e.deadline {
             e.deadline = e.vruntime + slice;
             e.parity = false;
@@ -295,11 +389,16 @@ impl Eevdf {
     /// `update_curr` on `c`: true if the current entity used up its request
     /// while another one waits (resched_curr).
     fn update_curr(&mut self, st: &SchedState, c: CoreId) -> bool {
+        self.update_curr_with(st, c, None)
+    }
+
+    /// [`Eevdf::update_curr`] with `extra` as in [`Eevdf::update_min_vr`].
+    fn update_curr_with(&mut self, st: &SchedState, c: CoreId, extra: Option<ThreadId>) -> bool {
         let Some(cur) = st.core(c).current else {
             return false;
         };
         let renewed = self.account(st, cur);
-        self.update_min_vr(st, c);
+        self.update_min_vr(st, c, extra);
         renewed && st.nr_running(c) > 1
     }
 
@@ -318,6 +417,7 @@ impl Eevdf {
     /// `place_entity` of `t` on `c` (before or after it joined `c`'s queue;
     /// it is left out of V either way).
     fn place(&mut self, st: &SchedState, c: CoreId, t: ThreadId, initial: bool) {
+        debug_assert!(self.counted_on[t.idx()].is_none() && self.tree.core_of(t).is_none());
         let (sum, n) = self.avg_parts(st, c, Some(t));
         let v = self.avg_of(c, sum, n);
         let e = &mut self.ent[t.idx()];
@@ -350,19 +450,30 @@ impl Eevdf {
             }
         }
         let key = |t: ThreadId| (self.ent[t.idx()].deadline, self.ent[t.idx()].vruntime, t);
-        let mut best = st
-            .core(c)
-            .rq
-            .iter()
-            .copied()
-            .filter(|&t| self.eligible(t, sum, n))
-            .min_by_key(|&t| key(t));
+        let scan = || {
+            st.core(c)
+                .rq
+                .iter()
+                .copied()
+                .filter(|&t| self.eligible(t, sum, n))
+                .min_by_key(|&t| key(t))
+        };
+        let mut best = if st.active_tracked {
+            let found = self.tree.first_eligible(c, |v| sum >= v as i128 * n);
+            debug_assert_eq!(found, scan(), "indexed pick of core {c} differs");
+            found
+        } else {
+            scan()
+        };
         if let Some(cur) = curr {
             if best.is_none_or(|b| self.ent[cur.idx()].deadline < self.ent[b.idx()].deadline) {
                 best = Some(cur);
             }
         }
         // The kernel falls back to the leftmost entity if the search fails.
+        if st.active_tracked {
+            return best.or_else(|| self.tree.min_vruntime(c).map(|(_, t)| t));
+        }
         best.or_else(|| {
             st.core(c)
                 .rq
@@ -480,6 +591,8 @@ impl colab_core::Policy for Eevdf {
         if self.ent.len() <= t.idx() {
             self.ent.resize(t.idx() + 1, Entity::default());
             self.util.resize(t.idx() + 1, Util::default());
+            self.counted_on.resize(t.idx() + 1, None);
+            self.tree.grow(t);
         }
         self.ent[t.idx()] = Entity {
             fresh: true,
@@ -512,9 +625,10 @@ impl colab_core::Policy for Eevdf {
         // A preempted task never left the queue in the kernel, and a migrated
         // one was placed in `migrated`.
         if !wakeup {
+            self.index(st, c, t);
             return;
         }
-        self.update_curr(st, c);
+        self.update_curr_with(st, c, Some(t));
         let initial = std::mem::take(&mut self.ent[t.idx()].fresh);
         if initial {
             self.ent[t.idx()].vlag = 0;
@@ -526,6 +640,7 @@ impl colab_core::Policy for Eevdf {
             u.last = st.now;
         }
         self.place(st, c, t, initial);
+        self.index(st, c, t);
     }
 
     fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
@@ -550,6 +665,12 @@ impl colab_core::Policy for Eevdf {
     }
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        // Off the queue (still an entity of `c`), or onto `c` from elsewhere.
+        self.tree.remove(t);
+        if st.active_tracked && self.counted_on[t.idx()] != Some(c) {
+            self.uncount(t);
+            self.count_on(c, t);
+        }
         let e = &mut self.ent[t.idx()];
         e.exec_start = st.now;
         e.parity = true; // set_next_entity: se->vlag = se->deadline
@@ -560,6 +681,9 @@ impl colab_core::Policy for Eevdf {
     }
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, _ran: Nanos, why: StopReason) {
+        // The simulator has taken `t` off the core (a preempted thread is
+        // queued again next, through `enqueued`).
+        self.uncount(t);
         self.account(st, t);
         let cap = Self::capacity(st, c);
         let u = &mut self.util[t.idx()];
@@ -569,14 +693,17 @@ impl colab_core::Policy for Eevdf {
             u.sleep_update(cap);
             self.update_lag(st, c, t);
         }
-        self.update_min_vr(st, c);
+        self.update_min_vr(st, c, None);
     }
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
+        // Taken off `from`'s queue or core by the simulator.
+        self.tree.remove(t);
+        self.uncount(t);
         self.update_curr(st, from);
         self.update_curr(st, to);
         self.update_lag(st, from, t);
-        self.update_min_vr(st, from);
+        self.update_min_vr(st, from, None);
         self.place(st, to, t, false);
     }
 
