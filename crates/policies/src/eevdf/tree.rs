@@ -258,12 +258,12 @@ mod tests {
                     tr.insert(CoreId(c), tid, v + slice, v);
                     q[c as usize].push((v + slice, v, t));
                 }
-                for k in 0..2 {
+                for (k, queue) in q.iter().enumerate() {
                     let core = CoreId(k as u16);
-                    prop_assert_eq!(tr.first_eligible(core, |v| v <= vmax).map(|x| x.0), scan_first(&q[k], vmax));
-                    let min = q[k].iter().map(|e| (e.1, e.2)).min();
+                    prop_assert_eq!(tr.first_eligible(core, |v| v <= vmax).map(|x| x.0), scan_first(queue, vmax));
+                    let min = queue.iter().map(|e| (e.1, e.2)).min();
                     prop_assert_eq!(tr.min_vruntime(core).map(|(v, x)| (v, x.0)), min);
-                    let mut sorted = q[k].clone();
+                    let mut sorted = queue.clone();
                     sorted.sort();
                     prop_assert_eq!(tr.in_order(core), sorted.iter().map(|e| ThreadId(e.2)).collect::<Vec<_>>());
                 }
