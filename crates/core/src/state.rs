@@ -9,6 +9,7 @@
 
 use crate::{CoreId, CoreMask, Nanos, ProgramId, ThreadId, Topology};
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// Why a thread is off the run queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -130,6 +131,10 @@ pub struct SchedState {
     /// Cores by `nr_running`: entry k holds those with k threads, kept
     /// with the two masks above.
     by_load: Vec<CoreMask>,
+    /// Per core, its queued threads by (runnable_since, id), kept with the
+    /// masks: the longest-waiting thread, which idle balancing pulls, in
+    /// O(log n) rather than a pass over the queue.
+    by_wait: Vec<BTreeSet<(Nanos, ThreadId)>>,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -154,6 +159,7 @@ impl SchedState {
             idle_cores: CoreMask::EMPTY,
             queued_cores: CoreMask::EMPTY,
             by_load: Vec::new(),
+            by_wait: Vec::new(),
             active_tracked: false,
         }
     }
@@ -165,6 +171,7 @@ impl SchedState {
             active_tracked: true,
             idle_cores,
             by_load: vec![idle_cores],
+            by_wait: vec![BTreeSet::new(); topo.num_cores()],
             ..SchedState::new(topo)
         }
     }
@@ -230,6 +237,10 @@ impl SchedState {
         let before = self.nr_running(c);
         self.cores[c.idx()].rq.push(t);
         self.queued_cores.insert(c);
+        if self.active_tracked {
+            let since = self.threads[t.idx()].runnable_since;
+            self.by_wait[c.idx()].insert((since, t));
+        }
         self.reload(c, before, before + 1);
     }
 
@@ -240,12 +251,41 @@ impl SchedState {
             return false;
         };
         rq.remove(p);
-        if rq.is_empty() {
+        let empty = rq.is_empty();
+        if self.active_tracked {
+            let since = self.threads[t.idx()].runnable_since;
+            let found = self.by_wait[c.idx()].remove(&(since, t));
+            debug_assert!(found, "thread {t}'s runnable_since changed while queued");
+        }
+        if empty {
             self.queued_cores = self.queued_cores.minus(CoreMask::single(c));
         }
         let after = self.nr_running(c);
         self.reload(c, after + 1, after);
         true
+    }
+
+    /// Core `c`'s queued threads in the order they became runnable
+    /// (`runnable_since`, then id): kept when tracked, else sorted from the
+    /// queue (hand-built states). A queued thread's `runnable_since` must
+    /// not change while it is queued.
+    pub fn by_wait(&self, c: CoreId) -> impl Iterator<Item = ThreadId> + '_ {
+        let kept = self.active_tracked.then(|| {
+            debug_assert_eq!(self.by_wait[c.idx()].len(), self.cores[c.idx()].rq.len());
+            self.by_wait[c.idx()].iter().map(|&(_, t)| t)
+        });
+        let sorted = (!self.active_tracked).then(|| {
+            let mut q: Vec<(Nanos, ThreadId)> = self.cores[c.idx()]
+                .rq
+                .iter()
+                .map(|&t| (self.threads[t.idx()].runnable_since, t))
+                .collect();
+            q.sort_unstable();
+            q.into_iter().map(|(_, t)| t)
+        });
+        kept.into_iter()
+            .flatten()
+            .chain(sorted.into_iter().flatten())
     }
 
     /// The cores with a non-empty run queue, from the kept mask when

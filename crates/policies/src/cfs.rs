@@ -556,13 +556,8 @@ impl CfsCore {
             if let Some(b) = busiest {
                 // A core whose only thread is running has nothing to give.
                 if st.nr_running(b) >= 2 || st.core(b).current.is_none() {
-                    let t = st
-                        .core(b)
-                        .rq
-                        .iter()
-                        .copied()
-                        .filter(|&t| ok(t))
-                        .min_by_key(|&t| (st.thread(t).runnable_since, t));
+                    // The longest waiting (runnable_since, then id).
+                    let t = st.by_wait(b).find(|&t| ok(t));
                     if let Some(t) = t {
                         return Some((b, t));
                     }

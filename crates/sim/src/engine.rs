@@ -1381,9 +1381,11 @@ impl<'a> Sim<'a> {
     fn preempt(&mut self, c: CoreId) {
         if let Some(cur) = self.st.cores[c.idx()].current {
             self.stop_current(c, StopReason::Preempted);
+            // Runnable from now, set before it is queued: the queue is kept
+            // in runnable_since order (`SchedState::by_wait`).
+            self.st.threads[cur.idx()].runnable_since = self.st.now;
             self.enqueue(c, cur, false);
             self.st.set_state(cur, RunState::Runnable);
-            self.st.threads[cur.idx()].runnable_since = self.st.now;
         }
         self.mark_resched(c);
     }
