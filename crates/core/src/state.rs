@@ -184,7 +184,7 @@ impl SchedState {
         if self.by_load.len() <= to {
             self.by_load.resize(to + 1, CoreMask::EMPTY);
         }
-        self.by_load[from] = self.by_load[from].minus(CoreMask::single(c));
+        self.by_load[from].remove(c);
         self.by_load[to].insert(c);
     }
 
@@ -226,7 +226,7 @@ impl SchedState {
         self.cores[c.idx()].current = t;
         self.reload(c, before, self.nr_running(c));
         if t.is_some() {
-            self.idle_cores = self.idle_cores.minus(CoreMask::single(c));
+            self.idle_cores.remove(c);
         } else {
             self.idle_cores.insert(c);
         }
@@ -258,7 +258,7 @@ impl SchedState {
             debug_assert!(found, "thread {t}'s runnable_since changed while queued");
         }
         if empty {
-            self.queued_cores = self.queued_cores.minus(CoreMask::single(c));
+            self.queued_cores.remove(c);
         }
         let after = self.nr_running(c);
         self.reload(c, after + 1, after);
