@@ -8,6 +8,7 @@ pub mod colab;
 pub mod eevdf;
 pub mod gts;
 pub mod propsp;
+pub mod queue_index;
 pub mod rota;
 pub mod wash;
 

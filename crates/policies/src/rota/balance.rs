@@ -3,6 +3,7 @@
 //! queue balancing.
 
 use super::{Order, Rota, RotateAfter};
+use crate::queue_index::is_queued_on;
 use colab_core::{Action, CoreId, SchedState, ThreadId};
 
 impl Rota {
@@ -112,11 +113,28 @@ impl Rota {
             return;
         }
         let floor = self.rank_floor(st);
-        let Some((xc, x)) = self
-            .waiting(st)
-            .filter(|&(o, t)| o != c && !self.m().fast.contains(o) && self.is_serial(st, t))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
-        else {
+        let slow = self.m().slow;
+        let scan = || {
+            self.waiting(st)
+                .filter(|&(o, t)| o != c && slow.contains(o) && self.is_serial(st, t))
+                .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
+        };
+        // Waiting on a slow core: queued there or running there.
+        let found = if st.active_tracked {
+            let found = self
+                .serial_threads()
+                .filter_map(|t| {
+                    let o = st.thread(t).core.filter(|&o| o != c && slow.contains(o))?;
+                    let waits = is_queued_on(st, o, t) || st.core(o).current == Some(t);
+                    waits.then_some((o, t))
+                })
+                .min_by_key(|&(_, t)| self.fast_rank(st, t, floor));
+            debug_assert_eq!(found, scan(), "serial threads of the index differ");
+            found
+        } else {
+            scan()
+        };
+        let Some((xc, x)) = found else {
             return;
         };
         out.push(Action::Migrate { thread: y, to: xc });

@@ -87,11 +87,13 @@
 //! - "short" sleeps and "long enough" idle: one cross-cluster migration.
 
 use crate::cfs::CfsCore;
+use crate::queue_index::{is_queued_on, QueueIndex};
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
     WakeKind,
 };
 use colab_labels::BlockTracker;
+use std::collections::BTreeSet;
 
 mod balance;
 mod params;
@@ -123,6 +125,8 @@ struct ThreadSt {
     fast_left_at: Nanos,
     /// Whether it has ever blocked (slept, waited).
     has_slept: bool,
+    /// Whether it counts in its program's `active` (woken, not yet blocked).
+    counted: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -153,7 +157,19 @@ pub struct Rota {
     active: Vec<u32>,
     /// Runnable or running threads in all (the sum of `active`).
     wanting: u64,
+    /// Per core, its queue in [`Rota::local`]'s order.
+    local_ix: QueueIndex<LocalKey>,
+    /// Per program: the sum of the ids of its threads counted in `active`
+    /// (the thread itself when there is one).
+    active_ids: Vec<u64>,
+    /// Programs in a serial phase ([`Rota::is_serial`]), so that the serial
+    /// swap finds their threads without a pass over every waiting thread.
+    serial_progs: BTreeSet<usize>,
 }
+
+/// [`Rota::local`]'s order: bottleneck threads first (when switched on),
+/// then CFS's vruntime, then the lower id.
+type LocalKey = (bool, i64);
 
 impl Rota {
     pub fn new(params: RotaParams) -> Rota {
@@ -167,6 +183,9 @@ impl Rota {
             created: Vec::new(),
             active: Vec::new(),
             wanting: 0,
+            local_ix: QueueIndex::default(),
+            active_ids: Vec::new(),
+            serial_progs: BTreeSet::new(),
         }
     }
 
@@ -207,6 +226,7 @@ impl Rota {
         self.cfs = Some(CfsCore::new(st));
         self.occupant = vec![None; topo.num_cores()];
         self.idle_since = vec![Some(0); topo.num_cores()];
+        self.local_ix = QueueIndex::new(topo.num_cores());
     }
 
     fn m(&self) -> &Machine {
@@ -367,6 +387,22 @@ impl Rota {
 
     /// Is `t` its program's serial phase: the one runnable thread of a
     /// program that has created more than one?
+    /// Keeps `serial_progs` after program `p`'s counts changed.
+    fn note_serial(&mut self, p: usize) {
+        if self.created[p] > 1 && self.active[p] == 1 {
+            self.serial_progs.insert(p);
+        } else {
+            self.serial_progs.remove(&p);
+        }
+    }
+
+    /// The thread of each program in a serial phase (its one active one).
+    pub(super) fn serial_threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.serial_progs
+            .iter()
+            .map(|&p| ThreadId(self.active_ids[p] as u32))
+    }
+
     fn is_serial(&self, st: &SchedState, t: ThreadId) -> bool {
         if !self.params.serial_first {
             return false;
@@ -516,12 +552,39 @@ impl Rota {
     }
 
     /// The local thread to run: CFS's leftmost, bottleneck threads first.
-    fn local(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
-        let cfs = self.cfs();
-        st.core(c).rq.iter().copied().min_by_key(|&t| {
-            let blocking = self.params.block_first && self.th[t.idx()].high_block;
-            (!blocking, cfs.vr[t.idx()], t)
-        })
+    fn local(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        let (th, cfs, block_first) = (
+            &self.th,
+            self.cfs.as_ref().unwrap(),
+            self.params.block_first,
+        );
+        let key_of = |t: ThreadId| local_key(th, cfs, block_first, t);
+        let scan = || {
+            st.core(c)
+                .rq
+                .iter()
+                .copied()
+                .min_by_key(|&t| (key_of(t), t))
+        };
+        if !st.active_tracked {
+            return scan();
+        }
+        let found = self.local_ix.first(st, c, key_of).map(|(_, t)| t);
+        debug_assert_eq!(found, scan(), "indexed local queue of core {c} differs");
+        found
+    }
+
+    /// Indexes `t`, queued on `c`, in [`Rota::local`]'s order.
+    fn index_local(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        if st.active_tracked {
+            let (th, cfs, block_first) = (
+                &self.th,
+                self.cfs.as_ref().unwrap(),
+                self.params.block_first,
+            );
+            let key_of = |t: ThreadId| local_key(th, cfs, block_first, t);
+            self.local_ix.push(st, c, t, key_of(t), key_of);
+        }
     }
 }
 
@@ -552,8 +615,10 @@ impl Policy for Rota {
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
+            self.active_ids.resize(p + 1, 0);
         }
         self.created[p] += 1;
+        self.note_serial(p);
     }
 
     fn select_core(&mut self, st: &SchedState, t: ThreadId, _kind: WakeKind) -> CoreId {
@@ -621,7 +686,12 @@ impl Policy for Rota {
 
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         if wakeup {
-            self.active[st.thread(t).program.idx()] += 1;
+            let p = st.thread(t).program.idx();
+            self.active[p] += 1;
+            if !std::mem::replace(&mut self.th[t.idx()].counted, true) {
+                self.active_ids[p] += u64::from(t.0);
+            }
+            self.note_serial(p);
             self.wanting += 1;
             if st.thread(t).last_core.is_some() {
                 let s = &mut self.th[t.idx()];
@@ -634,6 +704,7 @@ impl Policy for Rota {
             self.place(st, t, new);
         }
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
+        self.index_local(st, c, t);
     }
 
     fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
@@ -713,8 +784,13 @@ impl Policy for Rota {
         let scale = cfs.run_scale(c);
         cfs.stopped(st, c, t, ran, scale);
         if why != StopReason::Preempted {
-            let a = &mut self.active[st.thread(t).program.idx()];
+            let p = st.thread(t).program.idx();
+            let a = &mut self.active[p];
             *a = a.saturating_sub(1);
+            if std::mem::take(&mut self.th[t.idx()].counted) {
+                self.active_ids[p] -= u64::from(t.0);
+            }
+            self.note_serial(p);
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
             self.th[t.idx()].blocked_at = st.now;
@@ -768,14 +844,30 @@ impl Policy for Rota {
 
     /// The labeller: blocking levels and fixed-point speedups.
     fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
+        let mut moved = Vec::new();
         for th in st.live_threads() {
             let Some(s) = self.th.get_mut(th.id.idx()) else {
                 continue;
             };
+            let was = s.high_block;
             s.high_block = s.block.update(th.blocked_others_ns, &self.params.labels);
             s.speed_fp = speed_fp(th.predicted_speedup);
+            // A queued thread whose order changed is indexed again.
+            if s.high_block != was && self.params.block_first {
+                if let Some(c) = th.core.filter(|&c| is_queued_on(st, c, th.id)) {
+                    moved.push((c, th.id));
+                }
+            }
+        }
+        for (c, t) in moved {
+            self.index_local(st, c, t);
         }
     }
+}
+
+fn local_key(th: &[ThreadSt], cfs: &CfsCore, block_first: bool, t: ThreadId) -> LocalKey {
+    let blocking = block_first && th[t.idx()].high_block;
+    (!blocking, cfs.vr[t.idx()])
 }
 
 /// A predicted speedup in fixed point, at least 1 (non-finite: 1).
