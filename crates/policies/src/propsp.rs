@@ -61,10 +61,12 @@
 //!   next assignment (see above).
 
 use crate::cfs::CfsCore;
+use crate::queue_index::QueueIndex;
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
     ThreadId, ThreadInfo, WakeKind, NS_PER_MS,
 };
+use std::cmp::Reverse;
 
 /// Linux's load weight for nice 0 (`sched_prio_to_weight[20]`): the static
 /// weight of every application here, since all threads run at nice 0.
@@ -344,6 +346,23 @@ struct FastLayer {
     /// (every core's tick sees the same state; a thread moves only once).
     claimed: Vec<ThreadId>,
     claimed_at: Nanos,
+    /// Per core, its queue three ways, credit holders first in each: by
+    /// vruntime (a fast core's own holders), by time waiting (holders
+    /// stolen from elsewhere) and by credits left, most first (swap
+    /// partners), so that none of these needs a pass over the queues.
+    by_vr: QueueIndex<(bool, i64)>,
+    by_wait: QueueIndex<(bool, Nanos)>,
+    by_credit: QueueIndex<(bool, Reverse<i64>)>,
+}
+
+/// An f64 as an i64 in the same order as `f64::total_cmp`.
+fn ord_f64(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    if b < 0 {
+        b ^ i64::MAX
+    } else {
+        b
+    }
 }
 
 impl FastLayer {
@@ -354,7 +373,61 @@ impl FastLayer {
             period_start: 0,
             claimed: Vec::new(),
             claimed_at: 0,
+            by_vr: QueueIndex::new(st.topo.num_cores()),
+            by_wait: QueueIndex::new(st.topo.num_cores()),
+            by_credit: QueueIndex::new(st.topo.num_cores()),
         }
+    }
+
+    /// No credits: sorts after the holders in every index.
+    fn broke(credit: &[f64], t: ThreadId) -> bool {
+        credit.get(t.idx()).copied().unwrap_or(0.0) <= 0.0
+    }
+
+    /// Indexes `t`, queued on `c` (at an enqueue, or when its credits changed).
+    fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        let (credit, cfs) = (&self.credit, &self.cfs);
+        self.by_vr
+            .push(st, c, t, |t| (Self::broke(credit, t), cfs.vr[t.idx()]));
+        self.by_wait.push(st, c, t, |t| {
+            (Self::broke(credit, t), st.thread(t).runnable_since)
+        });
+        self.by_credit
+            .push(st, c, t, |t| Self::credit_key(credit, t));
+    }
+
+    fn credit_key(credit: &[f64], t: ThreadId) -> (bool, Reverse<i64>) {
+        let cr = credit.get(t.idx()).copied().unwrap_or(0.0);
+        (Self::broke(credit, t), Reverse(ord_f64(cr)))
+    }
+
+    /// The credit holder queued on `c` with the smallest (vruntime, id).
+    fn local_holder_scan(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        st.core(c)
+            .rq
+            .iter()
+            .copied()
+            .filter(|&t| self.has_credit(st, t))
+            .min_by_key(|&t| (self.cfs.vr[t.idx()], t))
+    }
+
+    fn local_holder(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        if !self.by_vr.is_on(st, c) {
+            return self.local_holder_scan(st, c);
+        }
+        let (credit, cfs) = (&self.credit, &self.cfs);
+        let vr_key = |t: ThreadId| (Self::broke(credit, t), cfs.vr[t.idx()]);
+        let found = self
+            .by_vr
+            .first(st, c, vr_key)
+            .filter(|&((broke, _), _)| !broke)
+            .map(|(_, t)| t);
+        debug_assert_eq!(
+            found,
+            self.local_holder_scan(st, c),
+            "indexed credit holders of core {c} differ"
+        );
+        found
     }
 
     fn thread_created(&mut self, t: ThreadId) {
@@ -366,13 +439,24 @@ impl FastLayer {
 
     /// Replaces every thread's credits (an assignment starts a new period).
     fn set_credits(&mut self, st: &SchedState, credits: impl IntoIterator<Item = (ThreadId, f64)>) {
-        self.credit.iter_mut().for_each(|c| *c = 0.0);
+        let old = std::mem::take(&mut self.credit);
+        self.credit = vec![0.0; old.len()];
         for (t, c) in credits {
             if t.idx() < self.credit.len() {
                 self.credit[t.idx()] = c;
             }
         }
         self.period_start = st.now;
+        // Queued threads whose credits changed move in the indexes.
+        if st.active_tracked {
+            for c in st.queued_mask().iter() {
+                for &t in &st.core(c).rq {
+                    if old[t.idx()] != self.credit[t.idx()] {
+                        self.index(st, c, t);
+                    }
+                }
+            }
+        }
     }
 
     fn active(st: &SchedState) -> bool {
@@ -443,34 +527,97 @@ impl FastLayer {
         self.cfs.wakeup_preempt(st, c, t, 1.0)
     }
 
-    fn leftmost_of(&self, it: impl Iterator<Item = ThreadId>) -> Option<ThreadId> {
-        it.min_by_key(|&t| (self.cfs.vr[t.idx()], t))
+    /// The credit holder queued on a core other than `c`, allowed on `c`,
+    /// that has waited longest (runnable_since, then id), with its core.
+    fn waiting_holder_scan(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        st.queued_mask()
+            .iter()
+            .filter(|&o| o != c)
+            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
+            .filter(|&(_, t)| self.cfs.allowed(t).contains(c) && self.has_credit(st, t))
+            .min_by_key(|&(_, t)| (st.thread(t).runnable_since, t))
+    }
+
+    fn waiting_holder(&mut self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        let mut best: Option<((Nanos, ThreadId), CoreId)> = None;
+        for o in st.queued_mask().iter().filter(|&o| o != c) {
+            let (credit, cfs) = (&self.credit, &self.cfs);
+            let fits = |t: ThreadId| !Self::broke(credit, t) && cfs.allowed(t).contains(c);
+            let mut found = None;
+            if self.by_wait.is_on(st, o) {
+                let wait_key = |t: ThreadId| (Self::broke(credit, t), st.thread(t).runnable_since);
+                self.by_wait
+                    .scan_until(st, o, wait_key, |(broke, since), t| {
+                        if !broke && fits(t) {
+                            found = Some((since, t));
+                        }
+                        broke || found.is_some()
+                    });
+            } else {
+                found = st
+                    .core(o)
+                    .rq
+                    .iter()
+                    .copied()
+                    .filter(|&t| fits(t))
+                    .map(|t| (st.thread(t).runnable_since, t))
+                    .min();
+            }
+            if let Some(k) = found.filter(|&k| best.is_none_or(|(b, _)| k < b)) {
+                best = Some((k, o));
+            }
+        }
+        let found = best.map(|((_, t), o)| (o, t));
+        debug_assert_eq!(
+            found,
+            self.waiting_holder_scan(st, c),
+            "indexed waiting holders differ"
+        );
+        found
+    }
+
+    /// The credit holder queued on a slow core `o`, allowed on `c` and not
+    /// claimed this tick, with the most credits (then the lower id).
+    fn partner_queued(&mut self, st: &SchedState, o: CoreId, c: CoreId) -> Option<ThreadId> {
+        let (credit, cfs, claimed) = (&self.credit, &self.cfs, &self.claimed);
+        let fits = |t: ThreadId| !claimed.contains(&t) && cfs.allowed(t).contains(c);
+        if !self.by_credit.is_on(st, o) {
+            return st
+                .core(o)
+                .rq
+                .iter()
+                .copied()
+                .filter(|&t| fits(t) && !Self::broke(credit, t))
+                .max_by(|&a, &b| credit[a.idx()].total_cmp(&credit[b.idx()]).then(b.cmp(&a)));
+        }
+        let mut found = None;
+        let key_of = |t: ThreadId| Self::credit_key(credit, t);
+        self.by_credit.scan_until(st, o, key_of, |(broke, _), t| {
+            if !broke && fits(t) {
+                found = Some(t);
+            }
+            broke || found.is_some()
+        });
+        found
     }
 
     /// A slow core runs CFS. A fast core prefers credit holders: its own
     /// queue's, then ones queued elsewhere, then ones running on slow cores;
     /// then, to stay work-conserving, any queued thread and finally a thread
     /// running on a slow core.
-    fn pick(&self, st: &SchedState, c: CoreId) -> Pick {
+    fn pick(&mut self, st: &SchedState, c: CoreId) -> Pick {
         if !Self::active(st) || !st.topo.is_big(c) {
             return self.cfs.pick(st, c);
         }
-        let rq = &st.core(c).rq;
-        if let Some(t) = self.leftmost_of(rq.iter().copied().filter(|&t| self.has_credit(st, t))) {
+        if let Some(t) = self.local_holder(st, c) {
             return Pick::Local(t);
         }
         if let Some(t) = self.cfs.leftmost(st, c) {
             return Pick::Local(t);
         }
-        let allowed_here = |t: ThreadId| self.cfs.allowed(t).contains(c);
         // A credit holder queued on another core, longest waiting first.
-        let queued = st
-            .topo
-            .cores()
-            .filter(|&o| o != c)
-            .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
-            .filter(|&(_, t)| allowed_here(t) && self.has_credit(st, t))
-            .min_by_key(|&(_, t)| (st.thread(t).runnable_since, t));
+        let queued = self.waiting_holder(st, c);
+        let allowed_here = |t: ThreadId| self.cfs.allowed(t).contains(c);
         if let Some((from, thread)) = queued {
             return Pick::Steal { from, thread };
         }
@@ -517,7 +664,7 @@ impl FastLayer {
         if !Self::active(st) || !st.topo.is_big(c) {
             return self.cfs.tick_preempt(st, c, 1.0);
         }
-        let local_holder = st.core(c).rq.iter().any(|&t| self.has_credit(st, t));
+        let local_holder = self.local_holder(st, c).is_some();
         if self.has_credit(st, cur) {
             // Time-share only with other credit holders.
             return local_holder && self.cfs.tick_preempt(st, c, 1.0);
@@ -529,18 +676,34 @@ impl FastLayer {
             self.claimed.clear();
             self.claimed_at = st.now;
         }
-        let partner = st
-            .topo
-            .cores()
-            .filter(|&o| !st.topo.is_big(o))
-            .flat_map(|o| {
-                let core = st.core(o);
-                core.current.into_iter().chain(core.rq.iter().copied())
-            })
+        // Per slow core: its running thread and its best queued holder.
+        let mut cands = Vec::new();
+        for o in st.topo.little_mask().iter() {
+            cands.extend(st.core(o).current);
+            cands.extend(self.partner_queued(st, o, c));
+        }
+        let partner = cands
+            .into_iter()
             .filter(|t| !self.claimed.contains(t))
             .filter(|&t| self.cfs.allowed(t).contains(c) && self.has_credit(st, t))
             .map(|t| (t, self.credit_left(st, t)))
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        debug_assert_eq!(
+            partner.map(|p| p.0),
+            st.topo
+                .cores()
+                .filter(|&o| !st.topo.is_big(o))
+                .flat_map(|o| {
+                    let core = st.core(o);
+                    core.current.into_iter().chain(core.rq.iter().copied())
+                })
+                .filter(|t| !self.claimed.contains(t))
+                .filter(|&t| self.cfs.allowed(t).contains(c) && self.has_credit(st, t))
+                .map(|t| (t, self.credit_left(st, t)))
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|p| p.0),
+            "indexed swap partner differs"
+        );
         if let Some((t, _)) = partner {
             let from = st.thread(t).core.expect("a runnable thread has a core");
             if self.cfs.allowed(cur).contains(from) {
@@ -576,7 +739,9 @@ macro_rules! layer_hooks {
         }
         fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
             let new = st.thread(t).last_core.is_none() && wakeup;
-            self.layer(st).cfs.enqueued(st, c, t, wakeup, new);
+            let layer = self.layer(st);
+            layer.cfs.enqueued(st, c, t, wakeup, new);
+            layer.index(st, c, t);
         }
         fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
             self.layer(st).should_preempt(st, c, t)

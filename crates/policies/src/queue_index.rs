@@ -10,9 +10,23 @@
 //! are dropped when met at the front and, once they outnumber the queue, in
 //! one sweep (amortised O(log n) per enqueue). Only for states the
 //! simulator keeps (`SchedState::active_tracked`); hand-built states scan.
+//!
+//! A short queue is faster to scan than to index (a BTreeSet insert costs
+//! more than a pass over a few dozen ids), so a core's index is built only
+//! when its queue reaches [`INDEX_FROM`] threads and dropped when it falls
+//! below [`UNINDEX_BELOW`]; while a core is not indexed, callers scan.
 
 use colab_core::{CoreId, RunState, SchedState, ThreadId};
 use std::collections::BTreeSet;
+
+/// A core's queue is indexed from this many threads (assumption: about
+/// where a BTreeSet starts to beat a pass over the queue; with every queue
+/// indexed, `colab bench --threads` ran 64 threads on 4B4S 35% slower
+/// under Prop-SP).
+pub const INDEX_FROM: usize = 32;
+/// ... and no longer below this many (hysteresis, so that a queue hovering
+/// around the threshold is not rebuilt at every enqueue).
+pub const UNINDEX_BELOW: usize = 8;
 
 /// Is `t` waiting in `c`'s run queue (runnable there, not running)?
 pub fn is_queued_on(st: &SchedState, c: CoreId, t: ThreadId) -> bool {
@@ -24,36 +38,63 @@ pub fn is_queued_on(st: &SchedState, c: CoreId, t: ThreadId) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct QueueIndex<K: Ord + Copy> {
     sets: Vec<BTreeSet<(K, ThreadId)>>,
+    on: Vec<bool>,
 }
 
 impl<K: Ord + Copy> QueueIndex<K> {
     pub fn new(cores: usize) -> QueueIndex<K> {
         QueueIndex {
             sets: vec![BTreeSet::new(); cores],
+            on: vec![false; cores],
         }
     }
 
-    /// Records that `t` waits on `c` under `key` (at an enqueue, or when a
-    /// queued thread's key changed). Sweeps `c`'s dead entries when they
-    /// outnumber its queue.
+    /// Records that `t` waits on `c` (at an enqueue, or when a queued
+    /// thread's key changed). Builds `c`'s index when its queue has grown
+    /// long; sweeps its dead entries when they outnumber its queue.
     pub fn push(
         &mut self,
         st: &SchedState,
         c: CoreId,
         t: ThreadId,
-        key: K,
         key_of: impl Fn(ThreadId) -> K,
     ) {
+        if !st.active_tracked {
+            return;
+        }
+        let rq = &st.core(c).rq;
         let set = &mut self.sets[c.idx()];
+        if !self.on[c.idx()] {
+            if rq.len() >= INDEX_FROM {
+                self.on[c.idx()] = true;
+                set.clear();
+                set.extend(rq.iter().map(|&x| (key_of(x), x)));
+            }
+            return;
+        }
+        let key = key_of(t);
         set.insert((key, t));
-        if set.len() > 2 * st.core(c).rq.len() + 64 {
+        if set.len() > 2 * rq.len() + 64 {
             set.retain(|&(k, x)| (x == t && k == key) || is_queued_on(st, c, x) && key_of(x) == k);
         }
     }
 
+    /// Is `c`'s queue indexed (else the caller scans it)? Drops the index
+    /// of a queue that has become short.
+    pub fn is_on(&mut self, st: &SchedState, c: CoreId) -> bool {
+        if !st.active_tracked {
+            return false;
+        }
+        if self.on[c.idx()] && st.core(c).rq.len() < UNINDEX_BELOW {
+            self.on[c.idx()] = false;
+            self.sets[c.idx()].clear();
+        }
+        self.on[c.idx()]
+    }
+
     /// The live entries of `c` in key order, up to and including the first
     /// one `stop` accepts (all of them if none is); dead ones met on the way
-    /// are dropped.
+    /// are dropped. Only for a core [`QueueIndex::is_on`] said is indexed.
     pub fn scan_until(
         &mut self,
         st: &SchedState,
@@ -77,7 +118,8 @@ impl<K: Ord + Copy> QueueIndex<K> {
         }
     }
 
-    /// The live entry of `c` with the smallest key.
+    /// The live entry of `c` with the smallest key. Only for a core
+    /// [`QueueIndex::is_on`] said is indexed.
     pub fn first(
         &mut self,
         st: &SchedState,
@@ -98,5 +140,84 @@ impl<K: Ord + Copy> QueueIndex<K> {
     #[cfg(test)]
     pub fn len(&self, c: CoreId) -> usize {
         self.sets[c.idx()].len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use colab_core::{CoreOrder, ProgramId, ThreadInfo, Topology};
+
+    /// A kept (simulator-style) state of `n` threads on 1B1S, every one
+    /// queued on core 0.
+    fn kept_state(n: u32) -> SchedState {
+        let topo = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+        let mut st = SchedState::tracked(topo);
+        for i in 0..n {
+            st.add_thread(ThreadInfo::new(ThreadId(i), ProgramId(0), 0, 2.0));
+            st.set_state(ThreadId(i), RunState::Runnable);
+            st.threads[i as usize].core = Some(CoreId(0));
+            st.rq_push(CoreId(0), ThreadId(i));
+        }
+        st
+    }
+
+    #[test]
+    fn built_when_long_pruned_lazily_dropped_when_short() {
+        let n = INDEX_FROM as u32;
+        let st = kept_state(n);
+        let c = CoreId(0);
+        // Key: 100 - id, so the highest id comes first.
+        let mut keys: Vec<i64> = (0..n).map(|i| 100 - i as i64).collect();
+        let mut ix: QueueIndex<i64> = QueueIndex::new(2);
+        let short = kept_state(INDEX_FROM as u32 - 1);
+        ix.push(&short, c, ThreadId(0), |t| keys[t.idx()]);
+        assert!(!ix.is_on(&short, c), "a queue under INDEX_FROM is scanned");
+        ix.push(&st, c, ThreadId(n - 1), |t| keys[t.idx()]);
+        assert!(ix.is_on(&st, c));
+        assert_eq!(ix.len(c), n as usize, "built from the whole queue");
+        assert_eq!(
+            ix.first(&st, c, |t| keys[t.idx()]),
+            Some((100 - (n as i64 - 1), ThreadId(n - 1)))
+        );
+        // Thread 5's key drops below everyone's: pushed again, it leads;
+        // its old entry is dead and goes when met.
+        keys[5] = -1;
+        ix.push(&st, c, ThreadId(5), |t| keys[t.idx()]);
+        assert_eq!(ix.first(&st, c, |t| keys[t.idx()]), Some((-1, ThreadId(5))));
+        let mut seen = Vec::new();
+        ix.scan_until(
+            &st,
+            c,
+            |t| keys[t.idx()],
+            |_, t| {
+                seen.push(t);
+                false
+            },
+        );
+        assert_eq!(seen.len(), n as usize, "every queued thread once");
+        assert_eq!(ix.len(c), n as usize, "the dead entry was dropped");
+        // Thread 5 leaves the queue (dispatched): the next one leads.
+        let mut st2 = st.clone();
+        st2.rq_remove(c, ThreadId(5));
+        st2.set_current(c, Some(ThreadId(5)));
+        st2.set_state(ThreadId(5), RunState::Running);
+        assert_eq!(
+            ix.first(&st2, c, |t| keys[t.idx()]).map(|e| e.1),
+            Some(ThreadId(n - 1))
+        );
+        // A queue that falls under UNINDEX_BELOW is scanned again.
+        let few = kept_state(UNINDEX_BELOW as u32 - 1);
+        assert!(!ix.is_on(&few, c));
+        assert_eq!(ix.len(c), 0);
+    }
+
+    #[test]
+    fn hand_built_states_are_never_indexed() {
+        let mut st = kept_state(INDEX_FROM as u32 + 4);
+        st.active_tracked = false;
+        let mut ix: QueueIndex<u32> = QueueIndex::new(2);
+        ix.push(&st, CoreId(0), ThreadId(0), |t| t.0);
+        assert!(!ix.is_on(&st, CoreId(0)));
     }
 }

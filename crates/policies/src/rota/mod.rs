@@ -566,7 +566,7 @@ impl Rota {
                 .copied()
                 .min_by_key(|&t| (key_of(t), t))
         };
-        if !st.active_tracked {
+        if !self.local_ix.is_on(st, c) {
             return scan();
         }
         let found = self.local_ix.first(st, c, key_of).map(|(_, t)| t);
@@ -576,15 +576,13 @@ impl Rota {
 
     /// Indexes `t`, queued on `c`, in [`Rota::local`]'s order.
     fn index_local(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
-        if st.active_tracked {
-            let (th, cfs, block_first) = (
-                &self.th,
-                self.cfs.as_ref().unwrap(),
-                self.params.block_first,
-            );
-            let key_of = |t: ThreadId| local_key(th, cfs, block_first, t);
-            self.local_ix.push(st, c, t, key_of(t), key_of);
-        }
+        let (th, cfs, block_first) = (
+            &self.th,
+            self.cfs.as_ref().unwrap(),
+            self.params.block_first,
+        );
+        let key_of = |t: ThreadId| local_key(th, cfs, block_first, t);
+        self.local_ix.push(st, c, t, key_of);
     }
 }
 
