@@ -52,6 +52,7 @@ use crate::cfs::CfsCore;
 use colab_core::{
     Action, CoreId, Nanos, Pick, SchedState, StopReason, ThreadId, WakeKind, NS_PER_US,
 };
+use crate::queue_index::{INDEX_FROM, UNINDEX_BELOW};
 use tree::EntityTrees;
 
 /// `sysctl_sched_base_slice` before scaling: 0.75 ms (kernel/sched/fair.c,
@@ -172,6 +173,9 @@ pub struct Eevdf {
     /// of its entities' vruntimes (queued and current: `avg_vruntime`'s
     /// `sum_w_vruntime` and `sum_weight`) with the core each thread counts on.
     tree: EntityTrees,
+    /// Per core: is its queue in `tree`? Only while it is long (see
+    /// `queue_index`: a short queue is faster scanned).
+    tree_on: Vec<bool>,
     sum_v: Vec<i128>,
     count: Vec<i128>,
     counted_on: Vec<Option<CoreId>>,
@@ -193,6 +197,7 @@ impl Eevdf {
             min_vr: Vec::new(),
             misfit: Vec::new(),
             tree: EntityTrees::default(),
+            tree_on: Vec::new(),
             sum_v: Vec::new(),
             count: Vec::new(),
             counted_on: Vec::new(),
@@ -207,6 +212,7 @@ impl Eevdf {
             self.min_vr = vec![0; n];
             self.misfit = vec![0.0; n];
             self.tree = EntityTrees::new(n);
+            self.tree_on = vec![false; n];
             self.sum_v = vec![0; n];
             self.count = vec![0; n];
         }
@@ -266,11 +272,25 @@ impl Eevdf {
 
     /// Adds `t` to `c`'s queue index (the simulator queued it there).
     fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
-        if st.active_tracked {
+        if !st.active_tracked {
+            return;
+        }
+        self.count_on(c, t);
+        if self.tree_on[c.idx()] {
             let e = &self.ent[t.idx()];
             self.tree.insert(c, t, e.deadline, e.vruntime);
-            self.count_on(c, t);
+        } else if st.core(c).rq.len() >= INDEX_FROM {
+            self.tree_on[c.idx()] = true;
+            for &x in &st.core(c).rq {
+                let e = &self.ent[x.idx()];
+                self.tree.insert(c, x, e.deadline, e.vruntime);
+            }
         }
+    }
+
+    /// Is `c`'s queue in the tree (else it is scanned)?
+    fn tree_used(&self, st: &SchedState, c: CoreId) -> bool {
+        st.active_tracked && self.tree_on[c.idx()]
     }
     /// `task_util_est` of `t` now.
     pub fn util_est(&self, st: &SchedState, t: ThreadId) -> f64 {
@@ -343,7 +363,7 @@ impl Eevdf {
                 .map(|t| self.ent[t.idx()].vruntime)
                 .min()
         };
-        let m = if st.active_tracked {
+        let m = if self.tree_used(st, c) {
             let v = |t: ThreadId| self.ent[t.idx()].vruntime;
             let m = [
                 self.tree.min_vruntime(c).map(|(v, _)| v),
@@ -458,7 +478,7 @@ impl Eevdf {
                 .filter(|&t| self.eligible(t, sum, n))
                 .min_by_key(|&t| key(t))
         };
-        let mut best = if st.active_tracked {
+        let mut best = if self.tree_used(st, c) {
             let found = self.tree.first_eligible(c, |v| sum >= v as i128 * n);
             debug_assert_eq!(found, scan(), "indexed pick of core {c} differs");
             found
@@ -471,7 +491,7 @@ impl Eevdf {
             }
         }
         // The kernel falls back to the leftmost entity if the search fails.
-        if st.active_tracked {
+        if self.tree_used(st, c) {
             return best.or_else(|| self.tree.min_vruntime(c).map(|(_, t)| t));
         }
         best.or_else(|| {
@@ -670,6 +690,12 @@ impl colab_core::Policy for Eevdf {
         if st.active_tracked && self.counted_on[t.idx()] != Some(c) {
             self.uncount(t);
             self.count_on(c, t);
+        }
+        if self.tree_used(st, c) && st.core(c).rq.len() < UNINDEX_BELOW {
+            self.tree_on[c.idx()] = false;
+            for &x in &st.core(c).rq {
+                self.tree.remove(x);
+            }
         }
         let e = &mut self.ent[t.idx()];
         e.exec_start = st.now;

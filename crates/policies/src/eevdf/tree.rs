@@ -143,9 +143,51 @@ impl EntityTrees {
             min_v: (vruntime, t.0),
             on: u32::from(c.0),
         };
-        let (l, r) = self.split(self.roots[c.idx()], key);
-        let lt = self.merge(l, t.0);
-        self.roots[c.idx()] = self.merge(lt, r);
+        self.roots[c.idx()] = self.insert_at(self.roots[c.idx()], t.0);
+    }
+
+    /// Inserts node `n` into subtree `i` in one descent: down by key to
+    /// where `n`'s priority puts it, which splits what is below.
+    fn insert_at(&mut self, i: u32, n: u32) -> u32 {
+        if i == NIL {
+            return n;
+        }
+        let key = self.nodes[n as usize].key;
+        if self.nodes[n as usize].prio > self.nodes[i as usize].prio {
+            let (l, r) = self.split(i, key);
+            let node = &mut self.nodes[n as usize];
+            node.left = l;
+            node.right = r;
+            self.pull(n);
+            return n;
+        }
+        if key < self.nodes[i as usize].key {
+            let l = self.insert_at(self.nodes[i as usize].left, n);
+            self.nodes[i as usize].left = l;
+        } else {
+            let r = self.insert_at(self.nodes[i as usize].right, n);
+            self.nodes[i as usize].right = r;
+        }
+        self.pull(i);
+        i
+    }
+
+    /// Takes the node of `key` out of subtree `i` (one descent, then its
+    /// children merged in its place).
+    fn remove_at(&mut self, i: u32, key: (i64, i64, u32)) -> u32 {
+        let node = self.nodes[i as usize];
+        if node.key == key {
+            return self.merge(node.left, node.right);
+        }
+        if key < node.key {
+            let l = self.remove_at(node.left, key);
+            self.nodes[i as usize].left = l;
+        } else {
+            let r = self.remove_at(node.right, key);
+            self.nodes[i as usize].right = r;
+        }
+        self.pull(i);
+        i
     }
 
     /// Takes `t` out of whichever tree holds it; false if none does.
@@ -154,12 +196,7 @@ impl EntityTrees {
             return false;
         };
         let key = self.nodes[t.idx()].key;
-        let (l, r) = self.split(self.roots[c.idx()], key);
-        // `t` is the smallest key of `r`: split it off after the key.
-        let (mid, rest) = self.split(r, (key.0, key.1, key.2 + 1));
-        debug_assert_eq!(mid, t.0, "tree of core {c} lost thread {t}");
-        let joined = self.merge(l, rest);
-        self.roots[c.idx()] = joined;
+        self.roots[c.idx()] = self.remove_at(self.roots[c.idx()], key);
         self.nodes[t.idx()] = Node::default();
         true
     }
