@@ -5,11 +5,13 @@
 //! sched_ext scheduler) owns time and hands it to policies in [`SchedState`].
 
 pub mod policy;
+pub mod runqueue;
 pub mod state;
 pub mod toml_error;
 pub mod topology;
 
 pub use policy::{Action, Pick, Policy, StopReason, WakeKind};
+pub use runqueue::RunQueue;
 pub use state::{BlockKind, CoreInfo, RunState, SchedState, ThreadInfo};
 pub use topology::{
     CoreMask, CoreOrder, CoreType, Costs, Topology, TopologyError, BUILTIN_MACHINES,

@@ -7,7 +7,7 @@
 //! sees only `predicted_speedup`, which comes from a predictor that may be
 //! noisy (or exact in the simulator's explicit oracle mode).
 
-use crate::{CoreId, CoreMask, Nanos, ProgramId, ThreadId, Topology};
+use crate::{CoreId, CoreMask, Nanos, ProgramId, RunQueue, ThreadId, Topology};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -102,7 +102,7 @@ pub struct CoreInfo {
     /// When `current` was put on the core.
     pub run_start: Nanos,
     /// Runnable threads waiting on this core, in arrival order.
-    pub rq: Vec<ThreadId>,
+    pub rq: RunQueue,
 }
 
 /// The scheduler-visible state of the whole system at `now`.
@@ -135,6 +135,9 @@ pub struct SchedState {
     /// masks: the longest-waiting thread, which idle balancing pulls, in
     /// O(log n) rather than a pass over the queue.
     by_wait: Vec<BTreeSet<(Nanos, ThreadId)>>,
+    /// Per thread, its slot in the run queue it was last pushed on (checked
+    /// before use: hand-built queues are changed directly).
+    rq_slot: Vec<u32>,
     /// True when the simulator keeps this state: the per-program counts
     /// above, and every thread put on a run queue reported to the policy's
     /// `enqueued` hook (so policies may index their queues, as `CfsCore`
@@ -160,6 +163,7 @@ impl SchedState {
             queued_cores: CoreMask::EMPTY,
             by_load: Vec::new(),
             by_wait: Vec::new(),
+            rq_slot: Vec::new(),
             active_tracked: false,
         }
     }
@@ -235,7 +239,11 @@ impl SchedState {
     /// Appends `t` to core `c`'s run queue, keeping the queued mask.
     pub fn rq_push(&mut self, c: CoreId, t: ThreadId) {
         let before = self.nr_running(c);
-        self.cores[c.idx()].rq.push(t);
+        let slot = self.cores[c.idx()].rq.push(t);
+        if self.rq_slot.len() <= t.idx() {
+            self.rq_slot.resize(t.idx() + 1, 0);
+        }
+        self.rq_slot[t.idx()] = slot as u32;
         self.queued_cores.insert(c);
         if self.active_tracked {
             let since = self.threads[t.idx()].runnable_since;
@@ -247,10 +255,21 @@ impl SchedState {
     /// Takes `t` off core `c`'s run queue; false if it was not there.
     pub fn rq_remove(&mut self, c: CoreId, t: ThreadId) -> bool {
         let rq = &mut self.cores[c.idx()].rq;
-        let Some(p) = rq.iter().position(|&x| x == t) else {
+        // Its slot as recorded at the push, or (hand-built queues) a search.
+        let known = self.rq_slot.get(t.idx()).map(|&p| p as usize);
+        let Some(p) = known
+            .filter(|&p| rq.at(p) == Some(t))
+            .or_else(|| rq.slot_of(t))
+        else {
             return false;
         };
-        rq.remove(p);
+        if rq.remove_slot(p) {
+            for (slot, x) in rq.slots() {
+                if let Some(s) = self.rq_slot.get_mut(x.idx()) {
+                    *s = slot as u32;
+                }
+            }
+        }
         let empty = rq.is_empty();
         if self.active_tracked {
             let since = self.threads[t.idx()].runnable_since;

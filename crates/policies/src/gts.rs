@@ -265,7 +265,7 @@ impl Gts {
     /// (in CFS order), allowed somewhere in `target`.
     fn candidates(&self, st: &SchedState, c: CoreId, target: CoreMask) -> Vec<ThreadId> {
         let cfs = self.cfs();
-        let mut q: Vec<ThreadId> = st.core(c).rq.clone();
+        let mut q: Vec<ThreadId> = st.core(c).rq.iter().copied().collect();
         q.sort_by_key(|&t| (cfs.vr[t.idx()], t));
         q.truncate(HMP_MAX_TASKS);
         st.core(c)

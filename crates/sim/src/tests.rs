@@ -92,8 +92,8 @@ impl colab_core::Policy for Probe {
     ) -> colab_core::Pick {
         st.core(c)
             .rq
-            .first()
-            .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
+            .front()
+            .map_or(colab_core::Pick::Idle, colab_core::Pick::Local)
     }
     fn should_preempt(
         &mut self,
@@ -902,8 +902,8 @@ impl colab_core::Policy for WaitsFor {
         }
         st.core(c)
             .rq
-            .first()
-            .map_or(colab_core::Pick::Idle, |&t| colab_core::Pick::Local(t))
+            .front()
+            .map_or(colab_core::Pick::Idle, colab_core::Pick::Local)
     }
     fn should_preempt(
         &mut self,

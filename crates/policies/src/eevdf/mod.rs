@@ -49,10 +49,10 @@
 mod tree;
 
 use crate::cfs::CfsCore;
+use crate::queue_index::{INDEX_FROM, UNINDEX_BELOW};
 use colab_core::{
     Action, CoreId, Nanos, Pick, SchedState, StopReason, ThreadId, WakeKind, NS_PER_US,
 };
-use crate::queue_index::{INDEX_FROM, UNINDEX_BELOW};
 use tree::EntityTrees;
 
 /// `sysctl_sched_base_slice` before scaling: 0.75 ms (kernel/sched/fair.c,

@@ -1,0 +1,174 @@
+//! A core's run queue: its waiting threads in arrival order, with removal
+//! from anywhere in O(1) amortised.
+//!
+//! Policies read the arrival order (ties go to the earlier arrival), so a
+//! removed thread leaves a hole instead of shifting the rest; holes are
+//! skipped when iterating and squeezed out once they outnumber the threads
+//! (the caller that tracks slots, `SchedState`, renumbers them then).
+
+use crate::ThreadId;
+use serde::{Serialize, Serializer};
+
+/// A hole left by a removed thread.
+const HOLE: ThreadId = ThreadId(u32::MAX);
+
+fn not_hole(t: &&ThreadId) -> bool {
+    **t != HOLE
+}
+
+/// The waiting threads of a [`RunQueue`], in arrival order.
+pub type Iter<'a> = std::iter::Filter<std::slice::Iter<'a, ThreadId>, fn(&&ThreadId) -> bool>;
+
+#[derive(Clone, Debug, Default)]
+pub struct RunQueue {
+    slots: Vec<ThreadId>,
+    live: usize,
+}
+
+impl RunQueue {
+    /// The waiting threads in arrival order.
+    pub fn iter(&self) -> Iter<'_> {
+        self.slots.iter().filter(not_hole as fn(&&ThreadId) -> bool)
+    }
+    /// (slot, thread) of every waiting thread.
+    pub fn slots(&self) -> impl Iterator<Item = (usize, ThreadId)> + '_ {
+        self.slots
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(_, t)| t != HOLE)
+    }
+    pub fn len(&self) -> usize {
+        self.live
+    }
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+    /// The earliest arrival.
+    pub fn front(&self) -> Option<ThreadId> {
+        self.iter().next().copied()
+    }
+    pub fn contains(&self, t: ThreadId) -> bool {
+        self.iter().any(|&x| x == t)
+    }
+    /// Appends `t`; returns its slot.
+    pub fn push(&mut self, t: ThreadId) -> usize {
+        self.slots.push(t);
+        self.live += 1;
+        self.slots.len() - 1
+    }
+    /// The thread in `slot`, if any.
+    pub fn at(&self, slot: usize) -> Option<ThreadId> {
+        self.slots.get(slot).copied().filter(|&t| t != HOLE)
+    }
+    /// The slot of `t`, by a search.
+    pub fn slot_of(&self, t: ThreadId) -> Option<usize> {
+        self.slots.iter().position(|&x| x == t)
+    }
+    /// Takes the thread out of `slot` (which must hold one). True if the
+    /// holes were squeezed out, which renumbers every slot.
+    pub fn remove_slot(&mut self, slot: usize) -> bool {
+        debug_assert!(self.at(slot).is_some(), "slot {slot} holds no thread");
+        self.slots[slot] = HOLE;
+        self.live -= 1;
+        while self.slots.last() == Some(&HOLE) {
+            self.slots.pop();
+        }
+        if self.slots.len() > 2 * self.live + 16 {
+            self.slots.retain(|&t| t != HOLE);
+            return true;
+        }
+        false
+    }
+    /// Takes `t` out wherever it is; false if it was not queued.
+    pub fn remove(&mut self, t: ThreadId) -> bool {
+        match self.slot_of(t) {
+            Some(p) => {
+                self.remove_slot(p);
+                true
+            }
+            None => false,
+        }
+    }
+    pub fn retain(&mut self, mut keep: impl FnMut(&ThreadId) -> bool) {
+        self.slots.retain(|t| *t != HOLE && keep(t));
+        self.live = self.slots.len();
+    }
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.live = 0;
+    }
+}
+
+impl<'a> IntoIterator for &'a RunQueue {
+    type Item = &'a ThreadId;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl FromIterator<ThreadId> for RunQueue {
+    fn from_iter<I: IntoIterator<Item = ThreadId>>(it: I) -> RunQueue {
+        let slots: Vec<ThreadId> = it.into_iter().collect();
+        RunQueue {
+            live: slots.len(),
+            slots,
+        }
+    }
+}
+
+/// Serialised as the list of waiting threads.
+impl Serialize for RunQueue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(q: &RunQueue) -> Vec<u32> {
+        q.iter().map(|t| t.0).collect()
+    }
+
+    #[test]
+    fn keeps_arrival_order_through_removals_and_squeezes() {
+        let mut q = RunQueue::default();
+        for t in 0..40 {
+            assert_eq!(q.push(ThreadId(t)), t as usize);
+        }
+        assert!(!q.remove_slot(10));
+        assert!(q.remove(ThreadId(0)));
+        assert!(!q.remove(ThreadId(0)), "already gone");
+        assert_eq!(q.len(), 38);
+        assert_eq!(q.front(), Some(ThreadId(1)));
+        assert_eq!(q.at(10), None);
+        assert_eq!(q.at(11), Some(ThreadId(11)));
+        // Removing the last slot drops it (and holes before it).
+        q.remove(ThreadId(39));
+        q.remove(ThreadId(38));
+        assert_eq!(q.slots.len(), 38);
+        // Remove most: holes get squeezed out, order kept.
+        let mut squeezed = false;
+        for t in 1..30 {
+            if t != 10 {
+                let slot = q.slot_of(ThreadId(t)).unwrap();
+                squeezed |= q.remove_slot(slot);
+                assert!(q.slots.len() <= 2 * q.len() + 16, "holes stay bounded");
+            }
+        }
+        assert!(squeezed);
+        assert_eq!(ids(&q), (30..38).collect::<Vec<_>>());
+        let slot = q.slot_of(ThreadId(30)).unwrap();
+        assert!(slot < 30, "renumbered by the squeeze");
+        assert_eq!(q.at(slot), Some(ThreadId(30)));
+        q.retain(|t| t.0 % 2 == 0);
+        assert_eq!(ids(&q), vec![30, 32, 34, 36]);
+        assert_eq!(q.len(), 4);
+        assert!(q.contains(ThreadId(32)) && !q.contains(ThreadId(31)));
+        q.clear();
+        assert!(q.is_empty() && q.front().is_none());
+    }
+}
