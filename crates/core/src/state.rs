@@ -214,6 +214,30 @@ impl SchedState {
         self.least_loaded_scan(mask)
     }
 
+    /// The core of `mask` with a queued thread and the most threads
+    /// (`nr_running`), the lowest-numbered on ties, among those `take`
+    /// accepts: the busiest queue of a balancing domain. From the load
+    /// buckets for masks of many cores, else by a scan.
+    pub fn busiest_in(&self, mask: CoreMask, take: impl Fn(CoreId) -> bool) -> Option<CoreId> {
+        let mask = mask.intersect(self.queued_mask());
+        let scan = || {
+            mask.iter()
+                .filter(|&o| take(o))
+                .max_by_key(|&o| (self.nr_running(o), std::cmp::Reverse(o)))
+        };
+        if !(self.active_tracked && mask.count() > 64) {
+            return scan();
+        }
+        let found = self
+            .by_load
+            .iter()
+            .rev()
+            .flat_map(|m| m.intersect(mask).iter())
+            .find(|&o| take(o));
+        debug_assert_eq!(found, scan(), "load masks out of step");
+        found
+    }
+
     fn least_loaded_scan(&self, mask: CoreMask) -> Option<(usize, CoreMask)> {
         let k = mask.iter().map(|c| self.nr_running(c)).min()?;
         let mut m = CoreMask::EMPTY;
@@ -517,6 +541,26 @@ mod tests {
         let (k, m) = many.least_loaded_in(big.all_mask()).unwrap();
         assert_eq!((k, m.count()), (1, 99));
         assert!(!m.contains(CoreId(3)));
+        // The busiest queue: core 3 (two threads, one queued), then the
+        // lowest-numbered of the busiest others; none without a queue.
+        assert_eq!(many.busiest_in(big.all_mask(), |_| true), Some(CoreId(3)));
+        assert_eq!(many.busiest_in(big.all_mask(), |o| o != CoreId(3)), None);
+        many.rq_push(CoreId(90), ThreadId(0));
+        many.rq_push(CoreId(80), ThreadId(0));
+        assert_eq!(
+            many.busiest_in(big.all_mask(), |o| o != CoreId(3)),
+            Some(CoreId(80))
+        );
+        many.rq_push(CoreId(90), ThreadId(0));
+        assert_eq!(many.busiest_in(big.all_mask(), |_| true), Some(CoreId(90)));
+        assert_eq!(
+            many.busiest_in(
+                big.little_mask().minus(CoreMask::single(CoreId(90))),
+                |_| true
+            ),
+            Some(CoreId(80))
+        );
+        assert_eq!(many.busiest_in(CoreMask::single(CoreId(5)), |_| true), None);
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

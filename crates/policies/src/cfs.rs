@@ -546,13 +546,8 @@ impl CfsCore {
         let ok = |t: ThreadId| self.is_allowed(t, c) && may(t);
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
         let domains = [Some(own), system.then_some(self.all)];
-        let queued = st.queued_mask();
         for domain in domains.into_iter().flatten() {
-            let busiest = domain
-                .intersect(queued)
-                .iter()
-                .filter(|&o| o != c && st.core(o).rq.iter().any(|&t| ok(t)))
-                .max_by_key(|&o| (st.nr_running(o), std::cmp::Reverse(o)));
+            let busiest = st.busiest_in(domain, |o| o != c && st.core(o).rq.iter().any(|&t| ok(t)));
             if let Some(b) = busiest {
                 // A core whose only thread is running has nothing to give.
                 if st.nr_running(b) >= 2 || st.core(b).current.is_none() {

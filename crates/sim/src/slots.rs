@@ -60,10 +60,19 @@ impl MinSlots {
             MinSlots::Scan(v) => v[i] = t,
             MinSlots::Tree { tree, cap } => {
                 let mut k = *cap + i;
+                if tree[k].0 == t {
+                    return;
+                }
                 tree[k].0 = t;
+                // Up to the first node that does not change: nor will
+                // anything above it.
                 while k > 1 {
                     k /= 2;
-                    tree[k] = tree[2 * k].min(tree[2 * k + 1]);
+                    let m = tree[2 * k].min(tree[2 * k + 1]);
+                    if tree[k] == m {
+                        break;
+                    }
+                    tree[k] = m;
                 }
             }
         }
