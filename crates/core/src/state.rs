@@ -190,6 +190,11 @@ impl SchedState {
         }
         self.by_load[from].remove(c);
         self.by_load[to].insert(c);
+        // No empty buckets on top: searches from the busiest end start at a
+        // core (a spawn burst may have queued thousands on one core once).
+        while self.by_load.len() > 1 && self.by_load.last().is_some_and(|m| m.is_empty()) {
+            self.by_load.pop();
+        }
     }
 
     /// The fewest threads (`nr_running`) any core of `mask` has, and the

@@ -356,7 +356,11 @@ impl Colab {
             .intersect(st.idle_mask())
             .iter_from(start)
             .find(|&c| st.core(c).rq.is_empty())
-            .or_else(|| mask.iter_from(start).min_by_key(|&c| st.nr_running(c)))
+            .or_else(|| {
+                // The first of the shortest queues from the cursor on.
+                let (_, least) = st.least_loaded_in(mask)?;
+                least.iter_from(start).next()
+            })
             .unwrap_or(CoreId(0));
         self.rr[set] = pick.idx() + 1;
         pick
@@ -467,7 +471,11 @@ impl Policy for Colab {
                     best = Some((c, cl));
                     break;
                 }
-                let c = mask.iter().min_by_key(|&c| st.nr_running(c)).unwrap();
+                // The lowest-numbered of its shortest queues.
+                let least = st.least_loaded_in(mask).map(|(_, m)| m);
+                let Some(c) = least.and_then(|m| m.iter().next()) else {
+                    continue;
+                };
                 if best.is_none_or(|(b, _)| st.nr_running(c) < st.nr_running(b)) {
                     best = Some((c, cl));
                 }
@@ -502,7 +510,9 @@ impl Policy for Colab {
         // 2. The same cluster's queues, then the rest of the machine.
         let others = topo.all_mask().minus(own);
         for domain in [own, others] {
+            // Cores with a queue only: an empty one has nothing to give.
             let cands = domain
+                .intersect(st.queued_mask())
                 .iter()
                 .filter(move |&o| o != c)
                 .flat_map(|o| self.queue_lags(st, o));

@@ -151,6 +151,9 @@ pub struct Gts {
     /// Per core: time of the last HMP migration onto it (tie-break of
     /// `hmp_domain_min_load`).
     core_last_mig: Vec<Nanos>,
+    /// Per core type: the next faster and slower domains and its own cores
+    /// (fixed by the topology; `hmp_faster_domain` / `hmp_slower_domain`).
+    domains: Vec<[CoreMask; 3]>,
 }
 
 impl Gts {
@@ -163,6 +166,7 @@ impl Gts {
             last_up: Vec::new(),
             last_down: Vec::new(),
             core_last_mig: Vec::new(),
+            domains: Vec::new(),
         }
     }
 
@@ -177,7 +181,37 @@ impl Gts {
 
     /// Cores whose type has the smallest compute rate above (`faster`) or the
     /// largest below (`!faster`) that of `c`: the next HMP domain.
-    fn domain_next(st: &SchedState, c: CoreId, faster: bool) -> CoreMask {
+    /// The next faster (`faster`) or slower HMP domain of `c`'s cores, from
+    /// the per-type table built at the first thread.
+    fn domain_next(&self, st: &SchedState, c: CoreId, faster: bool) -> CoreMask {
+        let ty = st.topo.core_type_of[c.idx()];
+        match self.domains.get(ty) {
+            Some(d) => d[usize::from(!faster)],
+            None => Self::domain_next_scan(st, c, faster),
+        }
+    }
+
+    /// Per core type: (its cores, the next faster domain, the next slower).
+    fn domain_table(st: &SchedState) -> Vec<[CoreMask; 3]> {
+        (0..st.topo.core_types.len())
+            .map(|ty| {
+                match st
+                    .topo
+                    .cores()
+                    .find(|&o| st.topo.core_type_of[o.idx()] == ty)
+                {
+                    Some(c) => [
+                        Self::domain_next_scan(st, c, true),
+                        Self::domain_next_scan(st, c, false),
+                        Self::same_type_scan(st, c),
+                    ],
+                    None => [CoreMask::EMPTY; 3],
+                }
+            })
+            .collect()
+    }
+
+    fn domain_next_scan(st: &SchedState, c: CoreId, faster: bool) -> CoreMask {
         let rate = |x: CoreId| st.topo.core_type(x).compute_rate;
         let r = rate(c);
         let better = |x: f64, y: f64| if faster { x < y } else { x > y };
@@ -231,7 +265,7 @@ impl Gts {
 
     /// `hmp_up_migration`: the idle faster core `t` (on `c`) should move to.
     fn up_migration(&self, st: &SchedState, c: CoreId, t: ThreadId) -> Option<CoreId> {
-        let faster = Self::domain_next(st, c, true);
+        let faster = self.domain_next(st, c, true);
         if faster.is_empty() || self.load(st, t) <= self.params.up_threshold {
             return None;
         }
@@ -248,7 +282,7 @@ impl Gts {
 
     /// `hmp_down_migration`: should `t` (on `c`) move to a slower core?
     fn down_migration(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
-        let slower = Self::domain_next(st, c, false);
+        let slower = self.domain_next(st, c, false);
         if slower.is_empty() {
             return false;
         }
@@ -296,11 +330,11 @@ impl Gts {
 
     /// `hmp_offload_down`: the idle slower core for `t` on overloaded `c`.
     fn offload_down(&self, st: &SchedState, c: CoreId, t: ThreadId) -> Option<CoreId> {
-        let slower = Self::domain_next(st, c, false);
+        let slower = self.domain_next(st, c, false);
         if slower.is_empty() {
             return None;
         }
-        let own = Self::same_type(st, c);
+        let own = self.same_type(st, c);
         if matches!(self.domain_min_load(st, own, None), Some((_, 0))) {
             return None; // an idle core in this domain can take the work
         }
@@ -316,7 +350,14 @@ impl Gts {
         }
     }
 
-    fn same_type(st: &SchedState, c: CoreId) -> CoreMask {
+    fn same_type(&self, st: &SchedState, c: CoreId) -> CoreMask {
+        match self.domains.get(st.topo.core_type_of[c.idx()]) {
+            Some(d) => d[2],
+            None => Self::same_type_scan(st, c),
+        }
+    }
+
+    fn same_type_scan(st: &SchedState, c: CoreId) -> CoreMask {
         let ty = st.topo.core_type_of[c.idx()];
         let mut m = CoreMask::EMPTY;
         for o in st
@@ -332,7 +373,7 @@ impl Gts {
     /// `hmp_idle_pull` by idle core `c`: the heaviest thread above the up
     /// threshold on the next slower domain.
     fn idle_pull(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
-        let slower = Self::domain_next(st, c, false);
+        let slower = self.domain_next(st, c, false);
         let mut best: Option<(CoreId, ThreadId, f64)> = None;
         for o in slower.iter() {
             if st.core(o).current.is_none() {
@@ -369,6 +410,7 @@ impl colab_core::Policy for Gts {
         if self.cfs.is_none() {
             self.cfs = Some(CfsCore::new(st));
             self.core_last_mig = vec![0; st.topo.num_cores()];
+            self.domains = Self::domain_table(st);
         }
         self.cfs.as_mut().expect("init").thread_created(t);
         let i = t.idx();
@@ -407,7 +449,7 @@ impl colab_core::Policy for Gts {
             return to;
         }
         if self.down_migration(st, prev, t) {
-            let slower = Self::domain_next(st, prev, false);
+            let slower = self.domain_next(st, prev, false);
             if let Some((to, _)) = self.domain_min_load(st, slower, Some(t)) {
                 if to != prev {
                     self.next_down_delay(st, t, to);
@@ -416,7 +458,7 @@ impl colab_core::Policy for Gts {
             }
         }
         // Stay in the previous HMP domain.
-        if Self::same_type(st, prev).contains(new_cpu) || !self.cfs().is_allowed(t, prev) {
+        if self.same_type(st, prev).contains(new_cpu) || !self.cfs().is_allowed(t, prev) {
             new_cpu
         } else {
             prev
@@ -493,7 +535,7 @@ impl colab_core::Policy for Gts {
         self.cfs().periodic_balance_in(st, c, out, false);
         if st.topo.is_asymmetric() {
             // hmp_force_up_migration for this core.
-            let faster = Self::domain_next(st, c, true);
+            let faster = self.domain_next(st, c, true);
             let mut moved = false;
             if !faster.is_empty() {
                 if let Some(t) = self.heaviest(st, c, faster) {
@@ -504,7 +546,7 @@ impl colab_core::Policy for Gts {
                     }
                 }
             }
-            let slower = Self::domain_next(st, c, false);
+            let slower = self.domain_next(st, c, false);
             if !moved && !slower.is_empty() {
                 if let Some(t) = self.lightest(st, c, slower) {
                     if let Some(to) = self.offload_down(st, c, t) {

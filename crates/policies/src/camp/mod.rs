@@ -616,7 +616,13 @@ impl Policy for Camp {
             let key = (self.rank(st, &v, t), 2, 1, -cfs.vr[t.idx()], Reverse(t));
             offer(key, Pick::Local(t));
         }
-        for o in st.topo.cores().filter(|&o| o != c) {
+        // Cores with a queue, and busy slow cores (running threads to take).
+        let busy_slow = st
+            .topo
+            .all_mask()
+            .minus(st.idle_mask())
+            .minus(self.m().fast);
+        for o in st.queued_mask().union(busy_slow).iter().filter(|&o| o != c) {
             let near = u8::from(st.topo.same_cluster(o, c));
             let waited = |t: ThreadId| -(st.thread(t).runnable_since as i64);
             for &t in &st.core(o).rq {
