@@ -180,6 +180,16 @@ mod tests {
             ix.first(&st, c, |t| keys[t.idx()]),
             Some((100 - (n as i64 - 1), ThreadId(n - 1)))
         );
+        // The leader's key grows past everyone's: the next one leads.
+        let lead = ThreadId(n - 1);
+        keys[lead.idx()] = 1000;
+        ix.push(&st, c, lead, |t| keys[t.idx()]);
+        assert_eq!(
+            ix.first(&st, c, |t| keys[t.idx()]).map(|e| e.1),
+            Some(ThreadId(n - 2))
+        );
+        keys[lead.idx()] = 100 - (n as i64 - 1);
+        ix.push(&st, c, lead, |t| keys[t.idx()]);
         // Thread 5's key drops below everyone's: pushed again, it leads;
         // its old entry is dead and goes when met.
         keys[5] = -1;
