@@ -389,9 +389,9 @@ impl CfsCore {
 
     /// Least loaded allowed core in `mask`, lowest number on ties.
     pub fn idlest_in(&self, st: &SchedState, t: ThreadId, mask: CoreMask) -> Option<CoreId> {
-        mask.intersect(self.allowed(t))
-            .iter()
-            .min_by_key(|&c| st.nr_running(c))
+        // The lowest-numbered of the shortest queues.
+        let (_, least) = st.least_loaded_in(mask.intersect(self.allowed(t)))?;
+        least.iter().next()
     }
 
     /// select_task_rq_fair.
