@@ -67,6 +67,7 @@ use colab_core::{
     ThreadId, ThreadInfo, WakeKind, NS_PER_MS,
 };
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 /// Linux's load weight for nice 0 (`sched_prio_to_weight[20]`): the static
 /// weight of every application here, since all threads run at nice 0.
@@ -353,6 +354,65 @@ struct FastLayer {
     by_vr: QueueIndex<(bool, i64)>,
     by_wait: QueueIndex<(bool, Nanos)>,
     by_credit: QueueIndex<(bool, Reverse<i64>)>,
+    slow_running: SlowRunning,
+}
+
+/// A claim on a fast core: credits left, then predicted speedup, both
+/// most first, then the lower id.
+type ClaimKey = (Reverse<i64>, Reverse<i64>);
+
+/// The threads running on slow cores by [`ClaimKey`], on machines with many
+/// slow cores, so that an idle fast core finds the best claim without a pass
+/// over them. Entries are pushed when a thread starts on a slow core, at
+/// its core's tick (the counters, so the prediction, are read just before)
+/// and when credits change; an entry is live while its thread runs on a
+/// slow core with that key, and dead ones go when met or swept.
+#[derive(Clone, Debug, Default)]
+struct SlowRunning {
+    set: BTreeSet<(ClaimKey, ThreadId)>,
+}
+
+impl SlowRunning {
+    fn live(st: &SchedState, t: ThreadId) -> Option<CoreId> {
+        let o = st.thread(t).core?;
+        (st.core(o).current == Some(t) && !st.topo.is_big(o)).then_some(o)
+    }
+
+    fn push(&mut self, st: &SchedState, t: ThreadId, key_of: impl Fn(ThreadId) -> ClaimKey) {
+        let key = key_of(t);
+        self.set.insert((key, t));
+        if self.set.len() > 2 * st.topo.little_mask().count() + 64 {
+            self.set.retain(|&(k, x)| {
+                (x == t && k == key) || Self::live(st, x).is_some() && key_of(x) == k
+            });
+        }
+    }
+
+    /// The live entry of best claim that `take` accepts, with its core.
+    fn best(
+        &mut self,
+        st: &SchedState,
+        key_of: impl Fn(ThreadId) -> ClaimKey,
+        take: impl Fn(ThreadId) -> bool,
+    ) -> Option<(CoreId, ThreadId)> {
+        let mut dead = Vec::new();
+        let mut found = None;
+        for &(k, t) in &self.set {
+            match Self::live(st, t) {
+                Some(o) if key_of(t) == k => {
+                    if take(t) {
+                        found = Some((o, t));
+                        break;
+                    }
+                }
+                _ => dead.push((k, t)),
+            }
+        }
+        for e in dead {
+            self.set.remove(&e);
+        }
+        found
+    }
 }
 
 /// An f64 as an i64 in the same order as `f64::total_cmp`.
@@ -376,6 +436,31 @@ impl FastLayer {
             by_vr: QueueIndex::new(st.topo.num_cores()),
             by_wait: QueueIndex::new(st.topo.num_cores()),
             by_credit: QueueIndex::new(st.topo.num_cores()),
+            slow_running: SlowRunning::default(),
+        }
+    }
+
+    /// Are the threads running on slow cores indexed? On a simulator state
+    /// with more than 64 slow cores (fewer are faster to scan).
+    fn slow_kept(&self, st: &SchedState) -> bool {
+        st.active_tracked && st.topo.little_mask().count() > 64
+    }
+
+    fn claim_key(st: &SchedState, credit: &[f64], t: ThreadId) -> ClaimKey {
+        let cr = credit.get(t.idx()).copied().unwrap_or(0.0);
+        (
+            Reverse(ord_f64(cr)),
+            Reverse(ord_f64(st.thread(t).predicted_speedup)),
+        )
+    }
+
+    /// `t` runs on `c` (at its start and at each tick, after the counters
+    /// were read): indexed if `c` is a slow core.
+    fn note_running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        if self.slow_kept(st) && !st.topo.is_big(c) {
+            let credit = &self.credit;
+            self.slow_running
+                .push(st, t, |x| Self::claim_key(st, credit, x));
         }
     }
 
@@ -447,6 +532,14 @@ impl FastLayer {
             }
         }
         self.period_start = st.now;
+        // Threads on slow cores carry their new credits.
+        if self.slow_kept(st) {
+            for o in st.topo.little_mask().iter() {
+                if let Some(t) = st.core(o).current {
+                    self.note_running(st, o, t);
+                }
+            }
+        }
         // Queued threads whose credits changed move in the indexes.
         if st.active_tracked {
             for c in st.queued_mask().iter() {
@@ -525,6 +618,27 @@ impl FastLayer {
             }
         }
         self.cfs.wakeup_preempt(st, c, t, 1.0)
+    }
+
+    /// The thread running on a slow core with the best claim on fast core
+    /// `c`: most credits left, then the highest predicted speedup, then the
+    /// lower id.
+    fn running_slow_scan(&self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        st.topo
+            .cores()
+            .filter(|&o| !st.topo.is_big(o))
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .filter(|&(_, t)| self.cfs.allowed(t).contains(c))
+            .max_by(|&(_, a), &(_, b)| {
+                self.credit_left(st, a)
+                    .total_cmp(&self.credit_left(st, b))
+                    .then_with(|| {
+                        st.thread(a)
+                            .predicted_speedup
+                            .total_cmp(&st.thread(b).predicted_speedup)
+                    })
+                    .then_with(|| b.cmp(&a))
+            })
     }
 
     /// The credit holder queued on a core other than `c`, allowed on `c`,
@@ -617,28 +731,27 @@ impl FastLayer {
         }
         // A credit holder queued on another core, longest waiting first.
         let queued = self.waiting_holder(st, c);
-        let allowed_here = |t: ThreadId| self.cfs.allowed(t).contains(c);
         if let Some((from, thread)) = queued {
             return Pick::Steal { from, thread };
         }
         // Threads running on slow cores, best claim first: most credits left,
         // then the highest predicted speedup.
-        let running_slow = st
-            .topo
-            .cores()
-            .filter(|&o| !st.topo.is_big(o))
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .filter(|&(_, t)| allowed_here(t))
-            .max_by(|&(_, a), &(_, b)| {
-                self.credit_left(st, a)
-                    .total_cmp(&self.credit_left(st, b))
-                    .then_with(|| {
-                        st.thread(a)
-                            .predicted_speedup
-                            .total_cmp(&st.thread(b).predicted_speedup)
-                    })
-                    .then_with(|| b.cmp(&a))
-            });
+        let running_slow = if self.slow_kept(st) {
+            let (credit, cfs) = (&self.credit, &self.cfs);
+            let found = self.slow_running.best(
+                st,
+                |t| Self::claim_key(st, credit, t),
+                |t| cfs.allowed(t).contains(c),
+            );
+            debug_assert_eq!(
+                found,
+                self.running_slow_scan(st, c),
+                "indexed slow-core threads differ"
+            );
+            found
+        } else {
+            self.running_slow_scan(st, c)
+        };
         if let Some((from, thread)) = running_slow {
             if self.has_credit(st, thread) {
                 return Pick::PreemptRemote { from, thread };
@@ -661,6 +774,7 @@ impl FastLayer {
         let Some(cur) = st.core(c).current else {
             return false;
         };
+        self.note_running(st, c, cur);
         if !Self::active(st) || !st.topo.is_big(c) {
             return self.cfs.tick_preempt(st, c, 1.0);
         }
@@ -745,6 +859,9 @@ macro_rules! layer_hooks {
         }
         fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
             self.layer(st).should_preempt(st, c, t)
+        }
+        fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+            self.layer(st).note_running(st, c, t);
         }
         fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
             self.layer(st).pick(st, c)
@@ -928,5 +1045,54 @@ impl Policy for Hsp {
     }
     fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
         self.rank(st);
+    }
+}
+
+#[cfg(test)]
+mod slow_running_tests {
+    use super::*;
+    use colab_core::{CoreOrder, Topology};
+
+    #[test]
+    fn best_claim_first_and_stopped_threads_skipped() {
+        let topo = Topology::named("2B70S", CoreOrder::BigFirst).unwrap();
+        let mut st = SchedState::tracked(topo);
+        // Threads 0-3 run on slow cores 2-5, with predicted speedups.
+        for (i, sf) in [1.5, 2.5, 2.0, 3.0].into_iter().enumerate() {
+            let t = ThreadId(i as u32);
+            st.add_thread(ThreadInfo::new(t, ProgramId(0), 0, sf));
+            st.set_state(t, RunState::Running);
+            let c = CoreId(2 + i as u16);
+            st.threads[i].core = Some(c);
+            st.set_current(c, Some(t));
+        }
+        let credit = [5.0, 9.0, 9.0, 0.0];
+        let key = |t: ThreadId| FastLayer::claim_key(&st, &credit, t);
+        let mut ix = SlowRunning::default();
+        for t in 0..4 {
+            ix.push(&st, ThreadId(t), key);
+        }
+        // Most credits (9 each), then the higher speedup: thread 1.
+        assert_eq!(ix.best(&st, key, |_| true), Some((CoreId(3), ThreadId(1))));
+        assert_eq!(
+            ix.best(&st, key, |t| t != ThreadId(1)),
+            Some((CoreId(4), ThreadId(2)))
+        );
+        // Thread 1 stops: its entry is dead and dropped.
+        let mut st2 = st.clone();
+        st2.set_current(CoreId(3), None);
+        let key2 = |t: ThreadId| FastLayer::claim_key(&st2, &credit, t);
+        assert_eq!(
+            ix.best(&st2, key2, |_| true),
+            Some((CoreId(4), ThreadId(2)))
+        );
+        assert_eq!(ix.set.len(), 3);
+        // An entry whose key changed without a push is not trusted.
+        let credit3 = [5.0, 9.0, 1.0, 0.0];
+        let key3 = |t: ThreadId| FastLayer::claim_key(&st2, &credit3, t);
+        assert_eq!(
+            ix.best(&st2, key3, |_| true),
+            Some((CoreId(2), ThreadId(0)))
+        );
     }
 }
