@@ -7,6 +7,7 @@
 //! sees only `predicted_speedup`, which comes from a predictor that may be
 //! noisy (or exact in the simulator's explicit oracle mode).
 
+use crate::runqueue::{INDEX_FROM, UNINDEX_BELOW};
 use crate::{CoreId, CoreMask, Nanos, ProgramId, RunQueue, ThreadId, Topology};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -131,9 +132,10 @@ pub struct SchedState {
     /// Cores by `nr_running`: entry k holds those with k threads, kept
     /// with the two masks above.
     by_load: Vec<CoreMask>,
-    /// Per core, its queued threads by (runnable_since, id), kept with the
-    /// masks: the longest-waiting thread, which idle balancing pulls, in
-    /// O(log n) rather than a pass over the queue.
+    /// Per core with a long queue (from [`INDEX_FROM`] threads until under
+    /// [`UNINDEX_BELOW`]; empty otherwise), its queued threads by
+    /// (runnable_since, id): the longest-waiting thread, which idle
+    /// balancing pulls, in O(log n) rather than a pass over the queue.
     by_wait: Vec<BTreeSet<(Nanos, ThreadId)>>,
     /// Per thread, its slot in the run queue it was last pushed on (checked
     /// before use: hand-built queues are changed directly).
@@ -275,8 +277,14 @@ impl SchedState {
         self.rq_slot[t.idx()] = slot as u32;
         self.queued_cores.insert(c);
         if self.active_tracked {
-            let since = self.threads[t.idx()].runnable_since;
-            self.by_wait[c.idx()].insert((since, t));
+            let set = &mut self.by_wait[c.idx()];
+            let rq = &self.cores[c.idx()].rq;
+            let since = |x: ThreadId| self.threads[x.idx()].runnable_since;
+            if !set.is_empty() {
+                set.insert((since(t), t));
+            } else if rq.len() >= INDEX_FROM {
+                set.extend(rq.iter().map(|&x| (since(x), x)));
+            }
         }
         self.reload(c, before, before + 1);
     }
@@ -299,11 +307,14 @@ impl SchedState {
                 }
             }
         }
-        let empty = rq.is_empty();
-        if self.active_tracked {
+        let (empty, left) = (rq.is_empty(), rq.len());
+        if let Some(set) = self.by_wait.get_mut(c.idx()).filter(|s| !s.is_empty()) {
             let since = self.threads[t.idx()].runnable_since;
-            let found = self.by_wait[c.idx()].remove(&(since, t));
+            let found = set.remove(&(since, t));
             debug_assert!(found, "thread {t}'s runnable_since changed while queued");
+            if left < UNINDEX_BELOW {
+                set.clear();
+            }
         }
         if empty {
             self.queued_cores.remove(c);
@@ -313,27 +324,22 @@ impl SchedState {
         true
     }
 
-    /// Core `c`'s queued threads in the order they became runnable
-    /// (`runnable_since`, then id): kept when tracked, else sorted from the
-    /// queue (hand-built states). A queued thread's `runnable_since` must
-    /// not change while it is queued.
-    pub fn by_wait(&self, c: CoreId) -> impl Iterator<Item = ThreadId> + '_ {
-        let kept = self.active_tracked.then(|| {
-            debug_assert_eq!(self.by_wait[c.idx()].len(), self.cores[c.idx()].rq.len());
-            self.by_wait[c.idx()].iter().map(|&(_, t)| t)
-        });
-        let sorted = (!self.active_tracked).then(|| {
-            let mut q: Vec<(Nanos, ThreadId)> = self.cores[c.idx()]
-                .rq
-                .iter()
-                .map(|&t| (self.threads[t.idx()].runnable_since, t))
-                .collect();
-            q.sort_unstable();
-            q.into_iter().map(|(_, t)| t)
-        });
-        kept.into_iter()
-            .flatten()
-            .chain(sorted.into_iter().flatten())
+    /// The thread of core `c`'s queue that became runnable first
+    /// (`runnable_since`, then id) among those `ok` accepts: from the kept
+    /// order for a long queue, else by a pass over it. A queued thread's
+    /// `runnable_since` must not change while it is queued.
+    pub fn longest_waiting(&self, c: CoreId, ok: impl Fn(ThreadId) -> bool) -> Option<ThreadId> {
+        let set = self.by_wait.get(c.idx()).filter(|s| !s.is_empty());
+        if let Some(set) = set {
+            debug_assert_eq!(set.len(), self.cores[c.idx()].rq.len());
+            return set.iter().map(|&(_, t)| t).find(|&t| ok(t));
+        }
+        self.cores[c.idx()]
+            .rq
+            .iter()
+            .copied()
+            .filter(|&t| ok(t))
+            .min_by_key(|&t| (self.threads[t.idx()].runnable_since, t))
     }
 
     /// The cores with a non-empty run queue, from the kept mask when
@@ -571,5 +577,28 @@ mod tests {
         assert!(!hand.surely_nothing_queued());
         hand.add_thread(ThreadInfo::new(ThreadId(0), ProgramId(0), 0, 1.0));
         assert_eq!(hand.program_active(0), None);
+    }
+
+    #[test]
+    fn the_longest_waiting_thread_of_long_and_short_queues() {
+        let topo = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+        let mut st = SchedState::tracked(topo);
+        let c = CoreId(0);
+        // 40 threads, runnable since 1000 - 10 * id: the last one waited longest.
+        for i in 0..40u32 {
+            let t = ThreadId(i);
+            st.add_thread(ThreadInfo::new(t, ProgramId(0), 0, 1.0));
+            st.set_state(t, RunState::Runnable);
+            st.threads[i as usize].runnable_since = 1000 - 10 * u64::from(i);
+            st.rq_push(c, t);
+        }
+        assert_eq!(st.longest_waiting(c, |_| true), Some(ThreadId(39)));
+        assert_eq!(st.longest_waiting(c, |t| t.0 < 30), Some(ThreadId(29)));
+        for i in 10..40u32 {
+            st.rq_remove(c, ThreadId(i));
+        }
+        assert_eq!(st.longest_waiting(c, |_| true), Some(ThreadId(9)));
+        assert_eq!(st.longest_waiting(c, |t| t.0 == 3), Some(ThreadId(3)));
+        assert_eq!(st.longest_waiting(CoreId(1), |_| true), None);
     }
 }

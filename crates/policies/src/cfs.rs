@@ -552,7 +552,7 @@ impl CfsCore {
                 // A core whose only thread is running has nothing to give.
                 if st.nr_running(b) >= 2 || st.core(b).current.is_none() {
                     // The longest waiting (runnable_since, then id).
-                    let t = st.by_wait(b).find(|&t| ok(t));
+                    let t = st.longest_waiting(b, ok);
                     if let Some(t) = t {
                         return Some((b, t));
                     }

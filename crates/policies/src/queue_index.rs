@@ -19,14 +19,7 @@
 use colab_core::{CoreId, RunState, SchedState, ThreadId};
 use std::collections::BTreeSet;
 
-/// A core's queue is indexed from this many threads (assumption: about
-/// where a BTreeSet starts to beat a pass over the queue; with every queue
-/// indexed, `colab bench --threads` ran 64 threads on 4B4S 35% slower
-/// under Prop-SP).
-pub const INDEX_FROM: usize = 32;
-/// ... and no longer below this many (hysteresis, so that a queue hovering
-/// around the threshold is not rebuilt at every enqueue).
-pub const UNINDEX_BELOW: usize = 8;
+pub use colab_core::runqueue::{INDEX_FROM, UNINDEX_BELOW};
 
 /// Is `t` waiting in `c`'s run queue (runnable there, not running)?
 pub fn is_queued_on(st: &SchedState, c: CoreId, t: ThreadId) -> bool {

@@ -1382,7 +1382,7 @@ impl<'a> Sim<'a> {
         if let Some(cur) = self.st.cores[c.idx()].current {
             self.stop_current(c, StopReason::Preempted);
             // Runnable from now, set before it is queued: the queue is kept
-            // in runnable_since order (`SchedState::by_wait`).
+            // in runnable_since order (`SchedState::longest_waiting`).
             self.st.threads[cur.idx()].runnable_since = self.st.now;
             self.enqueue(c, cur, false);
             self.st.set_state(cur, RunState::Runnable);

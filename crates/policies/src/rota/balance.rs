@@ -122,7 +122,7 @@ impl Rota {
         // Waiting on a slow core: queued there or running there.
         let found = if st.active_tracked {
             let found = self
-                .serial_threads()
+                .serial_threads(st)
                 .filter_map(|t| {
                     let o = st.thread(t).core.filter(|&o| o != c && slow.contains(o))?;
                     let waits = is_queued_on(st, o, t) || st.core(o).current == Some(t);

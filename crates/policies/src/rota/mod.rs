@@ -125,8 +125,6 @@ struct ThreadSt {
     fast_left_at: Nanos,
     /// Whether it has ever blocked (slept, waited).
     has_slept: bool,
-    /// Whether it counts in its program's `active` (woken, not yet blocked).
-    counted: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -159,9 +157,6 @@ pub struct Rota {
     wanting: u64,
     /// Per core, its queue in [`Rota::local`]'s order.
     local_ix: QueueIndex<LocalKey>,
-    /// Per program: the sum of the ids of its threads counted in `active`
-    /// (the thread itself when there is one).
-    active_ids: Vec<u64>,
     /// Programs in a serial phase ([`Rota::is_serial`]), so that the serial
     /// swap finds their threads without a pass over every waiting thread.
     serial_progs: BTreeSet<usize>,
@@ -184,7 +179,6 @@ impl Rota {
             active: Vec::new(),
             wanting: 0,
             local_ix: QueueIndex::default(),
-            active_ids: Vec::new(),
             serial_progs: BTreeSet::new(),
         }
     }
@@ -396,11 +390,18 @@ impl Rota {
         }
     }
 
-    /// The thread of each program in a serial phase (its one active one).
-    pub(super) fn serial_threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+    /// The thread of each program in a serial phase: its one runnable or
+    /// running thread, which the simulator's per-program sum of ids names.
+    pub(super) fn serial_threads<'a>(
+        &'a self,
+        st: &'a SchedState,
+    ) -> impl Iterator<Item = ThreadId> + 'a {
         self.serial_progs
             .iter()
-            .map(|&p| ThreadId(self.active_ids[p] as u32))
+            .filter_map(|&p| match st.program_active(p) {
+                Some((1, id)) => Some(ThreadId(id as u32)),
+                _ => None,
+            })
     }
 
     fn is_serial(&self, st: &SchedState, t: ThreadId) -> bool {
@@ -613,7 +614,6 @@ impl Policy for Rota {
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
-            self.active_ids.resize(p + 1, 0);
         }
         self.created[p] += 1;
         self.note_serial(p);
@@ -686,9 +686,6 @@ impl Policy for Rota {
         if wakeup {
             let p = st.thread(t).program.idx();
             self.active[p] += 1;
-            if !std::mem::replace(&mut self.th[t.idx()].counted, true) {
-                self.active_ids[p] += u64::from(t.0);
-            }
             self.note_serial(p);
             self.wanting += 1;
             if st.thread(t).last_core.is_some() {
@@ -785,9 +782,6 @@ impl Policy for Rota {
             let p = st.thread(t).program.idx();
             let a = &mut self.active[p];
             *a = a.saturating_sub(1);
-            if std::mem::take(&mut self.th[t.idx()].counted) {
-                self.active_ids[p] -= u64::from(t.0);
-            }
             self.note_serial(p);
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
