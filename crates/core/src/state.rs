@@ -594,10 +594,11 @@ mod tests {
         }
         assert_eq!(st.longest_waiting(c, |_| true), Some(ThreadId(39)));
         assert_eq!(st.longest_waiting(c, |t| t.0 < 30), Some(ThreadId(29)));
-        for i in 10..40u32 {
+        // Down to five: under UNINDEX_BELOW, the queue is scanned again.
+        for i in 5..40u32 {
             st.rq_remove(c, ThreadId(i));
         }
-        assert_eq!(st.longest_waiting(c, |_| true), Some(ThreadId(9)));
+        assert_eq!(st.longest_waiting(c, |_| true), Some(ThreadId(4)));
         assert_eq!(st.longest_waiting(c, |t| t.0 == 3), Some(ThreadId(3)));
         assert_eq!(st.longest_waiting(CoreId(1), |_| true), None);
     }
