@@ -163,8 +163,14 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 21] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 27] = [
     "rota",
+    "rota:stay=off",
+    "rota:pull-from=core",
+    "rota:stay=off:pull-from=core",
+    "rota:local=eevdf",
+    "rota:order=las",
+    "rota:order=plas",
     "rota:share-fast=off",
     "rota:serial-first=off",
     "rota:order=owed",
@@ -184,7 +190,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 21] = [
     "rota:group=on",
     "rota:swap=on",
     "rota:sync-preempt=on",
-    "rota:order=capped:share-fast=off:serial-first=off",
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

@@ -29,7 +29,7 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off";
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
@@ -863,15 +863,15 @@ fn rota_fit_queues_a_fast_synchronising_thread_on_a_fast_core() {
     // fast core is worth 3.0 / (3 / 2) = 2x a slow core to thread 0, so it
     // queues on its previous fast core although slow cores are idle;
     // thread 1's 1.5 is not more than 3 / 2, so it takes an idle slow core.
-    let (st, mut p) = fit_setup("fit=on", 50 * US);
+    let (st, mut p) = fit_setup("fit=on:stay=off", 50 * US);
     assert_eq!(wake(&mut p, &st, 0), CoreId(0));
     assert_eq!(wake(&mut p, &st, 1), CoreId(2));
     // Without fit, or with bursts over pull_min (2 ms: average 500 us, a
     // fast core could even out its phases by taking it over), the idle
     // slow core.
-    let (st, mut q) = fit_setup("fit=off", 50 * US);
+    let (st, mut q) = fit_setup("fit=off:stay=off", 50 * US);
     assert_eq!(wake(&mut q, &st, 0), CoreId(2));
-    let (st, mut r) = fit_setup("fit=on", 2 * MS);
+    let (st, mut r) = fit_setup("fit=on:stay=off", 2 * MS);
     assert_eq!(wake(&mut r, &st, 0), CoreId(2));
 }
 
@@ -979,4 +979,137 @@ fn rota_recheck_waits_out_the_same_program_guard() {
         p.pick_next(&st, CoreId(0)),
         Pick::PreemptRemote { .. }
     ));
+}
+
+#[test]
+fn rota_stay_keeps_a_short_burst_thread_in_its_cluster() {
+    // Thread 0 ran 50 us bursts on fast core 0 (average 12.5 us after one,
+    // under a 100 us migration); both fast cores are busy, both slow cores
+    // idle. Staying, it queues on its previous fast core rather than pay a
+    // cross-cluster move for a burst shorter than the move.
+    let (st, mut p) = fit_setup("", 50 * US);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(0));
+    let (st, mut q) = fit_setup("stay=off", 50 * US);
+    assert_eq!(wake(&mut q, &st, 0), CoreId(2));
+    // Bursts of 2 ms (average 500 us) are worth a move: the idle slow core.
+    let (st, mut r) = fit_setup("", 2 * MS);
+    assert_eq!(wake(&mut r, &st, 0), CoreId(2));
+}
+
+#[test]
+fn rota_stay_takes_an_idle_core_of_the_own_cluster_first() {
+    // As above, but fast core 1 is free: thread 0 takes it.
+    let (mut st, mut p) = fit_setup("", 50 * US);
+    st.cores[1].current = None;
+    st.threads[3].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[3].core = None;
+    assert_eq!(wake(&mut p, &st, 0), CoreId(1));
+}
+
+#[test]
+fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
+    // Thread 1 has run 10 ms on slow core 2, but woke thread 2 (its
+    // barrier partner) 100 us ago: a new phase, under pull_min (400 us).
+    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "");
+    let mut q = rota(&st, "pull-from=core");
+    run_on(&mut st, 2, 1);
+    st.now = 10 * MS;
+    for r in [&mut p, &mut q] {
+        r.select_core(
+            &st,
+            ThreadId(2),
+            WakeKind::Wakeup {
+                waker: Some(ThreadId(1)),
+            },
+        );
+    }
+    st.now += 100 * US;
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    // Counted from the start of its run on the core, it is taken.
+    let taken = Pick::PreemptRemote {
+        from: CoreId(2),
+        thread: ThreadId(1),
+    };
+    assert_eq!(q.pick_next(&st, CoreId(0)), taken);
+    // 400 us after the wake-up it is taken either way.
+    st.now += 300 * US;
+    assert_eq!(p.pick_next(&st, CoreId(0)), taken);
+}
+
+#[test]
+fn rota_las_order_takes_the_least_cpu_time_per_unit_of_speedup() {
+    // Thread 0 (speedup 3.0) has run 9 ms: 3 ms per unit; thread 1 (1.0)
+    // 4 ms: 4 ms per unit. LAS takes thread 0; unweighted by speedup
+    // (the fifth freeze's speed order takes the longer wait), thread 1.
+    let mut st = state_apps("2B2S", &[(0, 3.0), (1, 1.0)]);
+    let mut p = rota(&st, "order=las");
+    p.periodic(&st, &mut Vec::new());
+    st.now = 20 * MS;
+    st.threads[0].sum_exec_ns = 9 * MS;
+    st.threads[1].sum_exec_ns = 4 * MS;
+    queue(&mut st, 2, 1);
+    queue(&mut st, 3, 0);
+    st.threads[0].runnable_since = 19 * MS;
+    st.threads[1].runnable_since = 10 * MS;
+    let took = |pick: Pick| match pick {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("expected a steal, got {other:?}"),
+    };
+    assert_eq!(took(p.pick_next(&st, CoreId(0))), ThreadId(0));
+    st.threads[0].sum_exec_ns = 15 * MS; // 5 ms per unit
+    assert_eq!(took(p.pick_next(&st, CoreId(0))), ThreadId(1));
+}
+
+#[test]
+fn rota_plas_order_takes_the_thread_of_the_least_served_program() {
+    // Program 0's threads 0 and 1 ran 6 ms in all, program 1's thread 2
+    // ran 4 ms (all speedup 2.0): thread 2 first, though thread 0 itself
+    // ran only 3 ms.
+    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "order=plas");
+    p.periodic(&st, &mut Vec::new());
+    ran_and_preempted(&mut p, &mut st, 0, 0, 3 * MS);
+    ran_and_preempted(&mut p, &mut st, 0, 1, 3 * MS);
+    ran_and_preempted(&mut p, &mut st, 0, 2, 4 * MS);
+    queue(&mut st, 2, 0);
+    queue(&mut st, 3, 2);
+    assert_eq!(
+        p.pick_next(&st, CoreId(1)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(2)
+        }
+    );
+}
+
+/// A core's own queue under `local=eevdf` and under CFS's rules (the
+/// default). Fast core 0 runs thread 0; new threads 1 and then, 370 us
+/// later and with a longer queue, 2 join its queue; thread 0 then blocks.
+fn local_pick(opts: &str) -> Pick {
+    let mut st = state("2B2S", 3);
+    let mut p = rota(&st, opts);
+    run_on(&mut st, 0, 0);
+    p.running(&st, CoreId(0), ThreadId(0));
+    st.now = 885 * US;
+    for t in [1, 2] {
+        queue(&mut st, 0, t);
+        p.enqueued(&st, CoreId(0), ThreadId(t), true);
+        st.now += 370 * US;
+    }
+    st.cores[0].current = None;
+    st.threads[0].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[0].core = None;
+    p.stopped(&st, CoreId(0), ThreadId(0), st.now, StopReason::Blocked);
+    p.pick_next(&st, CoreId(0))
+}
+
+#[test]
+fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
+    // CFS charges each new thread a slice of the period at its arrival
+    // (START_DEBIT), and the slice shrinks as the queue grows, so the later
+    // thread 2 goes first; EEVDF places both at the queue's average with
+    // half a request and takes the earlier eligible deadline: thread 1.
+    assert_eq!(local_pick(""), Pick::Local(ThreadId(2)));
+    assert_eq!(local_pick("local=eevdf"), Pick::Local(ThreadId(1)));
 }

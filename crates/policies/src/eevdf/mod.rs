@@ -459,7 +459,7 @@ impl Eevdf {
     }
 
     /// `pick_eevdf` on `c`, with its current entity if any.
-    fn pick_eevdf(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+    pub(crate) fn pick_eevdf(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
         let (sum, n) = self.avg_parts(st, c, None);
         let mut curr = st.core(c).current;
         if let Some(cur) = curr {
@@ -501,6 +501,19 @@ impl Eevdf {
                 .copied()
                 .min_by_key(|&t| (self.ent[t.idx()].vruntime, t))
         })
+    }
+
+    /// The tick's work on `c`'s own queue, without balancing (`update_curr`,
+    /// the utilisation and misfit updates): true if the current request ran
+    /// out while another entity waits. ROTA's `local=eevdf` shares each
+    /// core's queue this way and balances by its own rules.
+    pub(crate) fn local_tick(&mut self, st: &SchedState, c: CoreId) -> bool {
+        let resched = self.update_curr(st, c);
+        if let Some(t) = st.core(c).current {
+            self.util[t.idx()].sync(st.now);
+        }
+        self.update_misfit(st, c);
+        resched
     }
 
     /// Sum of the utilisation of the tasks on `c` (cfs_rq util_avg without
@@ -741,11 +754,7 @@ impl colab_core::Policy for Eevdf {
     }
 
     fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
-        let resched = self.update_curr(st, c);
-        if let Some(t) = st.core(c).current {
-            self.util[t.idx()].sync(st.now);
-        }
-        self.update_misfit(st, c);
+        let resched = self.local_tick(st, c);
         // trigger_load_balance: CfsCore's periodic balancing.
         self.cfs().periodic_balance(st, c, out);
         resched

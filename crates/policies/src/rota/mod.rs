@@ -1,21 +1,24 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Five freezes, each before any run on held-out work:
-//! the first (749535e, FIFO order; `rota:order=fifo:share-fast=off:
-//! serial-first=off` today) was designed on the COLAB study's 65 workloads;
-//! the second (71f4d6d, capped order) on those and the 40 random mixes of
-//! seed 2026; the third (5c581e8, `rota:order=capped:share-fast=off:
-//! serial-first=off` today, what scx_colab implements) added CFS's
-//! placement of new and waking threads. The fourth (4bfc280,
-//! `rota:order=owed` today) was designed on the COLAB study's 65 workloads
-//! with the benchmark models corrected against recordings of the real
-//! programs, on which the third lost to COLAB-E, PA and EEVDF on 2B2S: with
-//! one thread per fast core, every thread that synchronises often queued on
-//! the slow cores behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6
-//! against 2.8 under CFS). The fifth (the default) changes only the order,
-//! chosen on the COLAB study and the CAMP and Prop-SP studies (all seen by
-//! the fourth's held-out runs) as the one with the smallest worst loss to
-//! the best rival over their ten machines.
+//! not from a paper. Six freezes, each before any run on held-out work:
+//! the first (749535e, FIFO order) was designed on the COLAB study's 65
+//! workloads; the second (71f4d6d, capped order) on those and the 40
+//! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
+//! share-fast=off:serial-first=off:stay=off:pull-from=core` today, what
+//! scx_colab implements) added CFS's placement of new and waking threads.
+//! The fourth (4bfc280, `rota:order=owed:stay=off:pull-from=core` today)
+//! was designed on the COLAB study's 65 workloads with the benchmark
+//! models corrected against recordings of the real programs, on which the
+//! third lost to COLAB-E, PA and EEVDF on 2B2S: with one thread per fast
+//! core, every thread that synchronises often queued on the slow cores
+//! behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6 against 2.8
+//! under CFS). The fifth (c3c75d8, `rota:stay=off:pull-from=core` today)
+//! changed only the order, chosen on the COLAB study and the CAMP and
+//! Prop-SP studies (all seen by the fourth's held-out runs) as the one
+//! with the smallest worst loss to the best rival over their ten machines.
+//! The sixth (the default) adds `stay` and `pull-from=sync`, two rules
+//! against cross-cluster moves that cost more than they gain, chosen on
+//! the same ten machines by the same criterion.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -39,6 +42,16 @@
 //!   core; it takes an idle fast core instead only when its previous core is
 //!   busy or the fast core has been idle longer than a cross-cluster
 //!   migration costs.
+//! - **Short bursts stay in their cluster** (`stay`): a waking thread whose
+//!   bursts between sleeps, on average and the last one, are shorter than
+//!   a cross-cluster migration takes an idle core of its previous core's
+//!   cluster, else the shortest queue there: the move would cost more than
+//!   the burst it serves.
+//! - **A run counts from its last synchronisation** (`pull-from=sync`): a
+//!   slow core's thread must have run `pull_min` before a fast core takes
+//!   it over, counted from when it got on the core or, if later, when it
+//!   last woke another thread (the releasing side of a barrier or a lock
+//!   hand-off), since a run so far predicts the rest only within a phase.
 //! - **No pull that will be undone.** An idle fast core does not take over
 //!   a slow core's running thread of the same program as the thread that
 //!   just left it, when that thread's sleeps are short (under a
@@ -64,7 +77,13 @@
 //! fairness between programs rather than threads (`group`), fewer-threaded programs
 //! first (`order=tlp`), the thread longest without a fast-core turn first
 //! (`order=turn`), swaps for a higher speedup (`swap`), and wake-up
-//! preemption of long runners by synchronising threads (`sync-preempt`).
+//! preemption of long runners by synchronising threads (`sync-preempt`);
+//! and, while designing the sixth: EEVDF's rules for each core's own queue
+//! instead of CFS's (`local=eevdf`: it serves a short program beside a long
+//! one better, NSync-2 on 2B4S 30% lower H_ANTT, but loses 1.6-2.5% in
+//! geomean, since CFS's sleeper credit serves synchronising threads in
+//! mixes), the least CPU time per unit of speedup first, of the thread
+//! (`order=las`) or of its program (`order=plas`).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -87,6 +106,7 @@
 //! - "short" sleeps and "long enough" idle: one cross-cluster migration.
 
 use crate::cfs::CfsCore;
+use crate::eevdf::Eevdf;
 use crate::queue_index::{is_queued_on, QueueIndex};
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
@@ -98,7 +118,7 @@ use std::collections::BTreeSet;
 mod balance;
 mod params;
 
-pub use params::{Order, RotaParams, RotateAfter, ROTA_OPTIONS_HELP};
+pub use params::{Local, Order, PullFrom, RotaParams, RotateAfter, ROTA_OPTIONS_HELP};
 
 /// Fixed-point unit of speedups (1.0 = 1024).
 const FP: u64 = 1024;
@@ -125,6 +145,8 @@ struct ThreadSt {
     fast_left_at: Nanos,
     /// Whether it has ever blocked (slept, waited).
     has_slept: bool,
+    /// When it last woke another thread.
+    woke_at: Nanos,
 }
 
 #[derive(Clone, Debug)]
@@ -141,6 +163,9 @@ struct Machine {
 pub struct Rota {
     pub params: RotaParams,
     cfs: Option<CfsCore>,
+    /// With `local=eevdf`: EEVDF's state, which orders each core's own
+    /// queue and decides wake-up and tick preemption there.
+    eevdf: Option<Eevdf>,
     mach: Option<Machine>,
     th: Vec<ThreadSt>,
     /// Per core: the thread that holds it and since when (a thread that
@@ -153,6 +178,8 @@ pub struct Rota {
     /// Per program: runnable or running threads, kept up to date as
     /// threads wake, block and exit (a per-thread-group counter in a kernel).
     active: Vec<u32>,
+    /// Per program: CPU time of its threads' finished runs.
+    prog_exec: Vec<u64>,
     /// Runnable or running threads in all (the sum of `active`).
     wanting: u64,
     /// Per core, its queue in [`Rota::local`]'s order.
@@ -171,12 +198,14 @@ impl Rota {
         Rota {
             params,
             cfs: None,
+            eevdf: None,
             mach: None,
             th: Vec::new(),
             occupant: Vec::new(),
             idle_since: Vec::new(),
             created: Vec::new(),
             active: Vec::new(),
+            prog_exec: Vec::new(),
             wanting: 0,
             local_ix: QueueIndex::default(),
             serial_progs: BTreeSet::new(),
@@ -218,6 +247,9 @@ impl Rota {
             swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,
         });
         self.cfs = Some(CfsCore::new(st));
+        if self.params.local == Local::Eevdf {
+            self.eevdf = Some(Eevdf::new());
+        }
         self.occupant = vec![None; topo.num_cores()];
         self.idle_since = vec![Some(0); topo.num_cores()];
         self.local_ix = QueueIndex::new(topo.num_cores());
@@ -370,6 +402,21 @@ impl Rota {
                 let waited = st.now.saturating_sub(st.thread(t).runnable_since);
                 u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
             }
+            Order::Las => {
+                let mut ns = st.thread(t).sum_exec_ns;
+                if let Some(c) = st.thread(t).core.filter(|&c| st.core(c).current == Some(t)) {
+                    ns += st.current_ran(c);
+                }
+                ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
+            }
+            Order::Plas => {
+                let p = st.thread(t).program.idx();
+                let mut ns = self.prog_exec.get(p).copied().unwrap_or(0);
+                if let Some(c) = st.thread(t).core.filter(|&c| st.core(c).current == Some(t)) {
+                    ns += st.current_ran(c);
+                }
+                ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
+            }
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
@@ -429,6 +476,14 @@ impl Rota {
             && s.avg_burst_ns.max(s.burst_ns) < m.pull_min_ns
             && !m.slow.is_empty()
             && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
+    }
+
+    /// Does `t` stay in its previous cluster at wake-up (`stay`)? It has
+    /// slept, and its bursts, on average and the last one, are shorter than
+    /// a cross-cluster migration.
+    fn stays(&self, t: ThreadId) -> bool {
+        let s = &self.th[t.idx()];
+        self.params.stay && s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().idle_worth_ns
     }
 
     fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
@@ -501,7 +556,7 @@ impl Rota {
             .slow
             .iter()
             .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .filter(|&(o, t)| st.current_ran(o) >= min && self.may_pull(st, c, t))
+            .filter(|&(o, t)| self.ran_in_phase(st, o, t) >= min && self.may_pull(st, c, t))
             .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
     }
 
@@ -519,7 +574,7 @@ impl Rota {
             .iter()
             .filter_map(|o| st.core(o).current.map(|t| (o, t)))
             .map(|(o, t)| {
-                let ran_ok = st.now + m.pull_min_ns.saturating_sub(st.current_ran(o));
+                let ran_ok = st.now + m.pull_min_ns.saturating_sub(self.ran_in_phase(st, o, t));
                 if self.may_pull(st, c, t) {
                     ran_ok
                 } else {
@@ -528,6 +583,17 @@ impl Rota {
             })
             .filter(|&at| at > st.now)
             .min()
+    }
+
+    /// How long `t`, running on `o`, has run in its current phase: on the
+    /// core, or with `pull-from=sync` since it last woke another thread
+    /// if that is later.
+    fn ran_in_phase(&self, st: &SchedState, o: CoreId, t: ThreadId) -> Nanos {
+        let on_core = st.current_ran(o);
+        match self.params.pull_from {
+            PullFrom::Core => on_core,
+            PullFrom::Sync => on_core.min(st.now.saturating_sub(self.th[t.idx()].woke_at)),
+        }
     }
 
     /// May idle fast core `c` take over `t`, running on a slow core? At
@@ -554,6 +620,9 @@ impl Rota {
 
     /// The local thread to run: CFS's leftmost, bottleneck threads first.
     fn local(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        if let Some(e) = &self.eevdf {
+            return e.pick_eevdf(st, c);
+        }
         let (th, cfs, block_first) = (
             &self.th,
             self.cfs.as_ref().unwrap(),
@@ -598,12 +667,17 @@ impl Policy for Rota {
             self.params.order,
             Order::Owed | Order::Capped | Order::Share
         );
-        (weighs && self.params.weighted) || self.params.order == Order::Speed || self.params.swap
+        (weighs && self.params.weighted)
+            || matches!(self.params.order, Order::Speed | Order::Las | Order::Plas)
+            || self.params.swap
     }
 
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
         self.init(st);
         self.cfs.as_mut().unwrap().thread_created(t);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.thread_created(st, t);
+        }
         if self.th.len() <= t.idx() {
             self.th.resize(t.idx() + 1, ThreadSt::default());
         }
@@ -614,12 +688,18 @@ impl Policy for Rota {
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
+            self.prog_exec.resize(p + 1, 0);
         }
         self.created[p] += 1;
         self.note_serial(p);
     }
 
-    fn select_core(&mut self, st: &SchedState, t: ThreadId, _kind: WakeKind) -> CoreId {
+    fn select_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
+        if let WakeKind::Wakeup { waker: Some(w) } = kind {
+            if let Some(s) = self.th.get_mut(w.idx()) {
+                s.woke_at = st.now;
+            }
+        }
         let m = self.m();
         let prev = st.thread(t).last_core;
         let prev_idle = prev.filter(|&p| Self::is_idle_empty(st, p));
@@ -634,6 +714,15 @@ impl Policy for Rota {
                 .idle_in(st, fast, prev)
                 .or_else(|| self.shortest_in(st, fast, prev))
                 .unwrap_or(CoreId(0));
+        }
+        if let Some(p) = prev.filter(|_| self.stays(t)) {
+            // A short-burst thread: an idle core of its cluster, its
+            // previous one first, else the shortest queue there.
+            let cl = st.topo.cluster_mask(st.topo.cluster_of(p));
+            if let Some(c) = prev_idle.or_else(|| self.idle_in(st, cl, prev)) {
+                return c;
+            }
+            return self.shortest_in(st, cl, prev).unwrap_or(p);
         }
         if self.params.prev_first {
             // 1. An idle previous fast core.
@@ -699,7 +788,11 @@ impl Policy for Rota {
             self.place(st, t, new);
         }
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
-        self.index_local(st, c, t);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.enqueued(st, c, t, wakeup);
+        } else {
+            self.index_local(st, c, t);
+        }
     }
 
     fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
@@ -708,6 +801,9 @@ impl Policy for Rota {
             if self.th[t.idx()].avg_burst_ns < gran && st.current_ran(c) >= gran {
                 return true;
             }
+        }
+        if let Some(e) = self.eevdf.as_mut() {
+            return e.should_preempt(st, c, t);
         }
         self.cfs().wakeup_preempt(st, c, t, self.cfs().run_scale(c))
     }
@@ -756,6 +852,9 @@ impl Policy for Rota {
             1.0
         };
         self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.running(st, c, t);
+        }
         match self.occupant[c.idx()] {
             Some((o, _)) if o == t => {}
             _ => self.occupant[c.idx()] = Some((t, st.now)),
@@ -775,9 +874,13 @@ impl Policy for Rota {
                 s.burst_ns = 0;
             }
         }
+        self.prog_exec[st.thread(t).program.idx()] += ran;
         let cfs = self.cfs.as_mut().unwrap();
         let scale = cfs.run_scale(c);
         cfs.stopped(st, c, t, ran, scale);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.stopped(st, c, t, ran, why);
+        }
         if why != StopReason::Preempted {
             let p = st.thread(t).program.idx();
             let a = &mut self.active[p];
@@ -795,9 +898,15 @@ impl Policy for Rota {
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
         self.cfs.as_mut().unwrap().migrated(st, t, from, to);
+        if let Some(e) = self.eevdf.as_mut() {
+            e.migrated(st, t, from, to);
+        }
     }
 
-    fn slice_ns(&self, st: &SchedState, c: CoreId, _t: ThreadId) -> Nanos {
+    fn slice_ns(&self, st: &SchedState, c: CoreId, t: ThreadId) -> Nanos {
+        if let Some(e) = &self.eevdf {
+            return e.slice_ns(st, c, t);
+        }
         self.cfs().slice(st, c)
     }
 
@@ -827,6 +936,9 @@ impl Policy for Rota {
         } else {
             self.cfs().periodic_balance(st, c, out);
         }
+        if let Some(e) = self.eevdf.as_mut() {
+            return e.local_tick(st, c);
+        }
         self.cfs().tick_preempt(st, c, self.cfs().run_scale(c))
     }
 
@@ -845,7 +957,7 @@ impl Policy for Rota {
             s.high_block = s.block.update(th.blocked_others_ns, &self.params.labels);
             s.speed_fp = speed_fp(th.predicted_speedup);
             // A queued thread whose order changed is indexed again.
-            if s.high_block != was && self.params.block_first {
+            if s.high_block != was && self.params.block_first && self.eevdf.is_none() {
                 if let Some(c) = th.core.filter(|&c| is_queued_on(st, c, th.id)) {
                     moved.push((c, th.id));
                 }

@@ -20,6 +20,16 @@ pub struct RotaParams {
     pub block_first: bool,
     /// Only pull running threads that ran `pull_min` (off: pull at once).
     pub pull_min: bool,
+    /// What a slow core's running thread must have run `pull_min` of
+    /// before a fast core takes it over: its time on the core, or its time
+    /// since it last synchronised (`sync`: got on the core, or woke another
+    /// thread, the releaser's side of a barrier or a lock hand-off), as a
+    /// run so far predicts the rest only within one phase.
+    pub pull_from: PullFrom,
+    /// How each core shares its own queue: CFS's rules (vruntime, slices
+    /// of the scheduling period) or EEVDF's (virtual deadlines, lag-based
+    /// placement, base slices), today's Linux.
+    pub local: Local,
     /// An idle fast core that waits only for time to pass (a slow core's
     /// thread has not yet run `pull_min`, or the core has not yet been
     /// idle for a migration) looks again when that time comes, with a
@@ -63,6 +73,11 @@ pub struct RotaParams {
     /// threads wanting a core per fast core. It queues on a fast core
     /// instead of taking a slow one.
     pub fit: bool,
+    /// A waking thread whose bursts between sleeps are shorter than a
+    /// cross-cluster migration stays in its previous core's cluster (an
+    /// idle core there, else the shortest queue there): the move would
+    /// cost more than the burst it serves.
+    pub stay: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
     /// thread per fast core).
@@ -86,6 +101,8 @@ impl Default for RotaParams {
             prev_first: true,
             block_first: false,
             pull_min: true,
+            pull_from: PullFrom::Sync,
+            local: Local::Cfs,
             recheck: false,
             order: Order::Speed,
             rotate_after: RotateAfter::Wait,
@@ -96,6 +113,7 @@ impl Default for RotaParams {
             group: false,
             sync_preempt: false,
             fit: false,
+            stay: true,
             share_fast: true,
             migration_ns: None,
             labels: LabelParams::default(),
@@ -105,7 +123,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp; cap = quanta (0-1000); rotate-after = wait|turn|owed; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -118,6 +136,16 @@ impl RotaParams {
                 use RotateAfter::*;
                 self.rotate_after =
                     crate::one_of(k, v, &[("wait", Wait), ("turn", Turn), ("owed", Owed)])?;
+                continue;
+            }
+            if k == "pull-from" {
+                use PullFrom::*;
+                self.pull_from = crate::one_of(k, v, &[("core", Core), ("sync", Sync)])?;
+                continue;
+            }
+            if k == "local" {
+                use Local::*;
+                self.local = crate::one_of(k, v, &[("cfs", Cfs), ("eevdf", Eevdf)])?;
                 continue;
             }
             if k == "migration-us" {
@@ -150,6 +178,8 @@ impl RotaParams {
                         ("share", Share),
                         ("speed", Speed),
                         ("tlp", Tlp),
+                        ("las", Las),
+                        ("plas", Plas),
                     ],
                 )?;
                 continue;
@@ -170,6 +200,7 @@ impl RotaParams {
                 "sync-preempt" => self.sync_preempt = on,
                 "place" => self.place = on,
                 "fit" => self.fit = on,
+                "stay" => self.stay = on,
                 "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
@@ -198,6 +229,12 @@ pub enum Order {
     /// Longest without a fast-core turn first: a thread keeps its place
     /// while it sleeps (FIFO over turns, not over wake-ups).
     Turn,
+    /// Least attained service first: the least CPU time so far per unit
+    /// of predicted speedup.
+    Las,
+    /// Least attained service of the thread's program (CPU time of all its
+    /// threads) per unit of predicted speedup.
+    Plas,
     /// Threads of programs with fewer runnable threads first (a fast core
     /// speeds up a larger share of such a program), then the longest waiting.
     Tlp,
@@ -217,4 +254,23 @@ pub enum RotateAfter {
     /// The one with the least fast-core time, if it has had a quantum less
     /// of it than the occupant (counting the occupant's current run).
     Owed,
+}
+
+/// Where the run a takeover weighs against `pull_min` starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PullFrom {
+    /// When the thread got on its core.
+    Core,
+    /// The later of that and when it last woke another thread.
+    Sync,
+}
+
+/// The rules by which a core shares its own queue among its threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Local {
+    /// CFS (before 6.6): leftmost vruntime, slices of the scheduling period.
+    Cfs,
+    /// EEVDF (6.6 on): earliest eligible virtual deadline, lag kept across
+    /// sleeps and migrations, base-slice requests.
+    Eevdf,
 }
