@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the book (book/ -> target/book/) and checks it: no broken relative
+# link or anchor in it or in the README, and mdBook builds it without error.
+# Installs mdBook with cargo when it is missing (a few minutes, once).
+# The check that every `colab` command shown parses against the real CLI is
+# a test of the CLI crate (crates/cli/tests/doc_commands.rs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MDBOOK_VERSION=0.5.4
+if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep -q "v$MDBOOK_VERSION"; then
+  echo "book: installing mdbook $MDBOOK_VERSION with cargo"
+  cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features --features search
+fi
+python3 scripts/check-book-links.py
+mdbook build book
+echo "book: target/book/index.html"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Regenerates the figures the README and the book show: runs the COLAB study
+# (`colab reproduce`, about 10-20 s on two cores) and copies its ranking chart
+# into book/src/images/. Usage: bash scripts/figures.sh [REPORT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-reports/reproduce}"
+cargo build --release --locked -p colab-cli
+target/release/colab reproduce --out "$out"
+cp "$out/ranking_h_antt.png" book/src/images/ranking_h_antt.png
+echo "figures: book/src/images/ranking_h_antt.png from $out"
