@@ -12,5 +12,12 @@ if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep -q "v$MDBOOK
   cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features --features search
 fi
 python3 scripts/check-book-links.py
-mdbook build book
+# mdBook reports some problems (an include it cannot read) as ERROR lines
+# and still exits 0: treat any as a failure.
+log=$(mdbook build book 2>&1) || { echo "$log"; exit 1; }
+if grep -q "ERROR" <<<"$log"; then
+  echo "$log"
+  echo "book: mdbook reported errors" >&2
+  exit 1
+fi
 echo "book: target/book/index.html"
