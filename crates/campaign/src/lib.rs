@@ -17,8 +17,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+pub mod bench;
 pub mod lengths;
 pub mod model_predictor;
+pub mod reproduce;
+pub mod single;
 
 pub mod training;
 

@@ -262,3 +262,35 @@ pub fn uncovered_core_types(kind: &PredictorKind, topo: &colab_core::Topology) -
     names.dedup();
     names
 }
+
+/// [`parse_predictor`] with the messages the command line gives for a bad
+/// `--predictor LABEL` (what labels exist, or why the model failed).
+pub fn checked_predictor(label: &str) -> anyhow::Result<Predictor> {
+    parse_predictor(label).map_err(|e| match e {
+        LabelError::Unknown => anyhow::anyhow!(
+            "--predictor {label}: expected model, model:NAME, model:FILE (each optionally +R, e.g. model+0.10), noisy, noisy:R, oracle or constant:S (S > 0)"
+        ),
+        LabelError::Model(problem) => anyhow::anyhow!("--predictor {label}: {problem}"),
+    })
+}
+
+/// What `policy` reads its predictions from on `topo` under the predictor
+/// `label`; an error when the label is bad or its model does not cover
+/// every core type of the machine.
+pub fn predictor_on(label: &str, policy: &str, topo: &Topology) -> anyhow::Result<PredictorKind> {
+    use anyhow::Context;
+    let pol = colab_policies::by_name(policy)?;
+    let kind = checked_predictor(label)?
+        .for_machine(pol.as_ref(), topo)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("--predictor {label}"))?;
+    let missing = uncovered_core_types(&kind, topo);
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "--predictor {label}: the model has no entry for core type(s) {} of {}",
+            missing.join(", "),
+            topo.name
+        );
+    }
+    Ok(kind)
+}

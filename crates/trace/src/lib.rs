@@ -10,6 +10,7 @@ pub mod overhead;
 pub mod record;
 pub mod replay;
 pub mod sync;
+pub mod workloads;
 
 pub use format::{Event, Header, Trace, TraceError};
 pub use record::{record, RecordError, RecordOptions, RecordSummary};

@@ -59,6 +59,16 @@ pub struct RecordOptions {
     pub probe_cache: Option<PathBuf>,
 }
 
+/// Where recordings keep their last overhead probe by default:
+/// $XDG_CACHE_HOME/colab or ~/.cache/colab (none without either variable).
+pub fn default_probe_cache() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("colab").join("trace-overhead.json"))
+}
+
 /// How long a cached probe result stays valid (assumption: a day; the
 /// overhead depends on the kernel, perf and the machine, all in the key).
 pub const PROBE_CACHE_SECS: u64 = 24 * 3600;

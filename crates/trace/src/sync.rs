@@ -23,6 +23,7 @@
 use crate::format::{BlockKind, Event, Trace};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
 
 /// Wake-ups of one word by one waker this close together come from one
 /// FUTEX_WAKE (assumption: 200 us, a few wake-up latencies of a loaded
@@ -194,6 +195,66 @@ pub fn sync_stats(trace: &Trace) -> SyncStats {
     }
     s.broadcast_words = broadcast_words.len();
     s
+}
+
+/// The table `colab trace-stats` prints: a header and one row per trace
+/// (named by its file name), each count with its rate per second.
+pub fn stats_table(rows: &[(&Path, SyncStats)]) -> String {
+    let mut out = format!(
+        "{:<28} {:>7} {:>8} {:>8} {:>15} {:>15} {:>15} {:>6} {:>6} {:>6}\n",
+        "trace",
+        "threads",
+        "ms",
+        "cpu ms",
+        "broadcast (/s)",
+        "releases (/s)",
+        "hand-off (/s)",
+        "joins",
+        "sleeps",
+        "io"
+    );
+    for (f, s) in rows {
+        let short = f
+            .file_name()
+            .map_or(f.display().to_string(), |n| n.to_string_lossy().to_string());
+        let rate = |n: u64| format!("{n} ({:.0})", s.per_s(n));
+        out += &format!(
+            "{:<28} {:>7} {:>8.1} {:>8.1} {:>15} {:>15} {:>15} {:>6} {:>6} {:>6}\n",
+            short,
+            s.threads,
+            s.duration_ns as f64 / 1e6,
+            s.cpu_ns as f64 / 1e6,
+            rate(s.broadcast_waits),
+            rate(s.broadcast_releases),
+            rate(s.handoff_waits),
+            s.join_waits,
+            s.sleeps,
+            s.io_waits
+        );
+    }
+    out
+}
+
+/// One trace's statistics as a JSON object with its path under `trace`.
+pub fn stats_json(path: &Path, s: &SyncStats) -> serde_json::Value {
+    let mut v = serde_json::to_value(s).expect("statistics serialize");
+    v["trace"] = serde_json::Value::String(path.display().to_string());
+    v
+}
+
+/// Reads and parses every trace file (`.gz` too) and counts its waits; the
+/// first file that cannot be read or parsed is the error.
+pub fn read_stats(files: &[std::path::PathBuf]) -> anyhow::Result<Vec<(&Path, SyncStats)>> {
+    use anyhow::Context;
+    let mut all = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        let text = crate::library::read_trace_text(f)
+            .with_context(|| format!("{name}: cannot read trace"))?;
+        let t = crate::Trace::parse(&name, &text)?;
+        all.push((f.as_path(), sync_stats(&t)));
+    }
+    Ok(all)
 }
 
 #[cfg(test)]

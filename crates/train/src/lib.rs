@@ -574,6 +574,40 @@ pub fn summary_markdown(m: &Model, input_notes: &[String]) -> String {
     s
 }
 
+/// What `colab train` prints once a model is trained: per core type the
+/// events chosen and the leave-one-program-out errors, the mean errors
+/// beside the in-sample ones, and where the model and report went.
+pub fn result_lines(model: &Model, files: &TrainFiles) -> String {
+    let t = model.training().expect("a trained model has its summary");
+    let mut out = String::new();
+    for (c, e) in model.core_types() {
+        let ct = &t.core_types[c];
+        let _ = writeln!(
+            out,
+            "{c}: {} -> leave-one-program-out error: speedup {:.1}%, energy ratio {:.1}%",
+            e.events().join(", "),
+            ct.lopo_error.speedup * 100.0,
+            ct.lopo_error.energy_ratio * 100.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "mean leave-one-program-out error: speedup {:.1}%, energy ratio {:.1}% (in-sample {:.1}%, {:.1}%)",
+        t.lopo_error.speedup * 100.0,
+        t.lopo_error.energy_ratio * 100.0,
+        t.fit_error.speedup * 100.0,
+        t.fit_error.energy_ratio * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "model `{}` -> {}; report {}",
+        model.name(),
+        files.model_json.display(),
+        files.summary_md.display()
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

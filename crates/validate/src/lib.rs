@@ -6,6 +6,7 @@
 
 pub mod models;
 pub mod programs;
+pub mod suite;
 
 use colab_core::Topology;
 use colab_native::{Calibration, NativeOptions};

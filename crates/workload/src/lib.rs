@@ -337,3 +337,40 @@ impl Library {
 
 #[cfg(test)]
 mod tests;
+
+impl Library {
+    /// The benchmarks as `colab list` shows them, one line each (name,
+    /// parallelism, synchronisation rate, communication/computation and
+    /// thread formula): the scenario programs with `scenarios`, the others
+    /// without.
+    pub fn describe_benchmarks(&self, scenarios: bool) -> String {
+        let mut out = String::new();
+        for (name, (file, s)) in &self.benchmarks {
+            if is_scenario_file(file) == scenarios {
+                out += &format!(
+                    "  {name:<16} {:<15} sync {:<9} comm/comp {:<6} {}\n",
+                    s.parallelism,
+                    s.sync_rate,
+                    s.comm_comp,
+                    s.threads_formula.clone().unwrap_or_default()
+                );
+            }
+        }
+        out
+    }
+
+    /// The mixes as `colab list` shows them: name, classes and programs.
+    pub fn describe_mixes(&self) -> String {
+        let mut out = String::new();
+        for m in &self.mixes {
+            let progs: Vec<&str> = m.programs.iter().map(|p| p.bench.as_str()).collect();
+            out += &format!(
+                "  {:<14} [{}] {}\n",
+                m.name,
+                m.classes.join(","),
+                progs.join(" - ")
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,196 @@
+//! `colab reproduce`: the papers' simulation studies into a report directory.
+
+use crate::common::{bar, warn, LengthsArg};
+use anyhow::{Context, Result};
+use colab_campaign::reproduce::{self, Ablation as LibAblation, Request, StudyChoice};
+use std::path::PathBuf;
+
+pub const ABOUT: &str = "Run the papers' simulation study and write a report directory.";
+
+pub const EXAMPLES: &str = "\
+Examples:
+  colab reproduce --quick                  # a representative subset in seconds
+  colab reproduce                          # the full COLAB study, every policy
+  colab reproduce camp --quick             # CAMP's Tables III-V on its machines
+  colab reproduce --ablation mechanisms    # COLAB with each mechanism off in turn
+  colab reproduce --policies cfs,eevdf,colab,rota --out reports/four
+  colab reproduce --random-mixes 40 --mix-seed 7 --only-random";
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Ablation {
+    /// Every predicting policy once per predictor.
+    Model,
+    /// COLAB with each of its mechanisms switched off or varied in turn.
+    Mechanisms,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StudyArg {
+    Colab,
+    Camp,
+    Propsp,
+    Scenarios,
+    All,
+}
+
+#[derive(clap::Args)]
+pub struct ReproduceArgs {
+    /// Which study: the COLAB papers' (default), CAMP's (camp-tocs12 Tables
+    /// III-V on its DVFS machines) or Prop-SP's (propsp Table 3); the last
+    /// two restart programs until each completed three times, as those
+    /// papers did, and normalise to RR. `all` runs the three and writes one
+    /// report ranking every policy on every machine, normalised to CFS.
+    /// `scenarios` runs the scenario mixes (workloads/mixes/scenarios.toml:
+    /// colab-tpds Fig. 1, hot locks, a slow pipeline stage, barriers),
+    /// each on its own machines, normalised to CFS.
+    #[arg(value_enum, default_value = "colab")]
+    study: StudyArg,
+    /// Run a representative subset in seconds.
+    #[arg(long)]
+    quick: bool,
+    /// How long the CAMP and Prop-SP studies' programs run: `paper`, the
+    /// length of each program's reference run (SPEC CPU2006 reference
+    /// time over a 2009 server's SPEC ratio: 300-1,249 s of work; parallel
+    /// programs the median, 528.5 s), so that CAMP's 200 ms sampling and
+    /// 2 s rotation act; or `model`, the models' 0.5-0.6 s, in seconds
+    /// [default: paper, or model with --quick].
+    #[arg(long, value_enum)]
+    lengths: Option<LengthsArg>,
+    /// An ablation instead of the policy comparison. `model`: every policy
+    /// that decides from predicted speedups, once per predictor (oracle,
+    /// the papers' model error, 10% and 25% error), named `policy@predictor`.
+    /// `mechanisms`: COLAB with each mechanism switched off or varied in
+    /// turn (`colab:remote=off`, ...; `colab list` documents the switches),
+    /// beside the baseline, EEVDF and RR.
+    /// Any `--policies` entry may name its predictor the same way.
+    #[arg(long, value_enum, conflicts_with = "policies")]
+    ablation: Option<Ablation>,
+    /// Report directory (replaced only when the new report is complete).
+    #[arg(short, long, default_value = reproduce::DEFAULT_OUT)]
+    out: PathBuf,
+    /// Seeds (start orders, prediction noise) per configuration and core order
+    /// [default: 3, or 1 with --quick].
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S
+    /// (camp, propsp, scenarios: the machines each mix names).
+    #[arg(long, value_delimiter = ',')]
+    configs: Vec<String>,
+    /// Policies (comma-separated); default: all of them (`colab list`).
+    #[arg(long, value_delimiter = ',')]
+    policies: Vec<String>,
+    /// Worker threads (default: all cores).
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Skip PNG charts if no font is available instead of failing.
+    #[arg(long)]
+    allow_no_png: bool,
+    /// Also run these recorded traces (class "trace") through the study.
+    #[arg(long = "trace", value_name = "FILE")]
+    traces: Vec<PathBuf>,
+    /// Also run a trace library: a directory with a manifest.toml (as
+    /// `colab validate --keep-traces DIR` writes), each recording with the
+    /// speedups its manifest gives (class "trace"); a bare NAME is
+    /// traces/NAME. `colab list` lists the libraries in traces/.
+    #[arg(long = "traces", value_name = "DIR|NAME")]
+    libraries: Vec<String>,
+    /// Run only the traces given with --trace or --traces, not the papers'
+    /// workloads.
+    #[arg(long)]
+    only_traces: bool,
+    /// Also run N random mixes of the 17 COLAB benchmarks (held-out test
+    /// workloads, class "random", named Rand-S-1 .. Rand-S-N): each has 2
+    /// to 6 distinct programs, every n one its real program accepts (fft,
+    /// ocean_cp, fluidanimate 1, 2, 4, 8; mcf, bzip2 1; the others 1 to 8)
+    /// and at most 32 threads. They are drawn from --mix-seed alone, so the
+    /// same N and seed give the same mixes on any machine, and the first N
+    /// of a seed stay the same for a larger N. At most 1000; COLAB study
+    /// only (not camp, propsp or all). `colab mixes --random N --mix-seed S`
+    /// prints them; summary.md lists their compositions.
+    #[arg(long, value_name = "N")]
+    random_mixes: Option<u32>,
+    /// Seed of the random mixes.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "random_mixes")]
+    mix_seed: u64,
+    /// Run only the random mixes (and any --trace), not the papers'
+    /// workloads; the report goes to reports/reproduce-random unless --out
+    /// says otherwise.
+    #[arg(long, requires = "random_mixes")]
+    only_random: bool,
+    /// Big/little speedup of replayed compute in traces.
+    #[arg(long, default_value_t = 2.0)]
+    speedup: f64,
+    /// What policies named without `@PREDICTOR` read their speedup and energy predictions from:
+    /// `model` (default: the model trained from the simulator's counters for
+    /// this machine, as `colab train --from-sim` makes it), `model:NAME` (a
+    /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
+    /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
+    /// with R error, default the papers' 7%); `oracle` (the truth, for
+    /// ablations); `constant:S` (every thread S, what a scheduler without
+    /// counters knows, e.g. scx_colab on a machine with no PMU).
+    #[arg(long, value_name = "LABEL", default_value = "model")]
+    predictor: String,
+}
+
+pub fn run(a: ReproduceArgs) -> Result<()> {
+    let req = Request {
+        study: match a.study {
+            StudyArg::Colab => StudyChoice::Colab,
+            StudyArg::Camp => StudyChoice::Camp,
+            StudyArg::Propsp => StudyChoice::PropSp,
+            StudyArg::Scenarios => StudyChoice::Scenarios,
+            StudyArg::All => StudyChoice::All,
+        },
+        quick: a.quick,
+        paper_lengths: a.lengths.map(|l| l == LengthsArg::Paper),
+        ablation: a.ablation.map(|x| match x {
+            Ablation::Model => LibAblation::Model,
+            Ablation::Mechanisms => LibAblation::Mechanisms,
+        }),
+        out: a.out,
+        seeds: a.seeds,
+        configs: a.configs,
+        policies: a.policies,
+        traces: a.traces,
+        has_libraries: !a.libraries.is_empty(),
+        only_traces: a.only_traces,
+        random_mixes: a.random_mixes,
+        mix_seed: a.mix_seed,
+        only_random: a.only_random,
+        predictor: a.predictor,
+    };
+    reproduce::check_only_traces(&req)?;
+    let mut library_workloads = Vec::new();
+    for l in &a.libraries {
+        library_workloads.extend(colab_trace::workloads::load_library(l, &mut warn)?);
+    }
+    if let Some(j) = a.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global()
+            .ok();
+    }
+    let speedup = a.speedup;
+    let plan = reproduce::plan(&req, &library_workloads, &mut |t| {
+        colab_trace::workloads::load_trace(t, speedup, &[], false, &mut warn)
+    })?;
+    let (records, stats) =
+        reproduce::run_plan(&plan, &|| Box::new(bar()), &mut |line| eprintln!("{line}"))?;
+    let opts = reproduce::report_options(&plan, a.allow_no_png);
+    let out = &plan.out;
+    let files = colab_report::write_report(out, &records, &opts)
+        .with_context(|| format!("{}: writing the report", out.display()))?;
+    for w in &files.warnings {
+        warn(w);
+    }
+    eprintln!(
+        "{} simulations, {} events in {:.1} s ({:.1} M events/s over {} threads); report in {}",
+        stats.simulations,
+        stats.events,
+        stats.wall_s,
+        stats.events as f64 / stats.wall_s / 1e6,
+        rayon::current_num_threads(),
+        out.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! `colab sim`: one workload on one machine under one policy.
+
+use crate::common::{load_topology, warn, write_atomic, LengthsArg, Order};
+use anyhow::{bail, Context, Result};
+use colab_campaign::single::{simulate_with_baselines, SingleRun};
+use colab_core::Topology;
+use colab_sim::SimConfig;
+use colab_workload::{Library, Workload};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+
+pub const ABOUT: &str = "Simulate one workload on one machine under one policy.";
+
+pub const EXAMPLES: &str = "\
+Examples:
+  colab sim Sync-2 -t 2B2S -p rota                 # one mix of the papers under ROTA
+  colab sim ferret:8 -t 4B4S --order little-first -p wash --seed 3
+  colab sim Sync-2 -t 2B2S -p colab:remote=off --timeline sync2.json
+  colab sim Comm-2 --predictor oracle --json       # perfect predictions, JSON out
+  colab sim --trace run.trace -t 2B2S --speedup 2.0  # replay a `colab trace` recording";
+
+#[derive(clap::Args)]
+pub struct SimArgs {
+    /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), or a TOML file.
+    #[arg(required_unless_present = "trace")]
+    workload: Option<String>,
+    /// Replay a trace recorded by `colab trace` instead of a workload spec.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    trace: Option<PathBuf>,
+    /// Big/little speedup of replayed compute (a trace recorded on one core
+    /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
+    #[arg(long, default_value_t = 2.0, requires = "trace")]
+    speedup: f64,
+    /// Speedup of some replayed threads (repeatable): `COMM=S` every thread
+    /// of that name, `COMM#K=S` the K-th of that name to appear (from 1),
+    /// `@root=S` the program's first thread; the last two win over the
+    /// first. A selector that matches no thread is an error.
+    #[arg(long = "thread-speedup", value_name = "SEL=S", value_parser = parse_comm_speedup, requires = "trace")]
+    thread_speedup: Vec<(String, f64)>,
+    /// Replay the recorded CPU time as it is, without subtracting the
+    /// tracing overhead measured when it was recorded.
+    #[arg(long, requires = "trace")]
+    keep_tracing_overhead: bool,
+    /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
+    #[arg(short, long, default_value = "2B2S")]
+    topology: String,
+    /// Which cluster gets the low core numbers.
+    #[arg(long, value_enum, default_value = "big-first")]
+    order: Order,
+    /// Scheduling policy (`colab list` shows all: cfs, eevdf, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static; colab-e:WS:WE sets the energy-aware weights).
+    #[arg(short, long, default_value = "colab")]
+    policy: String,
+    /// Seed for start order and random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// What policies read their speedup and energy predictions from:
+    /// `model` (default: the model trained from the simulator's counters for
+    /// this machine, as `colab train --from-sim` makes it), `model:NAME` (a
+    /// built-in, e.g. colab-tpds-armv8) or `model:FILE.json`, each
+    /// optionally `+R` extra mean relative error; `noisy[:R]` (the truth
+    /// with R error, default the papers' 7%); `oracle` (the truth, for
+    /// ablations); `constant:S` (every thread S, what a scheduler without
+    /// counters knows, e.g. scx_colab on a machine with no PMU).
+    #[arg(long, value_name = "LABEL", default_value = "model")]
+    predictor: String,
+    /// Write the schedule as Chrome trace-event JSON (open in ui.perfetto.dev).
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+    /// Restart each program when it ends until every one has completed K
+    /// times (the CAMP / Prop-SP method; 1 to 100); turnaround is the mean run.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=colab_sim::MAX_RESTART_UNTIL as i64))]
+    restart_until: Option<u32>,
+    /// `paper`: run each program as long as the CAMP and Prop-SP papers
+    /// ran it (its reference input: 300-1,249 s of work; see `colab
+    /// reproduce --help`), with a 24 h cap on simulated time instead of 1 h.
+    #[arg(long, value_enum, value_name = "LENGTHS", conflicts_with = "trace")]
+    lengths: Option<LengthsArg>,
+    /// The run's budget: stop with an error after this many events
+    /// (default 100 million, seconds of work; 1 to 10^12). Runs past a
+    /// million events show their progress.
+    #[arg(long, value_name = "N", default_value_t = colab_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..=colab_sim::MAX_EVENTS_LIMIT))]
+    max_events: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `pigz=2.5` -> ("pigz", 2.5).
+fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
+    let (c, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': expected COMM=SPEEDUP"))?;
+    let v: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
+    Ok((c.to_string(), v))
+}
+
+pub fn run(a: SimArgs) -> Result<()> {
+    let mut w = match (&a.workload, &a.trace) {
+        (_, Some(path)) => colab_trace::workloads::load_trace(
+            path,
+            a.speedup,
+            &a.thread_speedup,
+            a.keep_tracing_overhead,
+            &mut warn,
+        )?,
+        (Some(name), None) => Library::builtin().resolve(name)?,
+        (None, None) => bail!("give a WORKLOAD or --trace FILE"),
+    };
+    let topo = load_topology(&a.topology, a.order.into())?;
+    let mut cfg = SimConfig {
+        seed: a.seed,
+        timeline: a.timeline.is_some(),
+        restart_until: a.restart_until,
+        max_events: a.max_events,
+        ..SimConfig::default()
+    };
+    if a.lengths == Some(LengthsArg::Paper) {
+        colab_campaign::lengths::to_paper_lengths(&mut w, &mut Default::default())?;
+        cfg.max_time_ns = colab_campaign::lengths::PAPER_MAX_TIME_NS;
+    }
+    let r = simulate_with_baselines(
+        &w,
+        &topo,
+        &a.policy,
+        &a.predictor,
+        &cfg,
+        &mut simulate_with_bar,
+    )?;
+    if let Some(path) = &a.timeline {
+        let tl = r.result.timeline.as_ref().expect("timeline was requested");
+        let mut buf = Vec::new();
+        tl.write_json(&mut buf)
+            .context("serializing the timeline")?;
+        write_atomic(path, &buf)?;
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&w, &topo, &a, &r))?
+        );
+    } else {
+        print_text(&w, &topo, &a, &r, a.timeline.as_deref());
+    }
+    Ok(())
+}
+
+/// The `--json` object: per program its turnaround and baselines, then the
+/// metrics and the simulator's statistics.
+fn to_json(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun) -> serde_json::Value {
+    let res = &r.result;
+    serde_json::json!({
+        "workload": w.name, "topology": topo.name, "policy": a.policy, "seed": a.seed,
+        "programs": res.programs.iter().zip(&r.t_sb_ns).zip(&r.t_alone_ns).map(|((p, sb), al)| serde_json::json!({
+            "name": p.name, "n": p.n, "threads": p.threads, "turnaround_ns": p.turnaround_ns, "t_sb_ns": *sb as u64, "t_alone_ns": *al as u64,
+        })).collect::<Vec<_>>(),
+        "h_antt": r.h_antt, "h_stp": r.h_stp, "unfairness": r.unfairness, "energy_j": res.energy_j,
+        "makespan_ns": res.makespan_ns, "stats": res.stats,
+    })
+}
+
+fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timeline: Option<&Path>) {
+    let res = &r.result;
+    println!(
+        "{} on {} under {} (seed {})",
+        w.name,
+        topo.describe(),
+        a.policy,
+        a.seed
+    );
+    println!(
+        "  {:<16} {:>7} {:>14} {:>14} {:>8}",
+        "program", "threads", "turnaround ms", "alone-big ms", "T_M/T_SB"
+    );
+    for (p, sb) in res.programs.iter().zip(&r.t_sb_ns) {
+        println!(
+            "  {:<16} {:>7} {:>14.3} {:>14.3} {:>8.3}",
+            p.name,
+            p.threads,
+            p.turnaround_ns as f64 / 1e6,
+            sb / 1e6,
+            p.turnaround_ns as f64 / sb
+        );
+    }
+    println!(
+        "  H_ANTT {:.3}  H_STP {:.3}  Unfairness {:.3}  energy {:.4} J  makespan {:.3} ms",
+        r.h_antt,
+        r.h_stp,
+        r.unfairness,
+        res.energy_j,
+        res.makespan_ns as f64 / 1e6
+    );
+    let s = &res.stats;
+    println!(
+        "  {} events, {} context switches, {} migrations ({} cross-cluster), {} preemptions, {} futex waits; {:.1} ms wall",
+        s.events,
+        s.context_switches,
+        s.migrations,
+        s.cross_cluster_migrations,
+        s.preemptions,
+        s.futex_waits,
+        r.wall_s * 1e3
+    );
+    if let Some(p) = timeline {
+        println!(
+            "  timeline: {} (open in https://ui.perfetto.dev)",
+            p.display()
+        );
+    }
+}
+
+/// One run, with a progress bar once it passes [`colab_sim::PROGRESS_EVERY`]
+/// events (indicatif draws nothing when stderr is not a terminal).
+fn simulate_with_bar(
+    w: &Workload,
+    topo: &Topology,
+    policy: &mut dyn colab_core::Policy,
+    cfg: &SimConfig,
+) -> Result<colab_sim::SimResult, colab_sim::SimError> {
+    let mut pb: Option<ProgressBar> = None;
+    let r = colab_sim::simulate_observed(w, topo, policy, cfg, &mut |p| {
+        let pb = pb.get_or_insert_with(|| {
+            let pb = ProgressBar::new(p.max_events);
+            pb.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {pos} of at most {len} events, {msg}",
+                )
+                .expect("valid template"),
+            );
+            pb
+        });
+        pb.set_position(p.events);
+        pb.set_message(format!("{:.1} ms simulated", p.now_ns as f64 / 1e6));
+    });
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    r
+}

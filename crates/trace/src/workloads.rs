@@ -1,0 +1,171 @@
+//! Recorded traces and trace libraries as replayable workloads: what
+//! `colab sim --trace`, `colab reproduce --trace/--traces` and `colab list`
+//! read from disk.
+
+use crate::library::{read_trace_text, Entry, LibraryInfo, Manifest, MANIFEST};
+use anyhow::{bail, Context, Result};
+use colab_workload::{Program, Workload};
+use std::path::{Path, PathBuf};
+
+/// A one-program workload around `p`, named after it.
+pub fn alone(p: &Program) -> Workload {
+    Workload {
+        name: p.name.clone(),
+        classes: vec![],
+        source: String::new(),
+        programs: vec![p.clone()],
+    }
+}
+
+/// A recorded trace as a one-program workload named after the file's stem.
+///
+/// `speedup` is the big/little speedup of replayed compute and
+/// `thread_speedup` the per-thread selectors (`COMM`, `COMM#K`, `@root`).
+/// Warnings about the recording (a busy machine, a failed run) go to `warn`
+/// before the trace is converted, so they show even if replay then fails.
+pub fn load_trace(
+    path: &Path,
+    speedup: f64,
+    thread_speedup: &[(String, f64)],
+    keep_tracing_overhead: bool,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Workload> {
+    let name = path.display().to_string();
+    let text = read_trace_text(path).with_context(|| format!("{name}: cannot read trace"))?;
+    let trace = crate::Trace::parse(&name, &text)?;
+    if let Some(o) = trace.header.others.filter(|o| o.busy()) {
+        warn(&format!(
+            "{name}: recorded on a busy machine (other processes used {:.0}% of its CPU time)",
+            o.share * 100.0
+        ));
+    }
+    if let Some(st) = trace.header.status.filter(|st| !st.success()) {
+        warn(&format!(
+            "{name}: the recorded run failed ({st}); replaying it replays the failure"
+        ));
+    }
+    let prog_name = path
+        .file_stem()
+        .map_or_else(|| "trace".to_string(), |s| s.to_string_lossy().to_string());
+    let opts = crate::ReplayOptions {
+        name: prog_name,
+        speedup,
+        thread_speedup: thread_speedup.iter().cloned().collect(),
+        keep_tracing_overhead,
+    };
+    let p = crate::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;
+    Ok(alone(&p))
+}
+
+/// Where a trace library argument points: `arg` itself when it holds a
+/// manifest or looks like a path (has a `/`), otherwise `traces/<arg>`.
+pub fn library_dir(arg: &str) -> PathBuf {
+    if Path::new(arg).join(MANIFEST).is_file() || arg.contains('/') {
+        PathBuf::from(arg)
+    } else {
+        Path::new("traces").join(arg)
+    }
+}
+
+/// A trace library's recordings as workloads (class "trace"), each named
+/// after its manifest entry and replayed with the manifest's speedups.
+/// Errors name the argument as `--traces ARG`.
+pub fn load_library(arg: &str, warn: &mut dyn FnMut(&str)) -> Result<Vec<Workload>> {
+    let dir = library_dir(arg);
+    let m = Manifest::load(&dir).with_context(|| format!("--traces {arg}: not a trace library"))?;
+    if m.trace.is_empty() {
+        bail!(
+            "--traces {arg}: {} lists no recordings",
+            dir.join(MANIFEST).display()
+        );
+    }
+    m.trace
+        .iter()
+        .map(|e| {
+            let sel: Vec<(String, f64)> = e.thread_speedup.clone().into_iter().collect();
+            let mut w = load_trace(&dir.join(&e.file), e.speedup, &sel, false, warn)?;
+            w.name = e.name.clone();
+            for p in &mut w.programs {
+                p.name = e.name.clone();
+            }
+            w.classes = vec!["trace".into()];
+            Ok(w)
+        })
+        .collect()
+}
+
+/// The libraries under `root` (each a directory with a manifest), one line
+/// each as `colab list` shows them, or a hint when there are none.
+pub fn list_libraries(root: &Path) -> String {
+    let mut out = String::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    let mut any = false;
+    for d in dirs.iter().filter(|d| d.join(MANIFEST).is_file()) {
+        any = true;
+        match Manifest::load(d) {
+            Ok(m) => {
+                let mut progs: Vec<&str> = m.trace.iter().map(|e| e.program.as_str()).collect();
+                progs.dedup();
+                out += &format!(
+                    "  {:<16} {} recordings of {} programs ({}), {} on {} CPUs; {}\n",
+                    m.library.name,
+                    m.trace.len(),
+                    progs.len(),
+                    progs.join(" "),
+                    m.library.recorded,
+                    m.library.cpus,
+                    m.library.source
+                );
+            }
+            Err(e) => out += &format!("  {}: {e}\n", d.display()),
+        }
+    }
+    if !any {
+        out += "  (none here; `colab validate --keep-traces traces/NAME` records one)\n";
+    }
+    out
+}
+
+/// Writes the manifest of recordings kept in `dir` (`colab validate
+/// --keep-traces`). `name_source` is the library's name and origin, by
+/// default the directory's name and "the programs of `programs`";
+/// `made_by` the command line that made it. The host, kernel, CPU count and
+/// today's date (UTC) are read from this machine.
+pub fn write_kept_library(
+    dir: &Path,
+    name_source: Option<(String, String)>,
+    programs: &Path,
+    made_by: String,
+    trace: Vec<Entry>,
+) -> Result<Manifest> {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let (name, source) = name_source.unwrap_or_else(|| {
+        (
+            dir.file_name()
+                .map_or("traces".into(), |n| n.to_string_lossy().to_string()),
+            format!("the programs of {}", programs.display()),
+        )
+    });
+    let m = Manifest {
+        library: LibraryInfo {
+            name,
+            source,
+            made_by,
+            recorded: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            host: read("/proc/sys/kernel/hostname"),
+            kernel: read("/proc/sys/kernel/osrelease"),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        },
+        trace,
+    };
+    m.write(dir)?;
+    Ok(m)
+}
