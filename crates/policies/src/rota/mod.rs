@@ -58,7 +58,7 @@
 //!   cross-cluster migration on average) and the core has been idle less
 //!   than that: the sleeper would come back, find its core taken and trade
 //!   clusters at every barrier (COLAB's fine-grained barrier pathology).
-//!   Nor does it take one that has run less than `pull_min` on its core.
+//!   Nor does it take one that has run less than `pull_min` (as above).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in
