@@ -716,12 +716,9 @@ impl Policy for Rota {
                 .unwrap_or(CoreId(0));
         }
         if let Some(p) = prev.filter(|_| self.stays(t)) {
-            // A short-burst thread: an idle core of its cluster, its
-            // previous one first, else the shortest queue there.
+            // A short-burst thread: the shortest queue of its cluster, its
+            // previous core on a tie (an idle core is a queue of none).
             let cl = st.topo.cluster_mask(st.topo.cluster_of(p));
-            if let Some(c) = prev_idle.or_else(|| self.idle_in(st, cl, prev)) {
-                return c;
-            }
             return self.shortest_in(st, cl, prev).unwrap_or(p);
         }
         if self.params.prev_first {
