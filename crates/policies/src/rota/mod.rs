@@ -296,13 +296,16 @@ impl Rota {
 
     /// `t`'s fast-core time so far, counting a current fast-core run.
     fn fast_time_now(&self, st: &SchedState, t: ThreadId) -> u64 {
-        let mut ns = self.th[t.idx()].fast_ns;
-        if let Some(c) = st.thread(t).core {
-            if st.core(c).current == Some(t) && self.is_fast(c) {
-                ns += st.current_ran(c);
-            }
+        let on_fast = st.thread(t).core.is_some_and(|c| self.is_fast(c));
+        self.th[t.idx()].fast_ns + if on_fast { self.current_run(st, t) } else { 0 }
+    }
+
+    /// How long `t` has been running on its core now (0 if it is not running).
+    fn current_run(&self, st: &SchedState, t: ThreadId) -> u64 {
+        match st.thread(t).core {
+            Some(c) if st.core(c).current == Some(t) => st.current_ran(c),
+            _ => 0,
         }
-        ns
     }
 
     /// Fast-core time over runnable time (x 2^20), per unit of speedup.
@@ -402,19 +405,14 @@ impl Rota {
                 let waited = st.now.saturating_sub(st.thread(t).runnable_since);
                 u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
             }
-            Order::Las => {
-                let mut ns = st.thread(t).sum_exec_ns;
-                if let Some(c) = st.thread(t).core.filter(|&c| st.core(c).current == Some(t)) {
-                    ns += st.current_ran(c);
-                }
-                ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
-            }
-            Order::Plas => {
-                let p = st.thread(t).program.idx();
-                let mut ns = self.prog_exec.get(p).copied().unwrap_or(0);
-                if let Some(c) = st.thread(t).core.filter(|&c| st.core(c).current == Some(t)) {
-                    ns += st.current_ran(c);
-                }
+            Order::Las | Order::Plas => {
+                let done = if self.params.order == Order::Las {
+                    st.thread(t).sum_exec_ns
+                } else {
+                    let p = st.thread(t).program.idx();
+                    self.prog_exec.get(p).copied().unwrap_or(0)
+                };
+                let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
             Order::Tlp => {
@@ -871,7 +869,9 @@ impl Policy for Rota {
                 s.burst_ns = 0;
             }
         }
-        self.prog_exec[st.thread(t).program.idx()] += ran;
+        if self.params.order == Order::Plas {
+            self.prog_exec[st.thread(t).program.idx()] += ran;
+        }
         let cfs = self.cfs.as_mut().unwrap();
         let scale = cfs.run_scale(c);
         cfs.stopped(st, c, t, ran, scale);
