@@ -118,12 +118,7 @@ fn model_work_ns(
         wakeup_latency_ns: 0,
         ..Costs::default()
     };
-    let alone = Workload {
-        name: p.name.clone(),
-        classes: Vec::new(),
-        source: String::new(),
-        programs: vec![p.clone()],
-    };
+    let alone = Workload::alone(p);
     let mut cfs = colab_policies::by_name("cfs").expect("a built-in policy");
     let cfg = SimConfig {
         predictor: PredictorKind::Oracle,

@@ -28,16 +28,6 @@ pub struct SingleRun {
     pub unfairness: f64,
 }
 
-/// A one-program workload around `p`.
-fn alone(p: &colab_workload::Program) -> Workload {
-    Workload {
-        name: p.name.clone(),
-        classes: vec![],
-        source: String::new(),
-        programs: vec![p.clone()],
-    }
-}
-
 /// Simulates `w` on `topo` under `policy` (predictions from the label
 /// `predictor_label`, other settings from `cfg`), then every program alone
 /// for the baselines, each run through `run`; H_ANTT and H_STP are against
@@ -72,7 +62,7 @@ pub fn simulate_with_baselines(
     let mut t_sb_ns = Vec::new();
     let mut t_alone_ns = Vec::new();
     for p in &w.programs {
-        let a = alone(p);
+        let a = Workload::alone(p);
         let mut cfs = colab_policies::by_name("cfs")?;
         let base = SimConfig {
             seed,

@@ -137,12 +137,7 @@ pub fn table_from_sim(
                 &[(ct.name.clone(), 0, 1)],
                 topo.costs.clone(),
             )?;
-            let w = Workload {
-                name: p.name.clone(),
-                classes: vec![],
-                source: String::new(),
-                programs: vec![p.clone()],
-            };
+            let w = Workload::alone(p);
             let cfg = SimConfig {
                 seed,
                 predictor: PredictorKind::Counters(CounterPredictorRef(Arc::new(EventReader(

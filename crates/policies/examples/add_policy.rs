@@ -84,16 +84,6 @@ impl Policy for BifFifo {
     }
 }
 
-/// `p` alone, as a workload of its own (for the T_SB baseline).
-fn alone(p: &colab_workload::Program) -> Workload {
-    Workload {
-        name: p.name.clone(),
-        classes: vec![],
-        source: String::new(),
-        programs: vec![p.clone()],
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = args.first().map_or("Sync-2", String::as_str);
@@ -113,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut t_sb = Vec::new();
     for p in &w.programs {
         let mut cfs = colab_policies::by_name("cfs")?;
-        let r = simulate(&alone(p), &topo.all_fastest(), cfs.as_mut(), &cfg)?;
+        let r = simulate(&Workload::alone(p), &topo.all_fastest(), cfs.as_mut(), &cfg)?;
         t_sb.push(r.programs[0].turnaround_ns as f64);
     }
 

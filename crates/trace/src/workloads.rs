@@ -4,18 +4,8 @@
 
 use crate::library::{read_trace_text, Entry, LibraryInfo, Manifest, MANIFEST};
 use anyhow::{bail, Context, Result};
-use colab_workload::{Program, Workload};
+use colab_workload::Workload;
 use std::path::{Path, PathBuf};
-
-/// A one-program workload around `p`, named after it.
-pub fn alone(p: &Program) -> Workload {
-    Workload {
-        name: p.name.clone(),
-        classes: vec![],
-        source: String::new(),
-        programs: vec![p.clone()],
-    }
-}
 
 /// A recorded trace as a one-program workload named after the file's stem.
 ///
@@ -54,7 +44,7 @@ pub fn load_trace(
         keep_tracing_overhead,
     };
     let p = crate::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;
-    Ok(alone(&p))
+    Ok(Workload::alone(&p))
 }
 
 /// Where a trace library argument points: `arg` itself when it holds a

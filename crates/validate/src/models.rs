@@ -120,12 +120,7 @@ fn agreement(model: &Profile, trace: &Profile, m: f64, t: f64) -> Agreement {
 }
 
 fn run_alone(p: &Program, topo: &Topology) -> Result<SimResult, ModelCheckError> {
-    let w = Workload {
-        name: p.name.clone(),
-        classes: vec![],
-        source: String::new(),
-        programs: vec![p.clone()],
-    };
+    let w = Workload::alone(p);
     let mut cfs = colab_policies::by_name("cfs")?;
     simulate(&w, topo, cfs.as_mut(), &SimConfig::default()).map_err(|e| other(&p.name, e))
 }

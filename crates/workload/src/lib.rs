@@ -78,6 +78,17 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// `p` alone: a one-program workload named after it, with no classes
+    /// (the baseline runs the metrics need, single programs, replays).
+    pub fn alone(p: &Program) -> Workload {
+        Workload {
+            name: p.name.clone(),
+            classes: vec![],
+            source: String::new(),
+            programs: vec![p.clone()],
+        }
+    }
+
     pub fn total_threads(&self) -> u32 {
         self.programs.iter().map(|p| p.total_threads).sum()
     }
