@@ -50,6 +50,9 @@ pub struct CfsTunables {
     pub wakeup_granularity_ns: Nanos,
     /// Run queues longer than this stretch the period (sched_nr_latency).
     pub nr_latency: usize,
+    /// START_DEBIT: a new thread starts a slice of the period behind
+    /// min_vruntime (off: level with it, in arrival order).
+    pub start_debit: bool,
 }
 
 impl CfsTunables {
@@ -62,6 +65,7 @@ impl CfsTunables {
             min_granularity_ns: 750 * NS_PER_US * factor,
             wakeup_granularity_ns: NS_PER_MS * factor,
             nr_latency: 8,
+            start_debit: true,
         }
     }
 }
@@ -309,7 +313,11 @@ impl CfsCore {
             *v += min - from_min;
         }
         if new_thread {
-            *v = min + slice;
+            *v = if self.tun.start_debit {
+                min + slice
+            } else {
+                min
+            };
         } else if wakeup {
             *v = (*v).max(min - (self.tun.latency_ns / 2) as i64);
         }

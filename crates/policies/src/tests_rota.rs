@@ -1113,3 +1113,43 @@ fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
     assert_eq!(local_pick(""), Pick::Local(ThreadId(2)));
     assert_eq!(local_pick("local=eevdf"), Pick::Local(ThreadId(1)));
 }
+
+#[test]
+fn rota_debit_off_serves_new_threads_in_arrival_order() {
+    // Without START_DEBIT both new threads start at min_vruntime, which
+    // only grows, so the earlier one goes first (with it, the later one).
+    assert_eq!(local_pick("debit=off"), Pick::Local(ThreadId(1)));
+    assert_eq!(local_pick("debit=on"), Pick::Local(ThreadId(2)));
+}
+
+#[test]
+fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
+    // Thread 0 (program 0) sleeps 30 us at a time on fast core 0; thread 1
+    // of program 1 has run long on slow core 2.
+    let setup = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
+        let mut p = rota(&st, opts);
+        for _ in 0..8 {
+            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+            st.now += 30 * US;
+            st.threads[0].state = RunState::Runnable;
+            p.enqueued(&st, CoreId(0), ThreadId(0), true);
+        }
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        run_on(&mut st, 2, 1);
+        st.cores[2].run_start = 0;
+        (st, p)
+    };
+    let taken = Pick::PreemptRemote {
+        from: CoreId(2),
+        thread: ThreadId(1),
+    };
+    // Off (the default): another program's thread is taken at once.
+    let (st, mut p) = setup("");
+    assert_eq!(p.pick_next(&st, CoreId(0)), taken);
+    // On: the core waits for its sleeper for one cross-cluster migration.
+    let (mut st, mut p) = setup("hold=on");
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+    st.now += 100 * US;
+    assert_eq!(p.pick_next(&st, CoreId(0)), taken);
+}

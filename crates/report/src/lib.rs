@@ -20,6 +20,7 @@ mod naming;
 mod output;
 mod scatter;
 mod summary;
+mod versus;
 
 pub use charts::check_fonts;
 pub use naming::natural_cmp;

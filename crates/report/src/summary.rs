@@ -67,6 +67,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
 
     ranking(&mut md, &a, input.charts);
     head_to_head(&mut md, &a);
+    crate::versus::render(&mut md, &a, input.records);
     per_application(&mut md, &a, input.records, input.charts);
 
     single_program(&mut md, &a, input.opts);

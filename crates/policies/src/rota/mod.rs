@@ -83,7 +83,10 @@
 //! one better, NSync-2 on 2B4S 30% lower H_ANTT, but loses 1.6-2.5% in
 //! geomean, since CFS's sleeper credit serves synchronising threads in
 //! mixes), the least CPU time per unit of speedup first, of the thread
-//! (`order=las`) or of its program (`order=plas`).
+//! (`order=las`) or of its program (`order=plas`); and after the sixth,
+//! new threads in arrival order without CFS's START_DEBIT (`debit=off`)
+//! and an idle fast core held for a short sleeper against every program
+//! (`hold`, level: book, "After the sixth freeze").
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -246,7 +249,9 @@ impl Rota {
             idle_worth_ns: mig,
             swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,
         });
-        self.cfs = Some(CfsCore::new(st));
+        let mut cfs = CfsCore::new(st);
+        cfs.tun.start_debit = self.params.debit;
+        self.cfs = Some(cfs);
         if self.params.local == Local::Eevdf {
             self.eevdf = Some(Eevdf::new());
         }
@@ -601,6 +606,7 @@ impl Rota {
     /// back to find its core taken and trade clusters with `t` at every
     /// sleep, so `c` waits until it has been idle for a cross-cluster
     /// migration (slow cores' ticks make idle fast cores look again).
+    /// With `hold`, `c` waits so for a thread of any program.
     fn may_pull(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         if !self.params.pull_min {
             return true;
@@ -611,7 +617,7 @@ impl Rota {
         let o = st.thread(occ);
         let worth = self.m().idle_worth_ns;
         o.state == RunState::Exited
-            || o.program != st.thread(t).program
+            || (!self.params.hold && o.program != st.thread(t).program)
             || self.th[occ.idx()].avg_sleep_ns >= worth
             || self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
     }

@@ -78,6 +78,17 @@ pub struct RotaParams {
     /// idle core there, else the shortest queue there): the move would
     /// cost more than the burst it serves.
     pub stay: bool,
+    /// CFS's START_DEBIT in each core's queue: a new thread starts a slice
+    /// of the period behind min_vruntime. The slice shrinks as the queue
+    /// grows, so a thread created later can start ahead of an earlier one
+    /// that still waits (off: a new thread starts at min_vruntime, behind
+    /// every thread already created).
+    pub debit: bool,
+    /// An idle fast core whose last thread sleeps briefly (under a
+    /// cross-cluster migration on average) is held for it, against
+    /// takeovers of any program's thread, until it has been idle for a
+    /// migration (off: only against its own program's threads).
+    pub hold: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
     /// thread per fast core).
@@ -114,6 +125,8 @@ impl Default for RotaParams {
             sync_preempt: false,
             fit: false,
             stay: true,
+            debit: true,
+            hold: false,
             share_fast: true,
             migration_ns: None,
             labels: LabelParams::default(),
@@ -123,7 +136,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, debit, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -201,6 +214,8 @@ impl RotaParams {
                 "place" => self.place = on,
                 "fit" => self.fit = on,
                 "stay" => self.stay = on,
+                "debit" => self.debit = on,
+                "hold" => self.hold = on,
                 "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
