@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 30] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 31] = [
     "rota",
     "rota:stay=off",
     "rota:pull-from=core",
@@ -193,7 +193,8 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 30] = [
     "rota:group=on",
     "rota:swap=on",
     "rota:sync-preempt=on",
-    "rota:debit=off",
+    "rota:new-start=min",
+    "rota:new-start=avg",
     "rota:hold=on",
     "rota:order=owed:hold=on",
     "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core",

@@ -50,9 +50,20 @@ pub struct CfsTunables {
     pub wakeup_granularity_ns: Nanos,
     /// Run queues longer than this stretch the period (sched_nr_latency).
     pub nr_latency: usize,
-    /// START_DEBIT: a new thread starts a slice of the period behind
-    /// min_vruntime (off: level with it, in arrival order).
-    pub start_debit: bool,
+    /// Where a new thread starts in its core's queue (START_DEBIT by default).
+    pub new_start: NewStart,
+}
+
+/// Where a new thread's vruntime starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewStart {
+    /// A slice of the period behind min_vruntime (CFS's START_DEBIT).
+    Debit,
+    /// Level with min_vruntime: served in arrival order.
+    Min,
+    /// At the mean vruntime of the core's threads (queued and running), as
+    /// EEVDF places a new task at the queue's average with no lag.
+    Avg,
 }
 
 impl CfsTunables {
@@ -65,7 +76,7 @@ impl CfsTunables {
             min_granularity_ns: 750 * NS_PER_US * factor,
             wakeup_granularity_ns: NS_PER_MS * factor,
             nr_latency: 8,
-            start_debit: true,
+            new_start: NewStart::Debit,
         }
     }
 }
@@ -287,6 +298,23 @@ impl CfsCore {
         m
     }
 
+    /// The mean vruntime of `c`'s queued threads (but `skip`) and its
+    /// running one; None if it has none. A pass over the queue, made only
+    /// when a thread is created.
+    fn mean_vr(&self, st: &SchedState, c: CoreId, skip: ThreadId) -> Option<i64> {
+        let core = st.core(c);
+        let queued = core
+            .rq
+            .iter()
+            .filter(|&&t| t != skip)
+            .map(|&t| self.vr[t.idx()]);
+        let all: Vec<i64> = queued
+            .chain(core.current.map(|t| self.cur_vr(st, t)))
+            .collect();
+        let n = all.len() as i128;
+        (n > 0).then(|| (all.iter().map(|&v| v as i128).sum::<i128>() / n) as i64)
+    }
+
     /// enqueue_entity: renormalisation on a wake-up on another core than the
     /// last one (migrate_task_rq_fair), then place_entity: sleeper credit on
     /// wake-up, START_DEBIT for new threads.
@@ -308,15 +336,18 @@ impl CfsCore {
         };
         let min = self.update_min_vr(st, c, Some(t), None);
         let slice = self.slice(st, c) as i64;
+        let avg = (new_thread && self.tun.new_start == NewStart::Avg)
+            .then(|| self.mean_vr(st, c, t))
+            .flatten();
         let v = &mut self.vr[t.idx()];
         if let Some(from_min) = moved_from {
             *v += min - from_min;
         }
         if new_thread {
-            *v = if self.tun.start_debit {
-                min + slice
-            } else {
-                min
+            *v = match self.tun.new_start {
+                NewStart::Debit => min + slice,
+                NewStart::Min => min,
+                NewStart::Avg => avg.unwrap_or(min).max(min),
             };
         } else if wakeup {
             *v = (*v).max(min - (self.tun.latency_ns / 2) as i64);

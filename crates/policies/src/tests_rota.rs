@@ -1115,11 +1115,13 @@ fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
 }
 
 #[test]
-fn rota_debit_off_serves_new_threads_in_arrival_order() {
-    // Without START_DEBIT both new threads start at min_vruntime, which
-    // only grows, so the earlier one goes first (with it, the later one).
-    assert_eq!(local_pick("debit=off"), Pick::Local(ThreadId(1)));
-    assert_eq!(local_pick("debit=on"), Pick::Local(ThreadId(2)));
+fn rota_new_start_without_debit_serves_new_threads_in_arrival_order() {
+    // Without START_DEBIT both new threads start at min_vruntime (or at
+    // the mean of the queue and the runner), which only grows, so the
+    // earlier one goes first (with it, the later one).
+    assert_eq!(local_pick("new-start=min"), Pick::Local(ThreadId(1)));
+    assert_eq!(local_pick("new-start=avg"), Pick::Local(ThreadId(1)));
+    assert_eq!(local_pick("new-start=debit"), Pick::Local(ThreadId(2)));
 }
 
 #[test]

@@ -84,7 +84,7 @@
 //! geomean, since CFS's sleeper credit serves synchronising threads in
 //! mixes), the least CPU time per unit of speedup first, of the thread
 //! (`order=las`) or of its program (`order=plas`); and after the sixth,
-//! new threads in arrival order without CFS's START_DEBIT (`debit=off`)
+//! new threads placed without CFS's START_DEBIT (`new-start=min|avg`)
 //! and an idle fast core held for a short sleeper against every program
 //! (`hold`, level: book, "After the sixth freeze").
 //!
@@ -250,7 +250,7 @@ impl Rota {
             swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,
         });
         let mut cfs = CfsCore::new(st);
-        cfs.tun.start_debit = self.params.debit;
+        cfs.tun.new_start = self.params.new_start;
         self.cfs = Some(cfs);
         if self.params.local == Local::Eevdf {
             self.eevdf = Some(Eevdf::new());

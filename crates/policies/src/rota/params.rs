@@ -1,5 +1,6 @@
 //! ROTA's switches: which mechanisms run, parsed from `rota:KEY=VALUE:...`.
 
+use crate::cfs::NewStart;
 use colab_labels::LabelParams;
 
 /// ROTA's mechanisms, each a switch for ablations (`rota:rotate=off`, ...).
@@ -78,12 +79,13 @@ pub struct RotaParams {
     /// idle core there, else the shortest queue there): the move would
     /// cost more than the burst it serves.
     pub stay: bool,
-    /// CFS's START_DEBIT in each core's queue: a new thread starts a slice
-    /// of the period behind min_vruntime. The slice shrinks as the queue
-    /// grows, so a thread created later can start ahead of an earlier one
-    /// that still waits (off: a new thread starts at min_vruntime, behind
-    /// every thread already created).
-    pub debit: bool,
+    /// Where a new thread starts in its core's queue: CFS's START_DEBIT, a
+    /// slice of the period behind min_vruntime (`debit`; the slice shrinks
+    /// as the queue grows, so a thread created later can start ahead of an
+    /// earlier one that still waits); at min_vruntime, in arrival order
+    /// (`min`); or at the mean vruntime of the core's threads, as EEVDF
+    /// places a new task (`avg`).
+    pub new_start: NewStart,
     /// An idle fast core whose last thread sleeps briefly (under a
     /// cross-cluster migration on average) is held for it, against
     /// takeovers of any program's thread, until it has been idle for a
@@ -125,7 +127,7 @@ impl Default for RotaParams {
             sync_preempt: false,
             fit: false,
             stay: true,
-            debit: true,
+            new_start: NewStart::Debit,
             hold: false,
             share_fast: true,
             migration_ns: None,
@@ -136,7 +138,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, debit, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -154,6 +156,12 @@ impl RotaParams {
             if k == "pull-from" {
                 use PullFrom::*;
                 self.pull_from = crate::one_of(k, v, &[("core", Core), ("sync", Sync)])?;
+                continue;
+            }
+            if k == "new-start" {
+                use NewStart::*;
+                self.new_start =
+                    crate::one_of(k, v, &[("debit", Debit), ("min", Min), ("avg", Avg)])?;
                 continue;
             }
             if k == "local" {
@@ -214,7 +222,6 @@ impl RotaParams {
                 "place" => self.place = on,
                 "fit" => self.fit = on,
                 "stay" => self.stay = on,
-                "debit" => self.debit = on,
                 "hold" => self.hold = on,
                 "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
