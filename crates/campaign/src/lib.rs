@@ -166,11 +166,12 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 31] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 32] = [
     "rota",
     "rota:stay=off",
     "rota:pull-from=core",
-    "rota:stay=off:pull-from=core",
+    "rota:stay=off:pull-from=core:new-start=debit",
+    "rota:new-start=debit",
     "rota:local=eevdf",
     "rota:order=las",
     "rota:order=plas",
@@ -197,7 +198,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 31] = [
     "rota:new-start=avg",
     "rota:hold=on",
     "rota:order=owed:hold=on",
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core",
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

@@ -64,6 +64,10 @@ pub enum NewStart {
     /// At the mean vruntime of the core's threads (queued and running), as
     /// EEVDF places a new task at the queue's average with no lag.
     Avg,
+    /// START_DEBIT, but never ahead of the previous new thread placed on
+    /// the same core (nor more than a scheduling period behind
+    /// min_vruntime): new threads keep their arrival order.
+    DebitFifo,
 }
 
 impl CfsTunables {
@@ -111,6 +115,8 @@ pub struct CfsCore {
     /// earlier enqueue, as a scan of the queue in arrival order would).
     seq: Vec<u64>,
     next_seq: u64,
+    /// Per core, the vruntime the last new thread placed there started at.
+    last_new_vr: Vec<i64>,
 }
 
 impl CfsCore {
@@ -127,6 +133,7 @@ impl CfsCore {
             queued: vec![RefCell::new(BinaryHeap::new()); n],
             seq: Vec::new(),
             next_seq: 0,
+            last_new_vr: vec![i64::MIN; n],
         }
     }
 
@@ -348,7 +355,13 @@ impl CfsCore {
                 NewStart::Debit => min + slice,
                 NewStart::Min => min,
                 NewStart::Avg => avg.unwrap_or(min).max(min),
+                NewStart::DebitFifo => {
+                    // Never more than a scheduling period behind min_vruntime.
+                    let last = self.last_new_vr[c.idx()].min(min + self.tun.latency_ns as i64);
+                    (min + slice).max(last)
+                }
             };
+            self.last_new_vr[c.idx()] = *v;
         } else if wakeup {
             *v = (*v).max(min - (self.tun.latency_ns / 2) as i64);
         }

@@ -29,7 +29,8 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core";
+const THIRD: &str =
+    "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
@@ -1110,7 +1111,7 @@ fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
     // (START_DEBIT), and the slice shrinks as the queue grows, so the later
     // thread 2 goes first; EEVDF places both at the queue's average with
     // half a request and takes the earlier eligible deadline: thread 1.
-    assert_eq!(local_pick(""), Pick::Local(ThreadId(2)));
+    assert_eq!(local_pick("new-start=debit"), Pick::Local(ThreadId(2)));
     assert_eq!(local_pick("local=eevdf"), Pick::Local(ThreadId(1)));
 }
 
@@ -1122,6 +1123,10 @@ fn rota_new_start_without_debit_serves_new_threads_in_arrival_order() {
     assert_eq!(local_pick("new-start=min"), Pick::Local(ThreadId(1)));
     assert_eq!(local_pick("new-start=avg"), Pick::Local(ThreadId(1)));
     assert_eq!(local_pick("new-start=debit"), Pick::Local(ThreadId(2)));
+    // Debited, in arrival order (the default): thread 2 starts no earlier
+    // than thread 1.
+    assert_eq!(local_pick("new-start=debit-fifo"), Pick::Local(ThreadId(1)));
+    assert_eq!(local_pick(""), Pick::Local(ThreadId(1)));
 }
 
 #[test]

@@ -1,24 +1,29 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Six freezes, each before any run on held-out work:
+//! not from a paper. Seven freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order) was designed on the COLAB study's 65
 //! workloads; the second (71f4d6d, capped order) on those and the 40
 //! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
-//! share-fast=off:serial-first=off:stay=off:pull-from=core` today, what
+//! share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=
+//! debit` today, what
 //! scx_colab implements) added CFS's placement of new and waking threads.
-//! The fourth (4bfc280, `rota:order=owed:stay=off:pull-from=core` today)
+//! The fourth (4bfc280, `rota:order=owed:stay=off:pull-from=core:
+//! new-start=debit` today)
 //! was designed on the COLAB study's 65 workloads with the benchmark
 //! models corrected against recordings of the real programs, on which the
 //! third lost to COLAB-E, PA and EEVDF on 2B2S: with one thread per fast
 //! core, every thread that synchronises often queued on the slow cores
 //! behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6 against 2.8
-//! under CFS). The fifth (c3c75d8, `rota:stay=off:pull-from=core` today)
+//! under CFS). The fifth (c3c75d8, `rota:stay=off:pull-from=core:
+//! new-start=debit` today)
 //! changed only the order, chosen on the COLAB study and the CAMP and
 //! Prop-SP studies (all seen by the fourth's held-out runs) as the one
 //! with the smallest worst loss to the best rival over their ten machines.
-//! The sixth (the default) adds `stay` and `pull-from=sync`, two rules
-//! against cross-cluster moves that cost more than they gain, chosen on
-//! the same ten machines by the same criterion.
+//! The sixth (7d6287d, `rota:new-start=debit` today) adds `stay` and
+//! `pull-from=sync`, two rules against cross-cluster moves that cost more
+//! than they gain, chosen on the same ten machines by the same criterion.
+//! The seventh (the default) keeps new threads in arrival order on each
+//! core (`new-start=debit-fifo`), chosen the same way.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -52,6 +57,15 @@
 //!   it over, counted from when it got on the core or, if later, when it
 //!   last woke another thread (the releasing side of a barrier or a lock
 //!   hand-off), since a run so far predicts the rest only within a phase.
+//! - **New threads in arrival order** (`new-start=debit-fifo`): each core
+//!   shares its queue by CFS's rules, which start a new thread a slice of
+//!   the period behind min_vruntime (START_DEBIT); the slice shrinks as the
+//!   queue grows, so a thread created later could start ahead of one
+//!   created earlier that still waits, and a program's last-created
+//!   workers could wait a whole slice of another program's threads
+//!   (blackscholes beside swaptions). A new thread starts no earlier than
+//!   the previous new thread on its core (and at most a period behind
+//!   min_vruntime).
 //! - **No pull that will be undone.** An idle fast core does not take over
 //!   a slow core's running thread of the same program as the thread that
 //!   just left it, when that thread's sleeps are short (under a

@@ -83,8 +83,9 @@ pub struct RotaParams {
     /// slice of the period behind min_vruntime (`debit`; the slice shrinks
     /// as the queue grows, so a thread created later can start ahead of an
     /// earlier one that still waits); at min_vruntime, in arrival order
-    /// (`min`); or at the mean vruntime of the core's threads, as EEVDF
-    /// places a new task (`avg`).
+    /// (`min`); at the mean vruntime of the core's threads, as EEVDF
+    /// places a new task (`avg`); or debited but never ahead of the
+    /// previous new thread on the core (`debit-fifo`, the default).
     pub new_start: NewStart,
     /// An idle fast core whose last thread sleeps briefly (under a
     /// cross-cluster migration on average) is held for it, against
@@ -127,7 +128,7 @@ impl Default for RotaParams {
             sync_preempt: false,
             fit: false,
             stay: true,
-            new_start: NewStart::Debit,
+            new_start: NewStart::DebitFifo,
             hold: false,
             share_fast: true,
             migration_ns: None,
@@ -138,7 +139,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -160,8 +161,16 @@ impl RotaParams {
             }
             if k == "new-start" {
                 use NewStart::*;
-                self.new_start =
-                    crate::one_of(k, v, &[("debit", Debit), ("min", Min), ("avg", Avg)])?;
+                self.new_start = crate::one_of(
+                    k,
+                    v,
+                    &[
+                        ("debit", Debit),
+                        ("min", Min),
+                        ("avg", Avg),
+                        ("debit-fifo", DebitFifo),
+                    ],
+                )?;
                 continue;
             }
             if k == "local" {
