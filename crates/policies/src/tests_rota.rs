@@ -136,19 +136,25 @@ fn rota_idle_fast_core_steals_the_longest_waiting_thread_anywhere() {
     );
 }
 
+/// Thread 0 runs 1 ms bursts on fast core 0 with barrier-like sleeps of
+/// 30 us between them, and has just blocked again.
+fn sleep_briefly_on_core_0(p: &mut dyn Policy, st: &mut SchedState) {
+    for _ in 0..8 {
+        ran_and_blocked(p, st, 0, 0, MS);
+        st.now += 30 * US;
+        st.threads[0].state = RunState::Runnable;
+        p.enqueued(st, CoreId(0), ThreadId(0), true);
+    }
+    ran_and_blocked(p, st, 0, 0, MS);
+}
+
 #[test]
 fn rota_pull_guard_keeps_a_short_sleepers_core_for_it() {
     // Program 0: threads 0 (fast core 0) and 1 (slow core 2), barrier-like
     // sleeps of 30 us; program 1: thread 2 on slow core 3.
     let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
     let mut p = rota(&st, "");
-    for _ in 0..8 {
-        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-        st.now += 30 * US;
-        st.threads[0].state = RunState::Runnable;
-        p.enqueued(&st, CoreId(0), ThreadId(0), true);
-    }
-    ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+    sleep_briefly_on_core_0(&mut p, &mut st);
     run_on(&mut st, 2, 1);
     st.cores[2].run_start = 0; // thread 1 has run for a long time
                                // Thread 1 is of thread 0's program: fast core 0 waits for thread 0.
@@ -1136,13 +1142,7 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
     let setup = |opts: &str| {
         let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
         let mut p = rota(&st, opts);
-        for _ in 0..8 {
-            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-            st.now += 30 * US;
-            st.threads[0].state = RunState::Runnable;
-            p.enqueued(&st, CoreId(0), ThreadId(0), true);
-        }
-        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        sleep_briefly_on_core_0(&mut p, &mut st);
         run_on(&mut st, 2, 1);
         st.cores[2].run_start = 0;
         (st, p)
