@@ -649,18 +649,52 @@ impl Camp {
                 return h;
             }
         }
-        m.slow
-            .iter()
-            .min_by_key(|&c| {
+        // Idle before busy (an idle core runs nothing), then the cluster of
+        // `home`, the shortest queue, the lowest number.
+        let near = |mask: CoreMask| {
+            let n = home.map_or(CoreMask::EMPTY, |h| {
+                mask.intersect(st.topo.cluster_mask(st.topo.cluster_of(h)))
+            });
+            if n.is_empty() {
+                mask
+            } else {
+                n
+            }
+        };
+        let found = nearest(st, idle_cores(st).intersect(m.slow), home).or_else(|| {
+            let (_, least) = st.least_loaded_in(near(m.slow))?;
+            least.iter().next()
+        });
+        debug_assert_eq!(
+            found,
+            m.slow.iter().min_by_key(|&c| {
                 (
                     !idle(st, c),
                     !same_cluster(st, home, c),
                     st.nr_running(c),
                     c,
                 )
-            })
-            .unwrap_or(CoreId(0))
+            }),
+            "slow core for a thread"
+        );
+        found.unwrap_or(CoreId(0))
     }
+}
+
+/// Cores with nothing running and nothing queued, from the state's masks.
+fn idle_cores(st: &SchedState) -> CoreMask {
+    st.idle_mask().minus(st.queued_mask())
+}
+
+/// The lowest-numbered core of `mask` in the cluster of `home`, else the
+/// lowest-numbered one.
+fn nearest(st: &SchedState, mask: CoreMask, home: Option<CoreId>) -> Option<CoreId> {
+    home.and_then(|h| {
+        mask.intersect(st.topo.cluster_mask(st.topo.cluster_of(h)))
+            .iter()
+            .next()
+    })
+    .or_else(|| mask.iter().next())
 }
 
 /// A core with nothing running and nothing queued.
@@ -711,13 +745,16 @@ impl Policy for Camp {
         };
         let m = self.m().clone();
         // BusyFCs: an idle fast core takes anything, nearest first.
-        if let Some(f) = m
-            .fast
-            .intersect(st.idle_mask())
-            .iter()
-            .filter(|&c| idle(st, c))
-            .min_by_key(|&c| (!same_cluster(st, home, c), c))
-        {
+        let f = nearest(st, idle_cores(st).intersect(m.fast), home);
+        debug_assert_eq!(
+            f,
+            m.fast
+                .iter()
+                .filter(|&c| idle(st, c))
+                .min_by_key(|&c| (!same_cluster(st, home, c), c)),
+            "idle fast core"
+        );
+        if let Some(f) = f {
             return f;
         }
         // A fast core whose thread is of a lower class than t's.
