@@ -126,6 +126,21 @@ impl CandIndex {
         }
     }
 
+    /// Forgets every member.
+    pub fn clear(&mut self) {
+        self.mem.clear();
+        self.progs.clear();
+        for j in 0..NCLS {
+            self.local[j].iter_mut().for_each(BTreeSet::clear);
+            self.q_cl[j].iter_mut().for_each(BTreeSet::clear);
+            self.r_cl[j].iter_mut().for_each(BTreeSet::clear);
+            self.q_all[j].clear();
+            self.r_all[j].clear();
+            self.run_fast[j] = CoreMask::EMPTY;
+            self.queued_fast[j] = CoreMask::EMPTY;
+        }
+    }
+
     /// Takes `t` out of the per-place sets of its class.
     fn unplace(&mut self, t: ThreadId) {
         let m = self.mem[t.idx()];
@@ -247,11 +262,6 @@ impl CandIndex {
         self.replace(t);
     }
 
-    /// Where `t` is, as last put.
-    pub fn loc(&self, t: ThreadId) -> Loc {
-        self.mem.get(t.idx()).map_or(Loc::Out, |m| m.loc)
-    }
-
     /// A member's SF changed to `sf`: its class under its application's
     /// cached context.
     pub fn resf(&mut self, t: ThreadId, sf: u64, class: impl Fn(&Ctx, ThreadId) -> usize) {
@@ -287,6 +297,17 @@ impl CandIndex {
                 continue;
             }
             self.progs[p].ctx = now;
+            // A boosted thread ranks above threads of larger SF: the sole
+            // runnable thread is kept out of the walk and re-classed alone.
+            let sole = now.sole.filter(|&s| {
+                self.mem
+                    .get(s.idx())
+                    .is_some_and(|m| m.loc != Loc::Out && m.prog == p)
+            });
+            if let Some(s) = sole {
+                let m = self.mem[s.idx()];
+                self.progs[p].by_cls[m.cls].remove(&(m.sf, s));
+            }
             for j in 0..NCLS {
                 // From the low end up, while the class dropped; from the
                 // high end down, while it rose; what lies between is
@@ -306,12 +327,10 @@ impl CandIndex {
                     self.set_cls(t, k);
                 }
             }
-            // A boosted thread is its application's only runnable one, but
-            // the rule does not rely on that: the sole thread is re-classed
-            // directly.
-            if let Some(s) = now.sole.filter(|&s| self.loc(s) != Loc::Out) {
-                let k = class(&now, s);
-                self.set_cls(s, k);
+            if let Some(s) = sole {
+                let m = self.mem[s.idx()];
+                self.progs[p].by_cls[m.cls].insert((m.sf, s));
+                self.set_cls(s, class(&now, s));
             }
         }
     }

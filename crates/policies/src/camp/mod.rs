@@ -245,8 +245,21 @@ pub struct Camp {
     next_rr: Nanos,
     /// Fast-core candidates by class (simulator-kept states on asymmetric
     /// machines with the approximate UF; otherwise the queues are scanned).
-    ix: Option<CandIndex>,
+    ix: Option<Box<CandIndex>>,
+    /// Is the index kept (enough runnable threads)? Forced on or off in tests.
+    ix_on: bool,
+    ix_force: Option<bool>,
 }
+
+/// Cores from which a core search reads the state's masks rather than
+/// passing over the cores (below, the pass is faster).
+const MASKS_FROM: usize = 64;
+
+/// Runnable threads from which the fast cores' candidates are indexed, and
+/// below which the index is dropped again: a pass over a few dozen threads
+/// costs less than keeping ordered sets up to date at every move.
+const INDEX_FROM: u32 = 128;
+const UNINDEX_BELOW: u32 = 64;
 
 /// Index of a class in [`CandIndex`]: no SF yet is 0.
 fn cls_idx(r: Option<UtilityClass>) -> usize {
@@ -279,6 +292,8 @@ impl Camp {
             last_balance: None,
             next_rr,
             ix: None,
+            ix_on: false,
+            ix_force: None,
         }
     }
 
@@ -317,7 +332,11 @@ impl Camp {
             && matches!(self.params.uf_form, UfForm::Approx { .. })
         {
             let cluster_of = topo.cores().map(|c| topo.cluster_of(c)).collect();
-            self.ix = Some(CandIndex::new(fast, cluster_of, topo.clusters.len()));
+            self.ix = Some(Box::new(CandIndex::new(
+                fast,
+                cluster_of,
+                topo.clusters.len(),
+            )));
         }
     }
 
@@ -487,6 +506,9 @@ impl Camp {
 
     /// Records in the index that `t` is now at `loc`.
     fn ix_put(&mut self, st: &SchedState, t: ThreadId, loc: Loc) {
+        if !self.ix_on {
+            return;
+        }
         let Some(mut ix) = self.ix.take() else {
             return;
         };
@@ -504,14 +526,55 @@ impl Camp {
 
     /// The index brought up to `v`, taken out of `self` (put it back with
     /// `self.ix = ...`); None where the queues are scanned.
-    fn ix_synced(&mut self, st: &SchedState, v: &View) -> Option<CandIndex> {
+    fn ix_synced(&mut self, st: &SchedState, v: &View) -> Option<Box<CandIndex>> {
         if !st.active_tracked {
+            return None;
+        }
+        self.ix.as_ref()?;
+        let active: u32 = (0..self.progs.len())
+            .filter_map(|p| st.program_active(p))
+            .map(|a| a.0)
+            .sum();
+        let on = self.ix_force.unwrap_or(if self.ix_on {
+            active >= UNINDEX_BELOW
+        } else {
+            active >= INDEX_FROM
+        });
+        if on && !self.ix_on {
+            self.ix_on = true;
+            self.ix_rebuild(st);
+        }
+        self.ix_on = on;
+        if !on {
             return None;
         }
         let mut ix = self.ix.take()?;
         ix.sync(|p| self.ctx_of(v, p), |cx, x| cls_idx(self.class_in(cx, x)));
         debug_assert!(self.ix_agrees(st, v, &ix));
         Some(ix)
+    }
+
+    /// Fills the index from the queues and the cores.
+    fn ix_rebuild(&mut self, st: &SchedState) {
+        if let Some(ix) = self.ix.as_mut() {
+            ix.clear();
+        }
+        for c in st.topo.cores() {
+            let core = st.core(c);
+            for &t in &core.rq {
+                self.ix_put(st, t, Loc::Queued(c));
+            }
+            if let Some(t) = core.current {
+                self.ix_put(st, t, Loc::Running(c));
+            }
+        }
+    }
+
+    /// Tests: keep the index whatever the thread count (`Some(true)`), never
+    /// (`Some(false)`), or by the thread count (`None`).
+    #[cfg(test)]
+    pub(crate) fn force_index(&mut self, on: Option<bool>) {
+        self.ix_force = on;
     }
 
     /// The index holds every runnable and running thread, where it is, with
@@ -594,7 +657,7 @@ impl Camp {
         s.last_read = st.now;
         if monitors {
             s.mon.reading(st.thread(t).predicted_speedup, covered, p);
-            if let Some(mut ix) = self.ix.take() {
+            if let Some(mut ix) = self.ix.take().filter(|_| self.ix_on) {
                 let sf = self.sf_key(t);
                 ix.resf(t, sf, |cx, x| cls_idx(self.class_in(cx, x)));
                 self.ix = Some(ix);
@@ -650,7 +713,21 @@ impl Camp {
             }
         }
         // Idle before busy (an idle core runs nothing), then the cluster of
-        // `home`, the shortest queue, the lowest number.
+        // `home`, the shortest queue, the lowest number: from the state's
+        // masks on machines of many cores, where a pass over them costs more.
+        let scan = || {
+            m.slow.iter().min_by_key(|&c| {
+                (
+                    !idle(st, c),
+                    !same_cluster(st, home, c),
+                    st.nr_running(c),
+                    c,
+                )
+            })
+        };
+        if st.topo.num_cores() <= MASKS_FROM {
+            return scan().unwrap_or(CoreId(0));
+        }
         let near = |mask: CoreMask| {
             let n = home.map_or(CoreMask::EMPTY, |h| {
                 mask.intersect(st.topo.cluster_mask(st.topo.cluster_of(h)))
@@ -665,18 +742,7 @@ impl Camp {
             let (_, least) = st.least_loaded_in(near(m.slow))?;
             least.iter().next()
         });
-        debug_assert_eq!(
-            found,
-            m.slow.iter().min_by_key(|&c| {
-                (
-                    !idle(st, c),
-                    !same_cluster(st, home, c),
-                    st.nr_running(c),
-                    c,
-                )
-            }),
-            "slow core for a thread"
-        );
+        debug_assert_eq!(found, scan(), "slow core for a thread");
         found.unwrap_or(CoreId(0))
     }
 }
@@ -743,17 +809,20 @@ impl Policy for Camp {
             WakeKind::New { parent } => parent.and_then(|p| st.thread(p).core),
             WakeKind::Wakeup { .. } => st.thread(t).last_core,
         };
-        let m = self.m().clone();
+        let fast = self.m().fast;
         // BusyFCs: an idle fast core takes anything, nearest first.
-        let f = nearest(st, idle_cores(st).intersect(m.fast), home);
-        debug_assert_eq!(
-            f,
-            m.fast
-                .iter()
+        let scan = || {
+            fast.iter()
                 .filter(|&c| idle(st, c))
-                .min_by_key(|&c| (!same_cluster(st, home, c), c)),
-            "idle fast core"
-        );
+                .min_by_key(|&c| (!same_cluster(st, home, c), c))
+        };
+        let f = if st.topo.num_cores() <= MASKS_FROM {
+            scan()
+        } else {
+            let f = nearest(st, idle_cores(st).intersect(fast), home);
+            debug_assert_eq!(f, scan(), "idle fast core");
+            f
+        };
         if let Some(f) = f {
             return f;
         }
@@ -762,8 +831,7 @@ impl Policy for Camp {
         let r = self.rank(st, &v, t);
         if r.is_some() {
             let scan = |this: &Camp| {
-                m.fast
-                    .iter()
+                fast.iter()
                     .filter_map(|c| {
                         let rc = this.rank(st, &v, st.core(c).current?);
                         let claimed = st.core(c).rq.iter().any(|&q| this.rank(st, &v, q) >= r);
