@@ -758,6 +758,7 @@ fn the_candidate_index_changes_no_decision() {
                     let mut p = Camp::new(v, CampParams::default());
                     p.force_index(force);
                     let r = simulate(w, &t, &mut p, &SimConfig::default()).unwrap();
+                    assert!(p.has_index(), "the index was lost");
                     format!("{:?} {:?} {:?}", r.stats, r.core_busy_ns, r.makespan_ns)
                 };
                 let off = run(Some(false));

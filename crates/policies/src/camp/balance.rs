@@ -202,6 +202,8 @@ impl Camp {
                 break;
             }
         }
-        self.ix = ix;
+        if ix.is_some() {
+            self.ix = ix;
+        }
     }
 }

@@ -577,6 +577,12 @@ impl Camp {
         self.ix_force = on;
     }
 
+    /// Tests: is the index still there (hooks put it back)?
+    #[cfg(test)]
+    pub(crate) fn has_index(&self) -> bool {
+        self.ix.is_some()
+    }
+
     /// The index holds every runnable and running thread, where it is, with
     /// its class under `v` and the keys it was queued with.
     fn ix_agrees(&self, st: &SchedState, v: &View, ix: &CandIndex) -> bool {
@@ -657,7 +663,7 @@ impl Camp {
         s.last_read = st.now;
         if monitors {
             s.mon.reading(st.thread(t).predicted_speedup, covered, p);
-            if let Some(mut ix) = self.ix.take().filter(|_| self.ix_on) {
+            if let Some(mut ix) = self.ix.take_if(|_| self.ix_on) {
                 let sf = self.sf_key(t);
                 ix.resf(t, sf, |cx, x| cls_idx(self.class_in(cx, x)));
                 self.ix = Some(ix);
