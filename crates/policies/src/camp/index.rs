@@ -236,6 +236,17 @@ impl CandIndex {
         }
         let m = self.mem[t.idx()];
         self.unplace(t);
+        if m.loc != Loc::Out && loc != Loc::Out && m.prog == prog && m.sf == sf {
+            // Moved, still a member with the same keys: its class stands.
+            self.mem[t.idx()] = Member {
+                loc,
+                since,
+                vr,
+                ..m
+            };
+            self.replace(t);
+            return;
+        }
         if m.loc != Loc::Out {
             let p = &mut self.progs[m.prog];
             p.by_cls[m.cls].remove(&(m.sf, t));
