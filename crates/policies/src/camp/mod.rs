@@ -454,8 +454,25 @@ impl Camp {
     }
 
     /// Utility class of `t` under `v`; None while its SF is unknown.
+    /// [`Camp::class_in`] with the context read from `v` only as far as
+    /// needed (the scans call it for every queued thread).
     fn rank(&self, st: &SchedState, v: &View, t: ThreadId) -> Option<UtilityClass> {
-        self.class_in(&self.ctx_of(v, st.thread(t).program.idx()), t)
+        if self.variant == Variant::Rr {
+            return Some(UtilityClass::High);
+        }
+        let sf = self.sf_of(t)?;
+        let p = st.thread(t).program.idx();
+        let n = match self.variant {
+            Variant::Sfd => 1,
+            _ => v.runnable(p).unwrap_or(1).max(1) as usize,
+        };
+        let m = self.m();
+        let class = m.cuts.classify(self.params.uf_form.eval(sf, n, m.n_fast));
+        if class == UtilityClass::High && self.boosted(&self.ctx_of(v, p), t) {
+            Some(UtilityClass::SequentialBoosted)
+        } else {
+            Some(class)
+        }
     }
 
     /// What the classes of application `p`'s threads depend on under `v`
