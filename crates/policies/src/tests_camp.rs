@@ -729,3 +729,42 @@ fn symmetric_machine_behaves_as_cfs() {
         assert_eq!(r.makespan_ns, base.makespan_ns, "{name}");
     }
 }
+
+#[test]
+fn the_candidate_index_changes_no_decision() {
+    // The same runs with the fast cores' candidates indexed from the start,
+    // never, and by the thread count (switched on and off as threads come
+    // and go): debug builds also check every indexed answer against a scan.
+    use colab_sim::{simulate, SimConfig};
+    let lib = colab_workload::Library::builtin();
+    let mut many = colab_workload::Library::default();
+    let text = "name = \"many\"\n[thread.main]\nops = [ { spawn = \"w\", count = 159 }, { join = \"w\" } ]\n[thread.w]\nops = [ { loop = 4, body = [ { compute = 300, speedup = 2.5 }, { sleep = 100 } ] } ]\n";
+    let name = many.add_program_text("test", text).unwrap();
+    let workloads = [
+        lib.single("ferret", None).unwrap(),
+        lib.mix("2B-1").unwrap(),
+        lib.mix("Sync-2").unwrap(),
+        many.single(&name, None).unwrap(),
+    ];
+    for w in &workloads {
+        for (topo, order) in [
+            ("2B2S", CoreOrder::BigFirst),
+            ("1B3S", CoreOrder::LittleFirst),
+            ("4B4S", CoreOrder::BigFirst),
+        ] {
+            let t = Topology::named(topo, order).unwrap();
+            for v in [Variant::Camp, Variant::Pa, Variant::Sfd, Variant::Rr] {
+                let run = |force: Option<bool>| {
+                    let mut p = Camp::new(v, CampParams::default());
+                    p.force_index(force);
+                    let r = simulate(w, &t, &mut p, &SimConfig::default()).unwrap();
+                    assert!(p.has_index(), "the index was lost");
+                    format!("{:?} {:?} {:?}", r.stats, r.core_busy_ns, r.makespan_ns)
+                };
+                let off = run(Some(false));
+                assert_eq!(run(Some(true)), off, "{v:?} on {} / {topo}", w.name);
+                assert_eq!(run(None), off, "{v:?} on {} / {topo}", w.name);
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! cores every round-robin period, sends threads queued behind a fast core's
 //! thread to slow cores, and balances the slow cores' queues.
 
-use super::{idle, same_cluster, Camp, UtilityClass};
+use super::{cls_val, idle, same_cluster, Camp, UtilityClass, NCLS};
 use colab_core::{Action, CoreId, CoreMask, Nanos, RunState, SchedState, ThreadId};
 use std::cmp::Reverse;
 
@@ -60,41 +60,59 @@ impl Camp {
             .filter_map(|c| st.core(c).current.map(|t| (c, t, self.rank(st, &v, t))))
             .collect();
         // Threads that could use a fast core: queued anywhere or running on a
-        // slow core (found through the cores, not by scanning every thread
-        // there ever was: a program restarted many times leaves many).
-        let mut cands: Vec<(Option<UtilityClass>, ThreadId)> = st
-            .topo
-            .cores()
-            .flat_map(|c| {
-                let core = st.core(c);
-                let slow_running = core.current.filter(|_| !fast.contains(c));
-                core.rq.iter().copied().chain(slow_running)
-            })
-            .map(|t| (self.rank(st, &v, t), t))
-            .filter(|(r, _)| r.is_some())
-            .collect();
-        debug_assert_eq!(
-            {
-                let mut a: Vec<ThreadId> = cands.iter().map(|&(_, t)| t).collect();
-                a.sort();
-                a
-            },
-            st.threads
-                .iter()
-                .filter(|th| match th.state {
-                    RunState::Runnable => true,
-                    RunState::Running => th.core.is_some_and(|c| !fast.contains(c)),
-                    _ => false,
+        // slow core, by class (none for threads without an SF), then time
+        // runnable and id. From the index, or found through the cores (not by
+        // scanning every thread there ever was: a program restarted many
+        // times leaves many).
+        let scan = |this: &Camp| {
+            let mut c: Vec<(Option<UtilityClass>, ThreadId)> = st
+                .topo
+                .cores()
+                .flat_map(|c| {
+                    let core = st.core(c);
+                    let slow_running = core.current.filter(|_| !fast.contains(c));
+                    core.rq.iter().copied().chain(slow_running)
                 })
-                .map(|th| th.id)
-                .filter(|&t| self.rank(st, &v, t).is_some())
-                .collect::<Vec<_>>(),
-            "the runnable threads are the queued ones"
-        );
-        cands.sort_by_key(|&(r, t)| (Reverse(r), st.thread(t).runnable_since, t));
+                .map(|t| (this.rank(st, &v, t), t))
+                .filter(|(r, _)| r.is_some())
+                .collect();
+            debug_assert_eq!(
+                {
+                    let mut a: Vec<ThreadId> = c.iter().map(|&(_, t)| t).collect();
+                    a.sort();
+                    a
+                },
+                st.threads
+                    .iter()
+                    .filter(|th| match th.state {
+                        RunState::Runnable => true,
+                        RunState::Running => th.core.is_some_and(|c| !fast.contains(c)),
+                        _ => false,
+                    })
+                    .map(|th| th.id)
+                    .filter(|&t| this.rank(st, &v, t).is_some())
+                    .collect::<Vec<_>>(),
+                "the runnable threads are the queued ones"
+            );
+            c.sort_by_key(|&(r, t)| (Reverse(r), st.thread(t).runnable_since, t));
+            c
+        };
+        let ix = self.ix_synced(st, &v);
+        let scanned = if ix.is_none() { scan(self) } else { Vec::new() };
+        let cands = || -> Box<dyn Iterator<Item = (Option<UtilityClass>, ThreadId)> + '_> {
+            match &ix {
+                Some(ix) => Box::new(
+                    (1..NCLS)
+                        .rev()
+                        .flat_map(move |j| ix.cands_of(j).map(move |t| (cls_val(j), t))),
+                ),
+                None => Box::new(scanned.iter().copied()),
+            }
+        };
+        debug_assert!(ix.is_none() || cands().eq(scan(self)), "indexed candidates");
 
         // 1. A thread of a higher class takes the fast core of the lowest one.
-        for &(r, x) in &cands {
+        for (r, x) in cands() {
             let xc = st.thread(x).core;
             let best = occ
                 .iter()
@@ -119,10 +137,9 @@ impl Camp {
                 .map(|&(c, t, _)| (self.th[t.idx()].fast_ns + st.current_ran(c), c, t))
                 .collect();
             on_fast.sort_by_key(|&(ns, c, _)| (Reverse(ns), c));
-            let mut waiting: Vec<(Nanos, ThreadId)> = cands
-                .iter()
-                .filter(|&&(r, t)| r == high && !moved.contains(&t))
-                .map(|&(_, t)| (self.th[t.idx()].fast_ns, t))
+            let mut waiting: Vec<(Nanos, ThreadId)> = cands()
+                .filter(|&(r, t)| r == high && !moved.contains(&t))
+                .map(|(_, t)| (self.th[t.idx()].fast_ns, t))
                 .collect();
             waiting.sort();
             for (&(w_ns, x), &(f_ns, f, y)) in waiting.iter().zip(&on_fast) {
@@ -184,6 +201,9 @@ impl Camp {
                 out.push(Action::Migrate { thread: t, to: l });
                 break;
             }
+        }
+        if ix.is_some() {
+            self.ix = ix;
         }
     }
 }

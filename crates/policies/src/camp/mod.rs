@@ -80,6 +80,7 @@
 //!   four behave as CFS there.
 
 mod balance;
+mod index;
 mod monitor;
 mod uf;
 
@@ -91,6 +92,7 @@ use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
     WakeKind, NS_PER_MS,
 };
+use index::{Cand, CandIndex, Ctx, Loc, NCLS};
 use std::cmp::Reverse;
 
 /// Which scheduler of the family.
@@ -241,6 +243,40 @@ pub struct Camp {
     progs: Vec<ProgSt>,
     last_balance: Option<Nanos>,
     next_rr: Nanos,
+    /// Fast-core candidates by class (simulator-kept states on asymmetric
+    /// machines with the approximate UF; otherwise the queues are scanned).
+    ix: Option<Box<CandIndex>>,
+    /// Is the index kept (enough runnable threads)? Forced on or off in tests.
+    ix_on: bool,
+    ix_force: Option<bool>,
+}
+
+/// Cores from which a core search reads the state's masks rather than
+/// passing over the cores (below, the pass is faster).
+const MASKS_FROM: usize = 64;
+
+/// Runnable threads from which the fast cores' candidates are indexed, and
+/// below which the index is dropped again: a pass over a few dozen threads
+/// costs less than keeping ordered sets up to date at every move.
+const INDEX_FROM: u32 = 128;
+const UNINDEX_BELOW: u32 = 64;
+
+/// Index of a class in [`CandIndex`]: no SF yet is 0.
+fn cls_idx(r: Option<UtilityClass>) -> usize {
+    r.map_or(0, |c| c as usize + 1)
+}
+
+/// The class of an index of [`CandIndex`].
+fn cls_val(j: usize) -> Option<UtilityClass> {
+    use UtilityClass::*;
+    [
+        None,
+        Some(VeryLow),
+        Some(Low),
+        Some(Medium),
+        Some(High),
+        Some(SequentialBoosted),
+    ][j]
 }
 
 impl Camp {
@@ -255,6 +291,9 @@ impl Camp {
             progs: Vec::new(),
             last_balance: None,
             next_rr,
+            ix: None,
+            ix_on: false,
+            ix_force: None,
         }
     }
 
@@ -286,6 +325,19 @@ impl Camp {
             cuts: self.params.thresholds.cuts(sf_max),
             boost_ticks: self.params.amp_boost_ns.div_ceil(tick) as u32,
         });
+        // The index relies on the class growing with the SF under one
+        // context, which the approximate UF guarantees in floating point.
+        if st.active_tracked
+            && topo.is_asymmetric()
+            && matches!(self.params.uf_form, UfForm::Approx { .. })
+        {
+            let cluster_of = topo.cores().map(|c| topo.cluster_of(c)).collect();
+            self.ix = Some(Box::new(CandIndex::new(
+                fast,
+                cluster_of,
+                topo.clusters.len(),
+            )));
+        }
     }
 
     fn m(&self) -> &Machine {
@@ -402,6 +454,8 @@ impl Camp {
     }
 
     /// Utility class of `t` under `v`; None while its SF is unknown.
+    /// [`Camp::class_in`] with the context read from `v` only as far as
+    /// needed (the scans call it for every queued thread).
     fn rank(&self, st: &SchedState, v: &View, t: ThreadId) -> Option<UtilityClass> {
         if self.variant == Variant::Rr {
             return Some(UtilityClass::High);
@@ -414,9 +468,41 @@ impl Camp {
         };
         let m = self.m();
         let class = m.cuts.classify(self.params.uf_form.eval(sf, n, m.n_fast));
+        if class == UtilityClass::High && self.boosted(&self.ctx_of(v, p), t) {
+            Some(UtilityClass::SequentialBoosted)
+        } else {
+            Some(class)
+        }
+    }
+
+    /// What the classes of application `p`'s threads depend on under `v`
+    /// besides their SFs.
+    fn ctx_of(&self, v: &View, p: usize) -> Ctx {
+        let ps = self.progs.get(p);
+        Ctx {
+            n: v.runnable(p).unwrap_or(1),
+            sole: v.sole(p),
+            seq: ps.and_then(|ps| ps.seq),
+            boost_used: ps.map_or(0, |ps| ps.boost_used),
+            created: ps.map_or(0, |ps| ps.created),
+        }
+    }
+
+    /// Utility class of `t` in its application's context `cx`.
+    fn class_in(&self, cx: &Ctx, t: ThreadId) -> Option<UtilityClass> {
+        if self.variant == Variant::Rr {
+            return Some(UtilityClass::High);
+        }
+        let sf = self.sf_of(t)?;
+        let n = match self.variant {
+            Variant::Sfd => 1,
+            _ => cx.n.max(1) as usize,
+        };
+        let m = self.m();
+        let class = m.cuts.classify(self.params.uf_form.eval(sf, n, m.n_fast));
         // Only serial threads with UF >= upper_threshold are boosted (4.1.1);
         // a serial thread is alone, so its UF is its SF.
-        if class == UtilityClass::High && self.boosted(v, p, t) {
+        if class == UtilityClass::High && self.boosted(cx, t) {
             Some(UtilityClass::SequentialBoosted)
         } else {
             Some(class)
@@ -424,15 +510,145 @@ impl Camp {
     }
 
     /// Is `t` the serial thread of a parallel application with boost left?
-    fn boosted(&self, v: &View, p: usize, t: ThreadId) -> bool {
-        let Some(ps) = self.progs.get(p) else {
-            return false;
+    fn boosted(&self, cx: &Ctx, t: ThreadId) -> bool {
+        let used = if cx.seq == Some(t) { cx.boost_used } else { 0 };
+        self.variant.boosts() && cx.created > 1 && cx.sole == Some(t) && used < self.m().boost_ticks
+    }
+
+    /// The SF order key of `t` in the index (0: no SF yet; the bits of a
+    /// positive float order as the float does).
+    fn sf_key(&self, t: ThreadId) -> u64 {
+        self.sf_of(t).map_or(0, f64::to_bits)
+    }
+
+    /// Records in the index that `t` is now at `loc`.
+    fn ix_put(&mut self, st: &SchedState, t: ThreadId, loc: Loc) {
+        if !self.ix_on {
+            return;
+        }
+        let Some(mut ix) = self.ix.take() else {
+            return;
         };
-        let used = if ps.seq == Some(t) { ps.boost_used } else { 0 };
-        self.variant.boosts()
-            && ps.created > 1
-            && v.sole(p) == Some(t)
-            && used < self.m().boost_ticks
+        let p = st.thread(t).program.idx();
+        let v = self.view(st, None, None);
+        let now = self.ctx_of(&v, p);
+        let since = st.thread(t).runnable_since;
+        let vr = self.cfs().vr[t.idx()];
+        let sf = self.sf_key(t);
+        ix.put(t, p, sf, loc, since, vr, now, |cx, x| {
+            cls_idx(self.class_in(cx, x))
+        });
+        self.ix = Some(ix);
+    }
+
+    /// The index brought up to `v`, taken out of `self` (put it back with
+    /// `self.ix = ...`); None where the queues are scanned.
+    fn ix_synced(&mut self, st: &SchedState, v: &View) -> Option<Box<CandIndex>> {
+        if !st.active_tracked {
+            return None;
+        }
+        self.ix.as_ref()?;
+        let active: u32 = (0..self.progs.len())
+            .filter_map(|p| st.program_active(p))
+            .map(|a| a.0)
+            .sum();
+        let on = self.ix_force.unwrap_or(if self.ix_on {
+            active >= UNINDEX_BELOW
+        } else {
+            active >= INDEX_FROM
+        });
+        if on && !self.ix_on {
+            self.ix_on = true;
+            self.ix_rebuild(st);
+        }
+        self.ix_on = on;
+        if !on {
+            return None;
+        }
+        let mut ix = self.ix.take()?;
+        ix.sync(|p| self.ctx_of(v, p), |cx, x| cls_idx(self.class_in(cx, x)));
+        debug_assert!(self.ix_agrees(st, v, &ix));
+        Some(ix)
+    }
+
+    /// Fills the index from the queues and the cores.
+    fn ix_rebuild(&mut self, st: &SchedState) {
+        if let Some(ix) = self.ix.as_mut() {
+            ix.clear();
+        }
+        for c in st.topo.cores() {
+            let core = st.core(c);
+            for &t in &core.rq {
+                self.ix_put(st, t, Loc::Queued(c));
+            }
+            if let Some(t) = core.current {
+                self.ix_put(st, t, Loc::Running(c));
+            }
+        }
+    }
+
+    /// Tests: keep the index whatever the thread count (`Some(true)`), never
+    /// (`Some(false)`), or by the thread count (`None`).
+    #[cfg(test)]
+    pub(crate) fn force_index(&mut self, on: Option<bool>) {
+        self.ix_force = on;
+    }
+
+    /// Tests: is the index still there (hooks put it back)?
+    #[cfg(test)]
+    pub(crate) fn has_index(&self) -> bool {
+        self.ix.is_some()
+    }
+
+    /// The index holds every runnable and running thread, where it is, with
+    /// its class under `v` and the keys it was queued with.
+    fn ix_agrees(&self, st: &SchedState, v: &View, ix: &CandIndex) -> bool {
+        let mut n = 0;
+        for (t, j, loc, since, vr) in ix.members() {
+            n += 1;
+            let th = st.thread(t);
+            let place = match loc {
+                Loc::Queued(c) => {
+                    th.core == Some(c)
+                        && th.state == RunState::Runnable
+                        && st.core(c).current != Some(t)
+                        && vr == self.cfs().vr[t.idx()]
+                }
+                Loc::Running(c) => st.core(c).current == Some(t),
+                Loc::Out => false,
+            };
+            assert!(place, "thread {t} is not at {loc:?}");
+            assert_eq!(since, th.runnable_since, "thread {t}: runnable_since moved");
+            assert_eq!(j, cls_idx(self.rank(st, v, t)), "thread {t}: stale class");
+        }
+        let active = st
+            .threads
+            .iter()
+            .filter(|th| matches!(th.state, RunState::Runnable | RunState::Running))
+            .count();
+        assert_eq!(n, active, "the index misses runnable threads");
+        true
+    }
+
+    /// Fast core to take over for a thread of class `r` under the index: the
+    /// lowest class running on a fast core with no thread of class `r` or
+    /// above queued, the cluster of `home` first, then the lowest number.
+    fn fast_target(
+        &self,
+        st: &SchedState,
+        ix: &CandIndex,
+        r: Option<UtilityClass>,
+        home: Option<CoreId>,
+    ) -> Option<CoreId> {
+        let rj = cls_idx(r);
+        let claimed = (rj..NCLS).fold(CoreMask::EMPTY, |m, j| m.union(ix.queued_fast(j)));
+        (0..rj).find_map(|j| {
+            let m = ix.running_fast(j).minus(claimed);
+            let near = home
+                .map(|h| m.intersect(st.topo.cluster_mask(st.topo.cluster_of(h))))
+                .filter(|n| !n.is_empty());
+            near.unwrap_or(m).iter().next()
+        })
     }
 
     /// Tracks the sequential phase of program `p` (see the module notes).
@@ -464,7 +680,50 @@ impl Camp {
         s.last_read = st.now;
         if monitors {
             s.mon.reading(st.thread(t).predicted_speedup, covered, p);
+            if let Some(mut ix) = self.ix.take_if(|_| self.ix_on) {
+                let sf = self.sf_key(t);
+                ix.resf(t, sf, |cx, x| cls_idx(self.class_in(cx, x)));
+                self.ix = Some(ix);
+            }
         }
+    }
+
+    /// A fast core's pick by a pass over every candidate (hand-built
+    /// states, and the check of the index).
+    fn pick_fast_scan(&self, st: &SchedState, c: CoreId, v: &View) -> Pick {
+        let cfs = self.cfs();
+        let mut best: Option<(CandKey, Pick)> = None;
+        let mut offer = |key: CandKey, pick: Pick| {
+            if best.as_ref().is_none_or(|(k, _)| key > *k) {
+                best = Some((key, pick));
+            }
+        };
+        for &t in &st.core(c).rq {
+            let key = (self.rank(st, v, t), 2, 1, -cfs.vr[t.idx()], Reverse(t));
+            offer(key, Pick::Local(t));
+        }
+        // Cores with a queue, and busy slow cores (running threads to take).
+        let busy_slow = st
+            .topo
+            .all_mask()
+            .minus(st.idle_mask())
+            .minus(self.m().fast);
+        for o in st.queued_mask().union(busy_slow).iter().filter(|&o| o != c) {
+            let near = u8::from(st.topo.same_cluster(o, c));
+            let waited = |t: ThreadId| -(st.thread(t).runnable_since as i64);
+            for &t in &st.core(o).rq {
+                let key = (self.rank(st, v, t), near, 1, waited(t), Reverse(t));
+                offer(key, Pick::Steal { from: o, thread: t });
+            }
+            // BusyFCs: a fast core takes a thread running on a slow core.
+            if !self.is_fast(o) {
+                if let Some(t) = st.core(o).current {
+                    let key = (self.rank(st, v, t), near, 0, waited(t), Reverse(t));
+                    offer(key, Pick::PreemptRemote { from: o, thread: t });
+                }
+            }
+        }
+        best.map_or(Pick::Idle, |(_, p)| p)
     }
 
     /// Slow core for a thread becoming runnable: its previous core if idle,
@@ -476,9 +735,11 @@ impl Camp {
                 return h;
             }
         }
-        m.slow
-            .iter()
-            .min_by_key(|&c| {
+        // Idle before busy (an idle core runs nothing), then the cluster of
+        // `home`, the shortest queue, the lowest number: from the state's
+        // masks on machines of many cores, where a pass over them costs more.
+        let scan = || {
+            m.slow.iter().min_by_key(|&c| {
                 (
                     !idle(st, c),
                     !same_cluster(st, home, c),
@@ -486,8 +747,43 @@ impl Camp {
                     c,
                 )
             })
-            .unwrap_or(CoreId(0))
+        };
+        if st.topo.num_cores() <= MASKS_FROM {
+            return scan().unwrap_or(CoreId(0));
+        }
+        let near = |mask: CoreMask| {
+            let n = home.map_or(CoreMask::EMPTY, |h| {
+                mask.intersect(st.topo.cluster_mask(st.topo.cluster_of(h)))
+            });
+            if n.is_empty() {
+                mask
+            } else {
+                n
+            }
+        };
+        let found = nearest(st, idle_cores(st).intersect(m.slow), home).or_else(|| {
+            let (_, least) = st.least_loaded_in(near(m.slow))?;
+            least.iter().next()
+        });
+        debug_assert_eq!(found, scan(), "slow core for a thread");
+        found.unwrap_or(CoreId(0))
     }
+}
+
+/// Cores with nothing running and nothing queued, from the state's masks.
+fn idle_cores(st: &SchedState) -> CoreMask {
+    st.idle_mask().minus(st.queued_mask())
+}
+
+/// The lowest-numbered core of `mask` in the cluster of `home`, else the
+/// lowest-numbered one.
+fn nearest(st: &SchedState, mask: CoreMask, home: Option<CoreId>) -> Option<CoreId> {
+    home.and_then(|h| {
+        mask.intersect(st.topo.cluster_mask(st.topo.cluster_of(h)))
+            .iter()
+            .next()
+    })
+    .or_else(|| mask.iter().next())
 }
 
 /// A core with nothing running and nothing queued.
@@ -536,31 +832,47 @@ impl Policy for Camp {
             WakeKind::New { parent } => parent.and_then(|p| st.thread(p).core),
             WakeKind::Wakeup { .. } => st.thread(t).last_core,
         };
-        let m = self.m();
+        let fast = self.m().fast;
         // BusyFCs: an idle fast core takes anything, nearest first.
-        if let Some(f) = m
-            .fast
-            .intersect(st.idle_mask())
-            .iter()
-            .filter(|&c| idle(st, c))
-            .min_by_key(|&c| (!same_cluster(st, home, c), c))
-        {
+        let scan = || {
+            fast.iter()
+                .filter(|&c| idle(st, c))
+                .min_by_key(|&c| (!same_cluster(st, home, c), c))
+        };
+        let f = if st.topo.num_cores() <= MASKS_FROM {
+            scan()
+        } else {
+            let f = nearest(st, idle_cores(st).intersect(fast), home);
+            debug_assert_eq!(f, scan(), "idle fast core");
+            f
+        };
+        if let Some(f) = f {
             return f;
         }
         // A fast core whose thread is of a lower class than t's.
         let v = self.view(st, Some(t), None);
         let r = self.rank(st, &v, t);
         if r.is_some() {
-            let target = m
-                .fast
-                .iter()
-                .filter_map(|c| {
-                    let rc = self.rank(st, &v, st.core(c).current?);
-                    let claimed = st.core(c).rq.iter().any(|&q| self.rank(st, &v, q) >= r);
-                    (rc < r && !claimed).then_some((rc, c))
-                })
-                .min_by_key(|&(rc, c)| (rc, !same_cluster(st, home, c), c));
-            if let Some((_, f)) = target {
+            let scan = |this: &Camp| {
+                fast.iter()
+                    .filter_map(|c| {
+                        let rc = this.rank(st, &v, st.core(c).current?);
+                        let claimed = st.core(c).rq.iter().any(|&q| this.rank(st, &v, q) >= r);
+                        (rc < r && !claimed).then_some((rc, c))
+                    })
+                    .min_by_key(|&(rc, c)| (rc, !same_cluster(st, home, c), c))
+                    .map(|(_, c)| c)
+            };
+            let target = match self.ix_synced(st, &v) {
+                Some(ix) => {
+                    let f = self.fast_target(st, &ix, r, home);
+                    self.ix = Some(ix);
+                    debug_assert_eq!(f, scan(self), "indexed fast-core target");
+                    f
+                }
+                None => scan(self),
+            };
+            if let Some(f) = target {
                 return f;
             }
         }
@@ -570,6 +882,7 @@ impl Policy for Camp {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         let new = st.thread(t).last_core.is_none() && wakeup;
         self.cfs_mut().enqueued(st, c, t, wakeup, new);
+        self.ix_put(st, t, Loc::Queued(c));
         let v = self.view(st, None, None);
         self.refresh(st.thread(t).program.idx(), &v);
     }
@@ -605,42 +918,22 @@ impl Policy for Camp {
         }
         // Fast cores: the highest class anywhere, local and nearby first.
         let v = self.view(st, None, None);
-        let cfs = self.cfs();
-        let mut best: Option<(CandKey, Pick)> = None;
-        let mut offer = |key: CandKey, pick: Pick| {
-            if best.as_ref().is_none_or(|(k, _)| key > *k) {
-                best = Some((key, pick));
-            }
+        let Some(ix) = self.ix_synced(st, &v) else {
+            return self.pick_fast_scan(st, c, &v);
         };
-        for &t in &st.core(c).rq {
-            let key = (self.rank(st, &v, t), 2, 1, -cfs.vr[t.idx()], Reverse(t));
-            offer(key, Pick::Local(t));
-        }
-        // Cores with a queue, and busy slow cores (running threads to take).
-        let busy_slow = st
-            .topo
-            .all_mask()
-            .minus(st.idle_mask())
-            .minus(self.m().fast);
-        for o in st.queued_mask().union(busy_slow).iter().filter(|&o| o != c) {
-            let near = u8::from(st.topo.same_cluster(o, c));
-            let waited = |t: ThreadId| -(st.thread(t).runnable_since as i64);
-            for &t in &st.core(o).rq {
-                let key = (self.rank(st, &v, t), near, 1, waited(t), Reverse(t));
-                offer(key, Pick::Steal { from: o, thread: t });
-            }
-            // BusyFCs: a fast core takes a thread running on a slow core.
-            if !self.is_fast(o) {
-                if let Some(t) = st.core(o).current {
-                    let key = (self.rank(st, &v, t), near, 0, waited(t), Reverse(t));
-                    offer(key, Pick::PreemptRemote { from: o, thread: t });
-                }
-            }
-        }
-        best.map_or(Pick::Idle, |(_, p)| p)
+        let pick = match ix.best_for(c) {
+            None => Pick::Idle,
+            Some((_, Cand::Local(t))) => Pick::Local(t),
+            Some((_, Cand::Queued(from, thread))) => Pick::Steal { from, thread },
+            Some((_, Cand::Running(from, thread))) => Pick::PreemptRemote { from, thread },
+        };
+        self.ix = Some(ix);
+        debug_assert_eq!(pick, self.pick_fast_scan(st, c, &v), "indexed pick");
+        pick
     }
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        self.ix_put(st, t, Loc::Running(c));
         let mp = &self.params.monitor;
         let s = &mut self.th[t.idx()];
         if s.prev_core.is_some_and(|p| p != c) {
@@ -651,6 +944,7 @@ impl Policy for Camp {
     }
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
+        self.ix_put(st, t, Loc::Out);
         self.cfs_mut().stopped(st, c, t, ran, 1.0);
         if st.topo.is_asymmetric() && self.is_fast(c) {
             self.th[t.idx()].fast_ns += ran;
@@ -662,9 +956,9 @@ impl Policy for Camp {
     }
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
+        self.ix_put(st, t, Loc::Out);
         self.cfs_mut().migrated(st, t, from, to);
     }
-
     fn slice_ns(&self, st: &SchedState, c: CoreId, _t: ThreadId) -> Nanos {
         self.cfs.as_ref().map_or(NS_PER_MS, |k| k.slice(st, c))
     }
@@ -696,7 +990,16 @@ impl Policy for Camp {
         // A fast core time-shares only among its best class.
         let v = self.view(st, None, None);
         let rc = self.rank(st, &v, cur);
-        let best_queued = st.core(c).rq.iter().map(|&t| self.rank(st, &v, t)).max();
+        let scan = |this: &Camp| st.core(c).rq.iter().map(|&t| this.rank(st, &v, t)).max();
+        let best_queued = match self.ix_synced(st, &v) {
+            Some(ix) => {
+                let b = ix.best_local(c).map(cls_val);
+                self.ix = Some(ix);
+                debug_assert_eq!(b, scan(self), "indexed best queued class");
+                b
+            }
+            None => scan(self),
+        };
         match best_queued {
             Some(b) if b > rc => true,
             Some(b) if b == rc => self.cfs().tick_preempt(st, c, 1.0),
