@@ -65,8 +65,7 @@ pub enum NewStart {
     /// EEVDF places a new task at the queue's average with no lag.
     Avg,
     /// START_DEBIT, but never ahead of the previous new thread placed on
-    /// the same core (nor more than a scheduling period behind
-    /// min_vruntime): new threads keep their arrival order.
+    /// the same core: new threads keep their arrival order.
     DebitFifo,
 }
 
@@ -355,11 +354,9 @@ impl CfsCore {
                 NewStart::Debit => min + slice,
                 NewStart::Min => min,
                 NewStart::Avg => avg.unwrap_or(min).max(min),
-                NewStart::DebitFifo => {
-                    // Never more than a scheduling period behind min_vruntime.
-                    let last = self.last_new_vr[c.idx()].min(min + self.tun.latency_ns as i64);
-                    (min + slice).max(last)
-                }
+                // min_vruntime never falls and a slice is at most a period,
+                // so this stays within a period of min_vruntime.
+                NewStart::DebitFifo => (min + slice).max(self.last_new_vr[c.idx()]),
             };
             self.last_new_vr[c.idx()] = *v;
         } else if wakeup {

@@ -626,3 +626,30 @@ fn cfs_queue_index_finds_the_leftmost_and_drops_stale_entries() {
     st.set_state(ThreadId(1), RunState::Running);
     assert_eq!(k.leftmost(&st, CoreId(0)), Some(ThreadId(0)));
 }
+
+#[test]
+fn cfs_debit_fifo_keeps_new_threads_in_arrival_order() {
+    use crate::cfs::NewStart;
+    // Core 0 runs thread 0 at vruntime 1 s; new threads 1 and then 2 join
+    // its queue. START_DEBIT places each a slice behind min_vruntime, and
+    // the slice shrinks as the queue grows, so thread 2 lands ahead of
+    // thread 1; in arrival order it lands level with it (then behind it by
+    // enqueue order), still within a period of min_vruntime.
+    let place = |start: NewStart| {
+        let mut st = state("2B2S", 3);
+        let mut k = cfs_core(&st);
+        k.tun.new_start = start;
+        run_on(&mut st, 0, 0);
+        k.vr[0] = 1000 * MS as i64;
+        for t in [1, 2] {
+            queue(&mut st, 0, t);
+            k.enqueued(&st, CoreId(0), ThreadId(t), true, true);
+        }
+        (k.vr[1], k.vr[2], k.tun.latency_ns as i64)
+    };
+    let (v1, v2, _) = place(NewStart::Debit);
+    assert!(v2 < v1, "{v1} {v2}");
+    let (v1, v2, lat) = place(NewStart::DebitFifo);
+    assert!(v2 >= v1, "{v1} {v2}");
+    assert!(v2 - 1000 * MS as i64 <= lat, "{v2}");
+}

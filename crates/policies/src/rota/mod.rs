@@ -64,8 +64,8 @@
 //!   created earlier that still waits, and a program's last-created
 //!   workers could wait a whole slice of another program's threads
 //!   (blackscholes beside swaptions). A new thread starts no earlier than
-//!   the previous new thread on its core (and at most a period behind
-//!   min_vruntime).
+//!   the previous new thread on its core (still within a period of
+//!   min_vruntime, which never falls).
 //! - **No pull that will be undone.** An idle fast core does not take over
 //!   a slow core's running thread of the same program as the thread that
 //!   just left it, when that thread's sleeps are short (under a
