@@ -87,11 +87,12 @@ queue on the shortest queue of any cluster; fast cores go first to a program's o
 thread, then to the longest wait times predicted speedup, rotated every 20 ms; \
 previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; no pull that a short \
-sleeper would undo; rota:KEY=VALUE:... switches mechanisms (rotate, \
+sleeper would undo; each core's queue by CFS's rules, new threads in arrival order; \
+rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
-sync-preempt, place, fit, stay, share-fast, gain = on|off; order = \
+sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = \
 capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta; rotate-after = wait|turn|owed; \
-pull-from = core|sync; local = cfs|eevdf; migration-us = US)",
+pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = US)",
     ),
 ];
 
