@@ -309,16 +309,14 @@ impl CfsCore {
     /// when a thread is created.
     fn mean_vr(&self, st: &SchedState, c: CoreId, skip: ThreadId) -> Option<i64> {
         let core = st.core(c);
-        let queued = core
+        let (sum, n) = core
             .rq
             .iter()
             .filter(|&&t| t != skip)
-            .map(|&t| self.vr[t.idx()]);
-        let all: Vec<i64> = queued
+            .map(|&t| self.vr[t.idx()])
             .chain(core.current.map(|t| self.cur_vr(st, t)))
-            .collect();
-        let n = all.len() as i128;
-        (n > 0).then(|| (all.iter().map(|&v| v as i128).sum::<i128>() / n) as i64)
+            .fold((0i128, 0i128), |(s, n), v| (s + v as i128, n + 1));
+        (n > 0).then(|| (sum / n) as i64)
     }
 
     /// enqueue_entity: renormalisation on a wake-up on another core than the
