@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 32] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 33] = [
     "rota",
     "rota:stay=off",
     "rota:pull-from=core",
@@ -175,6 +175,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 32] = [
     "rota:local=eevdf",
     "rota:order=las",
     "rota:order=plas",
+    "rota:order=ntt",
     "rota:share-fast=off",
     "rota:serial-first=off",
     "rota:order=owed",

@@ -290,6 +290,9 @@ fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota:order=speed")
         .unwrap()
         .reads_predictions());
+    assert!(crate::by_name("rota:order=ntt")
+        .unwrap()
+        .reads_predictions());
 }
 
 // ----- COLAB's switches -----------------------------------------------------
@@ -1159,4 +1162,42 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
     st.now += 100 * US;
     assert_eq!(p.pick_next(&st, CoreId(0)), taken);
+}
+
+/// Thread 0 (speedup 3.0) ran 90 ms on fast core 0 and has waited 10 ms
+/// more; thread 1 (speedup `s1`, another program) ran 60 ms on slow core
+/// 2 and has waited 10 ms more. Returns whom idle fast core 0 takes.
+fn ntt_pick(s1: f64, opts: &str) -> ThreadId {
+    let mut st = state_apps("2B2S", &[(0, 3.0), (1, s1)]);
+    let mut p = rota(&st, opts);
+    p.periodic(&st, &mut Vec::new());
+    ran_and_blocked(&mut p, &mut st, 0, 0, 90 * MS); // runnable 0..90 ms
+    st.threads[1].runnable_since = st.now;
+    ran_and_blocked(&mut p, &mut st, 2, 1, 60 * MS); // runnable 90..150 ms
+    st.threads[0].sum_exec_ns = 90 * MS;
+    st.threads[1].sum_exec_ns = 60 * MS;
+    st.now = 160 * MS;
+    queue(&mut st, 2, 0);
+    queue(&mut st, 3, 1);
+    st.threads[0].runnable_since = 150 * MS;
+    st.threads[1].runnable_since = 150 * MS;
+    match p.pick_next(&st, CoreId(0)) {
+        Pick::Steal { thread, .. } => thread,
+        other => panic!("expected a steal, got {other:?}"),
+    }
+}
+
+#[test]
+fn rota_ntt_order_takes_the_largest_gain_in_slowdown() {
+    // With a quantum (20 ms) of full-speed progress added to both: thread
+    // 0 progressed 110 of 120 ms (1/r = 1.09), gain 1 - 1/3: 0.79; thread
+    // 1 (speedup 2.0) 50 of 90 (1/r = 1.8), gain 1/2: 1.62. Thread 1 goes
+    // first, though the speed order (10 ms x 3 against 10 ms x 2) and a
+    // speedup order would take thread 0.
+    assert_eq!(ntt_pick(2.0, "order=ntt"), ThreadId(1));
+    assert_eq!(ntt_pick(2.0, "order=speed"), ThreadId(0));
+    // A thread a fast core does not speed up gains nothing from one.
+    assert_eq!(ntt_pick(1.0, "order=ntt"), ThreadId(0));
+    // ... and with 1.2 (1/r = 1.29, gain 1/6: 0.28) thread 0 still goes first.
+    assert_eq!(ntt_pick(1.2, "order=ntt"), ThreadId(0));
 }

@@ -345,6 +345,33 @@ impl Rota {
         k.min(u64::MAX as u128) as u64
     }
 
+    /// What a unit of fast-core time lowers `t`'s slowdown by, up to a
+    /// constant factor (`order=ntt`): (1 - 1/s) / r^2, with r its
+    /// fast-core-equivalent progress (fast time, plus slow time over the
+    /// predicted speedup s) per unit of time runnable. Both times start
+    /// with a rotation quantum at full speed, so that a new thread's first
+    /// wait does not rank it as starved before it has had a turn
+    /// (assumption: one quantum, the rotation's own granularity). Integer
+    /// only: r^-1 in 16 fractional bits, capped at 256 (a thread that
+    /// progressed at under 1/256 of full speed ranks as if at 1/256), so
+    /// the product stays under 2^58.
+    fn ntt_gain(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let s = &self.th[t.idx()];
+        let th = st.thread(t);
+        let speed = s.speed_fp.max(FP);
+        let gain = (speed - FP) * FP / speed;
+        let fast = self.fast_time_now(st, t);
+        let slow = (th.sum_exec_ns + self.current_run(st, t)).saturating_sub(fast);
+        let q = self.m().quantum_ns as u128;
+        let mut runnable = s.runnable_ns;
+        if matches!(th.state, RunState::Runnable | RunState::Running) {
+            runnable += st.now.saturating_sub(th.runnable_since);
+        }
+        let progress = fast as u128 + slow as u128 * FP as u128 / speed as u128 + q;
+        let inv_rate = (((runnable as u128 + q) << 16) / progress).min(1 << 24) as u64;
+        gain * inv_rate * inv_rate
+    }
+
     /// How far ahead of the least-served waiting thread a thread may be in
     /// fast-core time (per unit of speedup) and keep its FIFO place.
     fn cap_ns(&self) -> u64 {
@@ -434,6 +461,7 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
+            Order::Ntt => u64::MAX - self.ntt_gain(st, t),
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
@@ -686,7 +714,10 @@ impl Policy for Rota {
             Order::Owed | Order::Capped | Order::Share
         );
         (weighs && self.params.weighted)
-            || matches!(self.params.order, Order::Speed | Order::Las | Order::Plas)
+            || matches!(
+                self.params.order,
+                Order::Speed | Order::Las | Order::Plas | Order::Ntt
+            )
             || self.params.swap
     }
 

@@ -139,7 +139,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -210,6 +210,7 @@ impl RotaParams {
                         ("tlp", Tlp),
                         ("las", Las),
                         ("plas", Plas),
+                        ("ntt", Ntt),
                     ],
                 )?;
                 continue;
@@ -269,6 +270,13 @@ pub enum Order {
     /// Threads of programs with fewer runnable threads first (a fast core
     /// speeds up a larger share of such a program), then the longest waiting.
     Tlp,
+    /// The largest marginal gain in mean normalised turnaround first: a
+    /// thread progressing at rate r (fast-core-equivalent work per unit of
+    /// runnable time) and gaining 1 - 1/s of a unit of work per unit of
+    /// fast-core time lowers its slowdown 1/r by (1 - 1/s) / r^2 per unit
+    /// of fast time; the greedy choice by that gradient moves the shares
+    /// toward those that minimise the sum of slowdowns.
+    Ntt,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
