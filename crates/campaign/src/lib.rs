@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 33] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 34] = [
     "rota",
     "rota:stay=off",
     "rota:pull-from=core",
@@ -176,6 +176,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 33] = [
     "rota:order=las",
     "rota:order=plas",
     "rota:order=ntt",
+    "rota:order=ntt-las",
     "rota:share-fast=off",
     "rota:serial-first=off",
     "rota:order=owed",

@@ -1200,4 +1200,9 @@ fn rota_ntt_order_takes_the_largest_gain_in_slowdown() {
     assert_eq!(ntt_pick(1.0, "order=ntt"), ThreadId(0));
     // ... and with 1.2 (1/r = 1.29, gain 1/6: 0.28) thread 0 still goes first.
     assert_eq!(ntt_pick(1.2, "order=ntt"), ThreadId(0));
+    // With 1.5, thread 1 (1/r = 1.5, gain 1/3: 0.75) still ranks after
+    // thread 0 per unit of fast share; per unit of fast time over the
+    // progress so far (ntt-las), 1.5 / 3 / 60 ms beats 1.09 x 2/3 / 110 ms.
+    assert_eq!(ntt_pick(1.5, "order=ntt"), ThreadId(0));
+    assert_eq!(ntt_pick(1.5, "order=ntt-las"), ThreadId(1));
 }

@@ -369,6 +369,12 @@ impl Rota {
         }
         let progress = fast as u128 + slow as u128 * FP as u128 / speed as u128 + q;
         let inv_rate = (((runnable as u128 + q) << 16) / progress).min(1 << 24) as u64;
+        if self.params.order == Order::NttLas {
+            // Per unit of fast time, over the program's length estimated by
+            // its progress so far (as least-attained-service does).
+            let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
+            return gain * inv_rate * per_len;
+        }
         gain * inv_rate * inv_rate
     }
 
@@ -461,7 +467,7 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
-            Order::Ntt => u64::MAX - self.ntt_gain(st, t),
+            Order::Ntt | Order::NttLas => u64::MAX - self.ntt_gain(st, t),
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
@@ -716,7 +722,7 @@ impl Policy for Rota {
         (weighs && self.params.weighted)
             || matches!(
                 self.params.order,
-                Order::Speed | Order::Las | Order::Plas | Order::Ntt
+                Order::Speed | Order::Las | Order::Plas | Order::Ntt | Order::NttLas
             )
             || self.params.swap
     }

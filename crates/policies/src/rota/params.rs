@@ -139,7 +139,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -211,6 +211,7 @@ impl RotaParams {
                         ("las", Las),
                         ("plas", Plas),
                         ("ntt", Ntt),
+                        ("ntt-las", NttLas),
                     ],
                 )?;
                 continue;
@@ -277,6 +278,11 @@ pub enum Order {
     /// of fast time; the greedy choice by that gradient moves the shares
     /// toward those that minimise the sum of slowdowns.
     Ntt,
+    /// As `Ntt`, per unit of fast time rather than of fast share: a run
+    /// of length A progressing at rate r loses (1 - 1/s) / (r A) of
+    /// slowdown per unit of fast time, with A, unknown, taken as the
+    /// progress so far (least attained service's estimate).
+    NttLas,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
