@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 34] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 35] = [
     "rota",
     "rota:stay=off",
     "rota:pull-from=core",
@@ -177,6 +177,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 34] = [
     "rota:order=plas",
     "rota:order=ntt",
     "rota:order=ntt-las",
+    "rota:order=ntt-prog",
     "rota:share-fast=off",
     "rota:serial-first=off",
     "rota:order=owed",

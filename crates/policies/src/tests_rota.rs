@@ -1165,11 +1165,13 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
 }
 
 /// Thread 0 (speedup 3.0) ran 90 ms on fast core 0 and has waited 10 ms
-/// more; thread 1 (speedup `s1`, another program) ran 60 ms on slow core
-/// 2 and has waited 10 ms more. Returns whom idle fast core 0 takes.
-fn ntt_pick(s1: f64, opts: &str) -> ThreadId {
-    let mut st = state_apps("2B2S", &[(0, 3.0), (1, s1)]);
-    let mut p = rota(&st, opts);
+/// more; thread 1 (speedup `s1`, program 1) ran 60 ms on slow core 2 and
+/// has waited 10 ms more; with `partner`, its program's thread 2 runs on
+/// fast core 1. Returns whom idle fast core 0 takes (serial phases not
+/// first: program 1's lone runnable thread would be one).
+fn ntt_pick_with(s1: f64, opts: &str, partner: bool) -> ThreadId {
+    let mut st = state_apps("2B2S", &[(0, 3.0), (1, s1), (1, s1)]);
+    let mut p = rota(&st, &format!("{opts}:serial-first=off"));
     p.periodic(&st, &mut Vec::new());
     ran_and_blocked(&mut p, &mut st, 0, 0, 90 * MS); // runnable 0..90 ms
     st.threads[1].runnable_since = st.now;
@@ -1181,10 +1183,20 @@ fn ntt_pick(s1: f64, opts: &str) -> ThreadId {
     queue(&mut st, 3, 1);
     st.threads[0].runnable_since = 150 * MS;
     st.threads[1].runnable_since = 150 * MS;
+    p.enqueued(&st, CoreId(2), ThreadId(0), true);
+    p.enqueued(&st, CoreId(3), ThreadId(1), true);
+    if partner {
+        run_on(&mut st, 1, 2);
+        p.enqueued(&st, CoreId(1), ThreadId(2), true);
+    }
     match p.pick_next(&st, CoreId(0)) {
         Pick::Steal { thread, .. } => thread,
         other => panic!("expected a steal, got {other:?}"),
     }
+}
+
+fn ntt_pick(s1: f64, opts: &str) -> ThreadId {
+    ntt_pick_with(s1, opts, false)
 }
 
 #[test]
@@ -1205,4 +1217,14 @@ fn rota_ntt_order_takes_the_largest_gain_in_slowdown() {
     // progress so far (ntt-las), 1.5 / 3 / 60 ms beats 1.09 x 2/3 / 110 ms.
     assert_eq!(ntt_pick(1.5, "order=ntt"), ThreadId(0));
     assert_eq!(ntt_pick(1.5, "order=ntt-las"), ThreadId(1));
+}
+
+#[test]
+fn rota_ntt_prog_divides_the_gain_among_a_programs_runnable_threads() {
+    // Thread 1 (speedup 1.8: 1/r = 1.69, gain 4/9: 1.27) goes before
+    // thread 0 (0.79) alone; with a second runnable thread in its program
+    // the program gains half of that (0.63), and thread 0 goes first.
+    assert_eq!(ntt_pick_with(1.8, "order=ntt-prog", false), ThreadId(1));
+    assert_eq!(ntt_pick_with(1.8, "order=ntt-prog", true), ThreadId(0));
+    assert_eq!(ntt_pick_with(1.8, "order=ntt", true), ThreadId(1));
 }

@@ -375,7 +375,14 @@ impl Rota {
             let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
             return gain * inv_rate * per_len;
         }
-        gain * inv_rate * inv_rate
+        let prio = gain * inv_rate * inv_rate;
+        if self.params.order == Order::NttProg {
+            // A program's progress is its threads' mean: a unit of fast time
+            // to one of its n runnable threads speeds the program by 1/n of it.
+            let p = th.program.idx();
+            return prio / self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+        }
+        prio
     }
 
     /// How far ahead of the least-served waiting thread a thread may be in
@@ -467,7 +474,7 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
-            Order::Ntt | Order::NttLas => u64::MAX - self.ntt_gain(st, t),
+            Order::Ntt | Order::NttLas | Order::NttProg => u64::MAX - self.ntt_gain(st, t),
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
@@ -722,7 +729,12 @@ impl Policy for Rota {
         (weighs && self.params.weighted)
             || matches!(
                 self.params.order,
-                Order::Speed | Order::Las | Order::Plas | Order::Ntt | Order::NttLas
+                Order::Speed
+                    | Order::Las
+                    | Order::Plas
+                    | Order::Ntt
+                    | Order::NttLas
+                    | Order::NttProg
             )
             || self.params.swap
     }

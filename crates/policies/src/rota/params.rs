@@ -139,7 +139,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -212,6 +212,7 @@ impl RotaParams {
                         ("plas", Plas),
                         ("ntt", Ntt),
                         ("ntt-las", NttLas),
+                        ("ntt-prog", NttProg),
                     ],
                 )?;
                 continue;
@@ -283,6 +284,10 @@ pub enum Order {
     /// slowdown per unit of fast time, with A, unknown, taken as the
     /// progress so far (least attained service's estimate).
     NttLas,
+    /// As `Ntt`, for the program's slowdown: the gradient divided by the
+    /// program's runnable threads, since a unit of fast time to one of n
+    /// threads sharing a program's work advances the program by 1/n of it.
+    NttProg,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
