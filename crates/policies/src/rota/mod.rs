@@ -1,6 +1,6 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Seven freezes, each before any run on held-out work:
+//! not from a paper. Eight freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order) was designed on the COLAB study's 65
 //! workloads; the second (71f4d6d, capped order) on those and the 40
 //! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
@@ -14,16 +14,20 @@
 //! third lost to COLAB-E, PA and EEVDF on 2B2S: with one thread per fast
 //! core, every thread that synchronises often queued on the slow cores
 //! behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6 against 2.8
-//! under CFS). The fifth (c3c75d8, `rota:stay=off:pull-from=core:
-//! new-start=debit` today)
+//! under CFS). The fifth (c3c75d8, `rota:order=speed:stay=off:pull-from=
+//! core:new-start=debit` today)
 //! changed only the order, chosen on the COLAB study and the CAMP and
 //! Prop-SP studies (all seen by the fourth's held-out runs) as the one
 //! with the smallest worst loss to the best rival over their ten machines.
-//! The sixth (7d6287d, `rota:new-start=debit` today) adds `stay` and
-//! `pull-from=sync`, two rules against cross-cluster moves that cost more
+//! The sixth (7d6287d, `rota:order=speed:new-start=debit` today) adds
+//! `stay` and `pull-from=sync`, two rules against cross-cluster moves that cost more
 //! than they gain, chosen on the same ten machines by the same criterion.
-//! The seventh (the default) keeps new threads in arrival order on each
-//! core (`new-start=debit-fifo`), chosen the same way.
+//! The seventh (de9a033, `rota:order=speed` today) keeps new threads in
+//! arrival order on each core (`new-start=debit-fifo`), chosen the same
+//! way. The eighth (the default) orders the threads waiting for a fast
+//! core by how much a unit of fast-core time lowers their program's
+//! slowdown (`order=ntt-prog`), chosen on the ten machines at the models'
+//! lengths and the six CAMP and Prop-SP machines at their papers' lengths.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -38,11 +42,14 @@
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.
-//! - **Speedup-weighted waiting order** (`order=speed`): otherwise fast
-//!   cores take the waiting thread whose time runnable times predicted
-//!   speedup is largest (aging weighted by what a fast core gains it), and
-//!   an occupant rotates out at its core's tick after a quantum when a
-//!   waiting thread ranks before it.
+//! - **The largest gain in slowdown first** (`order=ntt-prog`): otherwise
+//!   fast cores take the waiting thread whose program's slowdown a unit of
+//!   fast-core time lowers most: (1 - 1/s) / r^2 over the program's
+//!   runnable threads, with s the predicted speedup and r the thread's
+//!   fast-core-equivalent progress per unit of time runnable (the gradient
+//!   of the sum of slowdowns, so greedy turns move the shares toward the
+//!   ones that minimise it); an occupant rotates out at its core's tick
+//!   after a quantum when a waiting thread ranks before it.
 //! - **Previous core first.** A waking thread returns to its idle previous
 //!   core; it takes an idle fast core instead only when its previous core is
 //!   busy or the fast core has been idle longer than a cross-cluster
@@ -100,7 +107,12 @@
 //! (`order=las`) or of its program (`order=plas`); and after the sixth,
 //! new threads placed without CFS's START_DEBIT (`new-start=min|avg`)
 //! and an idle fast core held for a short sleeper against every program
-//! (`hold`, level: book, "After the sixth freeze").
+//! (`hold`, level: book, "After the sixth freeze"); and after the
+//! seventh, the gradient per thread rather than per program (`order=ntt`)
+//! or per unit of fast time over the progress so far (`order=ntt-las`),
+//! and the seventh's order, the longest time runnable times predicted
+//! speedup first (`order=speed`: for CPU hogs that never sleep it ranks
+//! by age, so a restarted program waited behind older ones).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -117,6 +129,9 @@
 //!   fast-core lead is one quantum (`cap=N` quanta; 1 was chosen among 0-3
 //!   and 5, 10 on the design set as the one with the smallest worst-case
 //!   loss to the best rival over its eight machine x workload-set cells);
+//! - the slowdown gradient's prior: a thread starts with a rotation
+//!   quantum of progress at full speed, so its first wait does not rank it
+//!   as starved before it has had a turn (assumption);
 //! - pull_min: 4 cross-cluster migrations (a thread that has run r is taken
 //!   to be about to run about r more; moving it gains r(1 - 1/s), about r/2
 //!   at the study's speedups, against a move there and, later, back);

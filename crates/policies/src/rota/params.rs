@@ -118,7 +118,7 @@ impl Default for RotaParams {
             pull_from: PullFrom::Sync,
             local: Local::Cfs,
             recheck: false,
-            order: Order::Speed,
+            order: Order::NttProg,
             rotate_after: RotateAfter::Wait,
             place: true,
             cap_quanta: 1,
