@@ -972,3 +972,37 @@ fn a_core_that_always_asks_to_pick_again_stops_at_the_budget() {
         "one pick per ns"
     );
 }
+
+/// COLAB's indexes (long queues in max_block_'s order, the threads on many
+/// little cores) are checked against a pass at every pick in debug builds:
+/// runs that reach both, with blocking levels and speedups that differ.
+#[test]
+fn colab_indexes_agree_with_passes_over_queues_and_cores() {
+    let w = workload(
+        r#"
+name = "x"
+[mutex]
+m = 4
+[thread.main]
+ops = [ { spawn = "a", count = 200 }, { spawn = "b", count = 200 }, { join = "a" }, { join = "b" } ]
+[thread.a]
+ops = [ { loop = 4, body = [ { compute = 300, mem_frac = 0.0 }, { critical = "m", compute = 40, mem_frac = 0.0 }, { sleep = 100 } ] } ]
+[thread.b]
+ops = [ { loop = 4, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ] } ]
+"#,
+    );
+    for pol in [
+        "colab",
+        "colab-e",
+        "colab:prev-first=on:pull-min-us=1000",
+        "colab:window=0.05",
+        "colab:block-first=off",
+    ] {
+        // 400 threads on 8 cores: queues past the index threshold; on 4B68S
+        // the threads on little cores are indexed.
+        for topo in ["4B4S", "4B68S"] {
+            let r = run(&w, topo, pol).unwrap_or_else(|e| panic!("{pol} on {topo}: {e}"));
+            assert!(r.stats.migrations > 0, "{pol} on {topo}");
+        }
+    }
+}
