@@ -511,7 +511,7 @@ impl CfsCore {
             if m.is_empty() {
                 return None;
             }
-            Some(m.iter().map(|c| st.nr_running(c)).sum::<usize>() as f64 / m.count() as f64)
+            Some(st.load_in(m) as f64 / m.count() as f64)
         };
         let mut best: Option<(usize, f64)> = None;
         for cl in 0..st.topo.clusters.len() {

@@ -1006,3 +1006,27 @@ ops = [ { loop = 4, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ]
         }
     }
 }
+
+/// Every policy on a machine past the engine's and the state's thresholds
+/// (a 72-core tree of completions, load buckets for a 68-core cluster),
+/// where debug builds check each kept structure against a scan.
+#[test]
+fn every_policy_runs_a_large_machine_with_its_indexes_checked() {
+    let w = workload(
+        r#"
+name = "x"
+[mutex]
+m = 2
+[thread.main]
+ops = [ { spawn = "a", count = 90 }, { spawn = "b", count = 60 }, { join = "a" }, { join = "b" } ]
+[thread.a]
+ops = [ { loop = 3, body = [ { compute = 300, mem_frac = 0.0 }, { critical = "m", compute = 20, mem_frac = 0.0 }, { sleep = 100 } ] } ]
+[thread.b]
+ops = [ { loop = 3, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ] } ]
+"#,
+    );
+    for &(pol, _) in colab_policies::POLICIES {
+        let r = run(&w, "4B68S", pol).unwrap_or_else(|e| panic!("{pol}: {e}"));
+        assert!(r.stats.dispatches >= 150, "{pol}");
+    }
+}
