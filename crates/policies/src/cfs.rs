@@ -232,6 +232,18 @@ impl CfsCore {
         v
     }
 
+    /// [`Self::cur_vr`] of `t`, the thread running on `c`. The simulator
+    /// sets a thread's core before any hook sees it running, so its state
+    /// need not be read (a cache miss per core when a steal visits many).
+    fn running_vr(&self, st: &SchedState, c: CoreId, t: ThreadId) -> i64 {
+        if !st.active_tracked {
+            return self.cur_vr(st, t);
+        }
+        let v = self.vr[t.idx()] + (st.current_ran(c) as f64 * self.run_scale[c.idx()]) as i64;
+        debug_assert_eq!(v, self.cur_vr(st, t), "thread {t} runs on core {c}");
+        v
+    }
+
     /// `c`'s min_vruntime as update_min_vruntime would leave it now: never
     /// going back, following the smaller of the running thread's vruntime
     /// (with its unaccounted run) and the leftmost queued one's.
@@ -252,7 +264,7 @@ impl CfsCore {
         let cur = core
             .current
             .filter(|&t| Some(t) != extra)
-            .map(|t| self.cur_vr(st, t));
+            .map(|t| self.running_vr(st, c, t));
         let scan = || {
             core.rq
                 .iter()

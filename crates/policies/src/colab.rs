@@ -48,6 +48,9 @@ use std::cmp::{Ordering, Reverse};
 /// thread id).
 type BlockKey = (Reverse<i64>, i64);
 
+/// A queued thread with its lag behind its queue's min_vruntime.
+type Cand = (ThreadId, i64);
+
 /// An idle big core's order of the threads running on little cores: most
 /// blocking, then the highest predicted speedup, then the lowest id.
 type RemoteKey = (Reverse<i64>, Reverse<i64>);
@@ -260,8 +263,9 @@ pub struct Colab {
     /// entry inside the fairness window instead of passing over the queue.
     by_block: QueueIndex<BlockKey>,
     /// Scratch for a steal: each queued core of the domain with its
-    /// min_vruntime, computed once per pick.
-    bases: Vec<(CoreId, i64)>,
+    /// min_vruntime, computed once per pick, and a short queue's best
+    /// thread (with its lag) regardless of the fairness window.
+    bases: Vec<(CoreId, i64, Option<Cand>)>,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
@@ -585,22 +589,30 @@ impl Colab {
         let cfs = self.cfs();
         for o in queued.iter().filter(|&o| o != c) {
             let base = cfs.min_vruntime(st, o);
-            bases.push((o, base));
             let rq = &st.core(o).rq;
-            // The leftmost is at hand in CFS's heap; a short queue is
-            // cheaper to pass over.
-            let m = if rq.len() > 16 {
-                cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()] - base)
+            // A long queue's leftmost is at hand in CFS's heap (its best
+            // comes from the index later); a short queue is passed over
+            // once for its smallest lag and its best regardless of the
+            // window, which stands unless it falls outside the window.
+            let (m, best) = if rq.len() > 16 {
+                (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()] - base), None)
             } else {
-                rq.iter().map(|&t| cfs.vr[t.idx()] - base).min()
+                let lags = rq.iter().map(|&t| (t, cfs.vr[t.idx()] - base));
+                let m = lags.clone().map(|(_, lag)| lag).min();
+                (m, lags.max_by(|&a, &b| self.block_cmp(a, b)))
             };
+            bases.push((o, base, best));
             min_lag = min_lag.min(m).or(min_lag).or(m);
         }
         let found = min_lag.and_then(|m| {
             let thr = m.saturating_add(self.window());
             let mut best: Option<(ThreadId, i64)> = None;
-            for &(o, base) in &bases {
-                if let Some(x) = self.queue_best(st, o, base, thr) {
+            for &(o, base, own) in &bases {
+                let x = match own {
+                    Some((t, lag)) if lag <= thr => Some((t, lag)),
+                    _ => self.queue_best(st, o, base, thr),
+                };
+                if let Some(x) = x {
                     if best.is_none_or(|b| self.block_cmp(x, b) == Ordering::Greater) {
                         best = Some(x);
                     }
