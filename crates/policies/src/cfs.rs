@@ -661,35 +661,55 @@ impl CfsCore {
             else {
                 continue;
             };
-            let candidates = st.core(busiest).rq.iter().copied();
-            let mut best: Option<(ThreadId, CoreId)> = None;
-            // The destination depends only on the thread's affinity mask:
-            // found again only when the mask changes from the previous
-            // thread's (almost every thread shares one), not per thread.
-            let mut dest: Option<(u32, Option<CoreId>)> = None;
-            for t in candidates {
-                let idx = self.allowed_idx[t.idx()];
-                let to = match dest {
-                    Some((i, to)) if i == idx => to,
-                    _ => {
-                        let to = d
-                            .intersect(self.masks[idx as usize])
-                            .iter()
-                            .min_by_key(|&o| st.nr_running(o));
-                        dest = Some((idx, to));
-                        to
-                    }
-                };
-                if let Some(to) = to {
-                    if st.nr_running(busiest) >= st.nr_running(to) + 2
-                        && best.is_none_or(|(b, _)| {
-                            st.thread(t).runnable_since < st.thread(b).runnable_since
-                        })
-                    {
-                        best = Some((t, to));
+            let scan = || {
+                let candidates = st.core(busiest).rq.iter().copied();
+                let mut best: Option<(ThreadId, CoreId)> = None;
+                // The destination depends only on the thread's affinity mask:
+                // found again only when the mask changes from the previous
+                // thread's (almost every thread shares one), not per thread.
+                let mut dest: Option<(u32, Option<CoreId>)> = None;
+                for t in candidates {
+                    let idx = self.allowed_idx[t.idx()];
+                    let to = match dest {
+                        Some((i, to)) if i == idx => to,
+                        _ => {
+                            let to = d
+                                .intersect(self.masks[idx as usize])
+                                .iter()
+                                .min_by_key(|&o| st.nr_running(o));
+                            dest = Some((idx, to));
+                            to
+                        }
+                    };
+                    if let Some(to) = to {
+                        if st.nr_running(busiest) >= st.nr_running(to) + 2
+                            && best.is_none_or(|(b, _)| {
+                                st.thread(t).runnable_since < st.thread(b).runnable_since
+                            })
+                        {
+                            best = Some((t, to));
+                        }
                     }
                 }
-            }
+                best
+            };
+            // With one affinity mask in use the destination is the same for
+            // every thread, and the best is the longest waiting: the first
+            // of the kept order unless another became runnable at the same
+            // time (then queue order decides, and the pass does).
+            let best = match st.first_waiting(busiest) {
+                Some((first, true)) if self.masks.len() == 1 => {
+                    let to = d
+                        .intersect(self.masks[0])
+                        .iter()
+                        .min_by_key(|&o| st.nr_running(o))
+                        .filter(|&to| st.nr_running(busiest) >= st.nr_running(to) + 2);
+                    let best = to.map(|to| (first, to));
+                    debug_assert_eq!(best, scan(), "balancing core {busiest}'s kept order");
+                    best
+                }
+                _ => scan(),
+            };
             if let Some((thread, to)) = best {
                 out.push(Action::Migrate { thread, to });
                 return;

@@ -1008,8 +1008,9 @@ ops = [ { loop = 4, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ]
 }
 
 /// Every policy on a machine past the engine's and the state's thresholds
-/// (a 72-core tree of completions, load buckets for a 68-core cluster),
-/// where debug builds check each kept structure against a scan.
+/// (a 72-core tree of completions, load buckets for a 68-core cluster) and
+/// on one with long queues, where debug builds check each kept structure
+/// against a scan.
 #[test]
 fn every_policy_runs_a_large_machine_with_its_indexes_checked() {
     let w = workload(
@@ -1025,8 +1026,11 @@ ops = [ { loop = 3, body = [ { compute = 300, mem_frac = 0.0 }, { critical = "m"
 ops = [ { loop = 3, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ] } ]
 "#,
     );
+    // 2B2S: queues of over 32 threads, whose kept orders are checked too.
     for &(pol, _) in colab_policies::POLICIES {
-        let r = run(&w, "4B68S", pol).unwrap_or_else(|e| panic!("{pol}: {e}"));
-        assert!(r.stats.dispatches >= 150, "{pol}");
+        for topo in ["4B68S", "2B2S"] {
+            let r = run(&w, topo, pol).unwrap_or_else(|e| panic!("{pol} on {topo}: {e}"));
+            assert!(r.stats.dispatches >= 150, "{pol} on {topo}");
+        }
     }
 }
