@@ -61,7 +61,7 @@
 //!   next assignment (see above).
 
 use crate::cfs::CfsCore;
-use crate::queue_index::{QueueIndex, RunningIndex};
+use crate::queue_index::{QueueIndex, QueuedIndex, RunningIndex};
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
     ThreadId, ThreadInfo, WakeKind, NS_PER_MS,
@@ -359,6 +359,10 @@ struct FastLayer {
     /// core, at its core's tick (the counters, so the prediction, are read
     /// just before) and when credits change.
     slow_running: RunningIndex<ClaimKey>,
+    /// Every queued thread by (no credits, runnable_since) on machines of
+    /// more than 64 cores, so that an idle fast core finds the longest
+    /// waiting credit holder without a pass over the queues.
+    all_by_wait: QueuedIndex<(bool, Nanos)>,
 }
 
 /// A claim on a fast core: credits left, then predicted speedup, both
@@ -387,6 +391,7 @@ impl FastLayer {
             by_wait: QueueIndex::new(st.topo.num_cores()),
             by_credit: QueueIndex::new(st.topo.num_cores()),
             slow_running: RunningIndex::new(st.topo.all_mask().minus(st.topo.big_mask())),
+            all_by_wait: QueuedIndex::default(),
         }
     }
 
@@ -429,6 +434,16 @@ impl FastLayer {
         });
         self.by_credit
             .push(st, c, t, |t| Self::credit_key(credit, t));
+        if Self::queued_kept(st) {
+            self.all_by_wait.push(st, t, |t| {
+                (Self::broke(credit, t), st.thread(t).runnable_since)
+            });
+        }
+    }
+
+    /// Is every queued thread indexed ([`FastLayer::all_by_wait`])?
+    fn queued_kept(st: &SchedState) -> bool {
+        st.active_tracked && st.topo.num_cores() > 64
     }
 
     fn credit_key(credit: &[f64], t: ThreadId) -> (bool, Reverse<i64>) {
@@ -603,6 +618,24 @@ impl FastLayer {
     }
 
     fn waiting_holder(&mut self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        if Self::queued_kept(st) {
+            let (credit, cfs) = (&self.credit, &self.cfs);
+            let wait_key = |t: ThreadId| (Self::broke(credit, t), st.thread(t).runnable_since);
+            // Holders sort first: the first entry without credits ends it.
+            let found = self
+                .all_by_wait
+                .first_where(st, wait_key, |(broke, _), t, o| {
+                    broke || o != c && cfs.allowed(t).contains(c)
+                })
+                .filter(|&((broke, _), _, _)| !broke)
+                .map(|(_, t, o)| (o, t));
+            debug_assert_eq!(
+                found,
+                self.waiting_holder_scan(st, c),
+                "machine-wide waiting holders differ"
+            );
+            return found;
+        }
         let mut best: Option<((Nanos, ThreadId), CoreId)> = None;
         for o in st.queued_mask().iter().filter(|&o| o != c) {
             let (credit, cfs) = (&self.credit, &self.cfs);

@@ -211,6 +211,68 @@ impl<K: Ord + Copy> RunningIndex<K> {
     }
 }
 
+/// Every queued thread of the machine by a policy's key, so that the best
+/// of them is not a pass over every queue. The policy pushes an entry at
+/// each enqueue and whenever a queued thread's key changes; an entry is
+/// live while its thread waits in its core's queue with that key, and dead
+/// ones go when met or, once they outnumber twice the threads, in a sweep.
+#[derive(Clone, Debug)]
+pub struct QueuedIndex<K: Ord + Copy> {
+    set: BTreeSet<(K, ThreadId)>,
+}
+
+impl<K: Ord + Copy> Default for QueuedIndex<K> {
+    fn default() -> Self {
+        QueuedIndex {
+            set: BTreeSet::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy> QueuedIndex<K> {
+    fn live(st: &SchedState, t: ThreadId) -> Option<CoreId> {
+        let o = st.thread(t).core?;
+        is_queued_on(st, o, t).then_some(o)
+    }
+
+    pub fn push(&mut self, st: &SchedState, t: ThreadId, key_of: impl Fn(ThreadId) -> K) {
+        let key = key_of(t);
+        self.set.insert((key, t));
+        if self.set.len() > 2 * st.threads.len() + 64 {
+            self.set.retain(|&(k, x)| {
+                (x == t && k == key) || Self::live(st, x).is_some() && key_of(x) == k
+            });
+        }
+    }
+
+    /// The first live entry in key order that `stop` accepts, with its
+    /// core; dead entries met on the way are dropped.
+    pub fn first_where(
+        &mut self,
+        st: &SchedState,
+        key_of: impl Fn(ThreadId) -> K,
+        stop: impl Fn(K, ThreadId, CoreId) -> bool,
+    ) -> Option<(K, ThreadId, CoreId)> {
+        let mut dead = Vec::new();
+        let mut found = None;
+        for &(k, t) in &self.set {
+            match Self::live(st, t) {
+                Some(o) if key_of(t) == k => {
+                    if stop(k, t, o) {
+                        found = Some((k, t, o));
+                        break;
+                    }
+                }
+                _ => dead.push((k, t)),
+            }
+        }
+        for e in dead {
+            self.set.remove(&e);
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
