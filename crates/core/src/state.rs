@@ -344,14 +344,11 @@ impl SchedState {
         true
     }
 
-    /// The first of `c`'s queue by (`runnable_since`, id), and whether no
-    /// other queued thread became runnable at the same time, from the kept
-    /// order; None when `c`'s queue is not kept (short, or hand-built).
-    pub fn first_waiting(&self, c: CoreId) -> Option<(ThreadId, bool)> {
+    /// `c`'s queue by (`runnable_since`, id), from the kept order; None
+    /// when `c`'s queue is not kept (short, or a hand-built state).
+    pub fn waiting_order(&self, c: CoreId) -> Option<impl Iterator<Item = (Nanos, ThreadId)> + '_> {
         let set = self.by_wait.get(c.idx()).filter(|s| !s.is_empty())?;
-        let mut it = set.iter();
-        let &(s0, t0) = it.next()?;
-        Some((t0, it.next().is_none_or(|&(s1, _)| s1 != s0)))
+        Some(set.iter().copied())
     }
 
     /// The thread of core `c`'s queue that became runnable first

@@ -272,7 +272,10 @@ impl CfsCore {
                 .copied()
                 .min_by_key(|&t| self.vr[t.idx()])
         };
-        let queued = if st.active_tracked {
+        // A short queue is cheaper to pass over than to check the heap's
+        // top against the threads' states; only the smallest vruntime is
+        // read, which both give.
+        let queued = if st.active_tracked && core.rq.len() > 8 {
             self.first_queued(st, c, skip)
         } else {
             scan()
@@ -413,7 +416,8 @@ impl CfsCore {
                 .copied()
                 .min_by_key(|&t| self.vr[t.idx()])
         };
-        if !st.active_tracked {
+        // As in min_vr_with: a short queue is passed over.
+        if !st.active_tracked || st.core(c).rq.len() <= 8 {
             return scan();
         }
         let t = self.first_queued(st, c, None);
@@ -693,22 +697,48 @@ impl CfsCore {
                 }
                 best
             };
-            // With one affinity mask in use the destination is the same for
-            // every thread, and the best is the longest waiting: the first
-            // of the kept order unless another became runnable at the same
-            // time (then queue order decides, and the pass does).
-            let best = match st.first_waiting(busiest) {
-                Some((first, true)) if self.masks.len() == 1 => {
-                    let to = d
-                        .intersect(self.masks[0])
-                        .iter()
-                        .min_by_key(|&o| st.nr_running(o))
-                        .filter(|&to| st.nr_running(busiest) >= st.nr_running(to) + 2);
-                    let best = to.map(|to| (first, to));
-                    debug_assert_eq!(best, scan(), "balancing core {busiest}'s kept order");
-                    best
+            // With a few affinity masks in use, the destination of each is
+            // found once, and the best is the first thread of the kept order
+            // whose mask has one, unless another with a destination became
+            // runnable at the same time (then queue order decides, and the
+            // pass does).
+            let order = st.waiting_order(busiest).filter(|_| self.masks.len() <= 8);
+            let best = match order {
+                Some(order) => {
+                    let n = st.nr_running(busiest);
+                    let mut dests = [None; 8];
+                    for (i, m) in self.masks.iter().enumerate() {
+                        dests[i] = d
+                            .intersect(*m)
+                            .iter()
+                            .min_by_key(|&o| st.nr_running(o))
+                            .filter(|&to| n >= st.nr_running(to) + 2);
+                    }
+                    let mut found: Option<(Nanos, ThreadId, CoreId)> = None;
+                    let mut tie = false;
+                    if dests.iter().any(|x| x.is_some()) {
+                        for (since, t) in order {
+                            if found.is_some_and(|(s0, _, _)| since != s0) {
+                                break;
+                            }
+                            if let Some(to) = dests[self.allowed_idx[t.idx()] as usize] {
+                                if found.is_some() {
+                                    tie = true;
+                                    break;
+                                }
+                                found = Some((since, t, to));
+                            }
+                        }
+                    }
+                    if tie {
+                        scan()
+                    } else {
+                        let best = found.map(|(_, t, to)| (t, to));
+                        debug_assert_eq!(best, scan(), "balancing core {busiest}'s kept order");
+                        best
+                    }
                 }
-                _ => scan(),
+                None => scan(),
             };
             if let Some((thread, to)) = best {
                 out.push(Action::Migrate { thread, to });
