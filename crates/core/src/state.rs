@@ -221,6 +221,26 @@ impl SchedState {
         self.least_loaded_scan(mask)
     }
 
+    /// The threads (`nr_running`) on the cores of `mask` in all. From the
+    /// load buckets when they are fewer than a quarter of the cores (many
+    /// cores, few threads each), else by a scan.
+    pub fn load_in(&self, mask: CoreMask) -> usize {
+        let scan = || mask.iter().map(|c| self.nr_running(c)).sum::<usize>();
+        let n = mask.count();
+        if !(self.active_tracked && n > 64 && 4 * self.by_load.len() <= n) {
+            return scan();
+        }
+        let found = self
+            .by_load
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(k, m)| k * m.intersect(mask).count())
+            .sum();
+        debug_assert_eq!(found, scan(), "load masks out of step");
+        found
+    }
+
     /// The core of `mask` with a queued thread and the most threads
     /// (`nr_running`), the lowest-numbered on ties, among those `take`
     /// accepts: the busiest queue of a balancing domain. From the load
@@ -322,6 +342,13 @@ impl SchedState {
         let after = self.nr_running(c);
         self.reload(c, after + 1, after);
         true
+    }
+
+    /// `c`'s queue by (`runnable_since`, id), from the kept order; None
+    /// when `c`'s queue is not kept (short, or a hand-built state).
+    pub fn waiting_order(&self, c: CoreId) -> Option<impl Iterator<Item = (Nanos, ThreadId)> + '_> {
+        let set = self.by_wait.get(c.idx()).filter(|s| !s.is_empty())?;
+        Some(set.iter().copied())
     }
 
     /// The thread of core `c`'s queue that became runnable first
@@ -572,6 +599,14 @@ mod tests {
             Some(CoreId(3))
         );
         assert_eq!(many.busiest_in(CoreMask::single(CoreId(5)), |_| true), None);
+        // Threads in all, from the buckets (100 running, 82 queued).
+        assert_eq!(many.load_in(big.all_mask()), 182);
+        let mut first80 = CoreMask::EMPTY;
+        for c in 0..80 {
+            first80.insert(CoreId(c));
+        }
+        assert_eq!(many.load_in(first80), 80 + 1 + 70);
+        assert_eq!(many.load_in(CoreMask::single(CoreId(85))), 3);
         // Hand-built states are not tracked: readers scan instead.
         let mut hand = SchedState::new(topo);
         assert!(!hand.surely_nothing_queued());

@@ -232,6 +232,18 @@ impl CfsCore {
         v
     }
 
+    /// [`Self::cur_vr`] of `t`, the thread running on `c`. The simulator
+    /// sets a thread's core before any hook sees it running, so its state
+    /// need not be read (a cache miss per core when a steal visits many).
+    fn running_vr(&self, st: &SchedState, c: CoreId, t: ThreadId) -> i64 {
+        if !st.active_tracked {
+            return self.cur_vr(st, t);
+        }
+        let v = self.vr[t.idx()] + (st.current_ran(c) as f64 * self.run_scale[c.idx()]) as i64;
+        debug_assert_eq!(v, self.cur_vr(st, t), "thread {t} runs on core {c}");
+        v
+    }
+
     /// `c`'s min_vruntime as update_min_vruntime would leave it now: never
     /// going back, following the smaller of the running thread's vruntime
     /// (with its unaccounted run) and the leftmost queued one's.
@@ -252,7 +264,7 @@ impl CfsCore {
         let cur = core
             .current
             .filter(|&t| Some(t) != extra)
-            .map(|t| self.cur_vr(st, t));
+            .map(|t| self.running_vr(st, c, t));
         let scan = || {
             core.rq
                 .iter()
@@ -260,7 +272,10 @@ impl CfsCore {
                 .copied()
                 .min_by_key(|&t| self.vr[t.idx()])
         };
-        let queued = if st.active_tracked {
+        // A short queue is cheaper to pass over than to check the heap's
+        // top against the threads' states; only the smallest vruntime is
+        // read, which both give.
+        let queued = if st.active_tracked && core.rq.len() > 8 {
             self.first_queued(st, c, skip)
         } else {
             scan()
@@ -401,7 +416,8 @@ impl CfsCore {
                 .copied()
                 .min_by_key(|&t| self.vr[t.idx()])
         };
-        if !st.active_tracked {
+        // As in min_vr_with: a short queue is passed over.
+        if !st.active_tracked || st.core(c).rq.len() <= 8 {
             return scan();
         }
         let t = self.first_queued(st, c, None);
@@ -511,7 +527,7 @@ impl CfsCore {
             if m.is_empty() {
                 return None;
             }
-            Some(m.iter().map(|c| st.nr_running(c)).sum::<usize>() as f64 / m.count() as f64)
+            Some(st.load_in(m) as f64 / m.count() as f64)
         };
         let mut best: Option<(usize, f64)> = None;
         for cl in 0..st.topo.clusters.len() {
@@ -649,35 +665,81 @@ impl CfsCore {
             else {
                 continue;
             };
-            let candidates = st.core(busiest).rq.iter().copied();
-            let mut best: Option<(ThreadId, CoreId)> = None;
-            // The destination depends only on the thread's affinity mask:
-            // found again only when the mask changes from the previous
-            // thread's (almost every thread shares one), not per thread.
-            let mut dest: Option<(u32, Option<CoreId>)> = None;
-            for t in candidates {
-                let idx = self.allowed_idx[t.idx()];
-                let to = match dest {
-                    Some((i, to)) if i == idx => to,
-                    _ => {
-                        let to = d
-                            .intersect(self.masks[idx as usize])
-                            .iter()
-                            .min_by_key(|&o| st.nr_running(o));
-                        dest = Some((idx, to));
-                        to
-                    }
-                };
-                if let Some(to) = to {
-                    if st.nr_running(busiest) >= st.nr_running(to) + 2
-                        && best.is_none_or(|(b, _)| {
-                            st.thread(t).runnable_since < st.thread(b).runnable_since
-                        })
-                    {
-                        best = Some((t, to));
+            let scan = || {
+                let candidates = st.core(busiest).rq.iter().copied();
+                let mut best: Option<(ThreadId, CoreId)> = None;
+                // The destination depends only on the thread's affinity mask:
+                // found again only when the mask changes from the previous
+                // thread's (almost every thread shares one), not per thread.
+                let mut dest: Option<(u32, Option<CoreId>)> = None;
+                for t in candidates {
+                    let idx = self.allowed_idx[t.idx()];
+                    let to = match dest {
+                        Some((i, to)) if i == idx => to,
+                        _ => {
+                            let to = d
+                                .intersect(self.masks[idx as usize])
+                                .iter()
+                                .min_by_key(|&o| st.nr_running(o));
+                            dest = Some((idx, to));
+                            to
+                        }
+                    };
+                    if let Some(to) = to {
+                        if st.nr_running(busiest) >= st.nr_running(to) + 2
+                            && best.is_none_or(|(b, _)| {
+                                st.thread(t).runnable_since < st.thread(b).runnable_since
+                            })
+                        {
+                            best = Some((t, to));
+                        }
                     }
                 }
-            }
+                best
+            };
+            // With a few affinity masks in use, the destination of each is
+            // found once, and the best is the first thread of the kept order
+            // whose mask has one, unless another with a destination became
+            // runnable at the same time (then queue order decides, and the
+            // pass does).
+            let order = st.waiting_order(busiest).filter(|_| self.masks.len() <= 8);
+            let best = match order {
+                Some(order) => {
+                    let n = st.nr_running(busiest);
+                    let mut dests = [None; 8];
+                    for (i, m) in self.masks.iter().enumerate() {
+                        dests[i] = d
+                            .intersect(*m)
+                            .iter()
+                            .min_by_key(|&o| st.nr_running(o))
+                            .filter(|&to| n >= st.nr_running(to) + 2);
+                    }
+                    let mut found: Option<(Nanos, ThreadId, CoreId)> = None;
+                    let mut tie = false;
+                    if dests.iter().any(|x| x.is_some()) {
+                        for (since, t) in order {
+                            if found.is_some_and(|(s0, _, _)| since != s0) {
+                                break;
+                            }
+                            if let Some(to) = dests[self.allowed_idx[t.idx()] as usize] {
+                                if found.is_some() {
+                                    tie = true;
+                                    break;
+                                }
+                                found = Some((since, t, to));
+                            }
+                        }
+                    }
+                    if tie {
+                        scan()
+                    } else {
+                        let best = found.map(|(_, t, to)| (t, to));
+                        debug_assert_eq!(best, scan(), "balancing core {busiest}'s kept order");
+                        best
+                    }
+                }
+                None => scan(),
+            };
             if let Some((thread, to)) = best {
                 out.push(Action::Migrate { thread, to });
                 return;

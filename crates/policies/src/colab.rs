@@ -33,12 +33,27 @@
 //!   big core it left little cores idle beside a long big-core queue.)
 
 use crate::cfs::CfsCore;
+use crate::propsp::ord_f64;
+use crate::queue_index::{is_queued_on, QueueIndex, RunningIndex};
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
     WakeKind,
 };
 pub use colab_labels::SpeedupLabel;
 use colab_labels::{BlockTracker, LabelParams, SpeedupRange};
+use std::cmp::{Ordering, Reverse};
+
+/// max_block_'s order within one queue: most blocking first, then the
+/// smallest vruntime (lag, on one queue), then the lowest id (the set's
+/// thread id).
+type BlockKey = (Reverse<i64>, i64);
+
+/// A queued thread with its lag behind its queue's min_vruntime.
+type Cand = (ThreadId, i64);
+
+/// An idle big core's order of the threads running on little cores: most
+/// blocking, then the highest predicted speedup, then the lowest id.
+type RemoteKey = (Reverse<i64>, Reverse<i64>);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColabParams {
@@ -244,6 +259,16 @@ pub struct Colab {
     range: SpeedupRange,
     /// Scratch for rank labelling (values, order, labels, thread ids).
     rank_scratch: (Vec<f64>, Vec<usize>, Vec<SpeedupLabel>, Vec<ThreadId>),
+    /// Long queues in max_block_'s order, so that a pick reads the first
+    /// entry inside the fairness window instead of passing over the queue.
+    by_block: QueueIndex<BlockKey>,
+    /// Scratch for a steal: each queued core of the domain with its
+    /// min_vruntime, computed once per pick, and a short queue's best
+    /// thread (with its lag) regardless of the fairness window.
+    bases: Vec<(CoreId, i64, Option<Cand>)>,
+    /// The threads running on little cores by [`RemoteKey`], on machines
+    /// with many little cores (see [`Colab::remote_kept`]).
+    on_little: RunningIndex<RemoteKey>,
 }
 
 impl Colab {
@@ -255,12 +280,17 @@ impl Colab {
             rr: [0; 3],
             range: SpeedupRange { min: 1.0, max: 1.0 },
             rank_scratch: Default::default(),
+            by_block: QueueIndex::new(0),
+            bases: Vec::new(),
+            on_little: RunningIndex::new(CoreMask::EMPTY),
         }
     }
 
     fn init(&mut self, st: &SchedState) {
         if self.cfs.is_none() {
             self.cfs = Some(CfsCore::new(st));
+            self.by_block = QueueIndex::new(st.topo.num_cores());
+            self.on_little = RunningIndex::new(st.topo.little_mask());
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
             // The range over every possible phase (memory fraction 0..1).
@@ -376,22 +406,232 @@ impl Colab {
             return cands.min_by_key(|&(t, lag)| (lag, t)).map(|(t, _)| t);
         }
         let min_lag = cands.clone().map(|(_, lag)| lag).min()?;
+        let window = self.window();
+        cands
+            .filter(|&(_, lag)| lag <= min_lag.saturating_add(window))
+            .max_by(|&a, &b| self.block_cmp(a, b))
+            .map(|(t, _)| t)
+    }
+
+    /// The fairness window in vruntime (saturating for `window=inf`).
+    fn window(&self) -> i64 {
         let window = self.cfs().tun.latency_ns as f64 * self.params.fairness_window;
-        let window = if window >= i64::MAX as f64 / 4.0 {
+        if window >= i64::MAX as f64 / 4.0 {
             i64::MAX / 4
         } else {
             window as i64
-        };
-        cands
-            .filter(|&(_, lag)| lag <= min_lag.saturating_add(window))
-            .max_by(|&(a, la), &(b, lb)| {
-                self.block_level(a)
-                    .total_cmp(&self.block_level(b))
-                    // ties: smaller lag first (CFS order), then lower id
-                    .then_with(|| lb.cmp(&la))
-                    .then_with(|| b.cmp(&a))
-            })
-            .map(|(t, _)| t)
+        }
+    }
+
+    /// max_block_'s order on (thread, lag): more blocking first; ties:
+    /// smaller lag first (CFS order), then lower id.
+    fn block_cmp(&self, (a, la): (ThreadId, i64), (b, lb): (ThreadId, i64)) -> Ordering {
+        self.block_level(a)
+            .total_cmp(&self.block_level(b))
+            .then_with(|| lb.cmp(&la))
+            .then_with(|| b.cmp(&a))
+    }
+
+    /// `t`'s place in `by_block`.
+    fn block_key(labels: &[Labels], vr: &[i64], t: ThreadId) -> BlockKey {
+        let level = labels.get(t.idx()).map_or(0.0, |l| l.block.level);
+        (Reverse(ord_f64(level)), vr[t.idx()])
+    }
+
+    /// Indexes `t`, queued on `c` (at an enqueue, or when its blocking
+    /// level changed).
+    fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        let vr = &self.cfs.as_ref().expect("initialised on first thread").vr;
+        let labels = &self.labels;
+        self.by_block
+            .push(st, c, t, |x| Self::block_key(labels, vr, x));
+    }
+
+    /// The first of `c`'s queue in max_block_'s order whose lag against
+    /// `base` is at most `thr`, with its lag: the first such entry of the
+    /// index on a long queue, a pass over a short one.
+    fn queue_best(
+        &mut self,
+        st: &SchedState,
+        c: CoreId,
+        base: i64,
+        thr: i64,
+    ) -> Option<(ThreadId, i64)> {
+        let vr = &self.cfs.as_ref().expect("initialised on first thread").vr;
+        if !self.by_block.is_on(st, c) {
+            return st
+                .core(c)
+                .rq
+                .iter()
+                .map(|&t| (t, vr[t.idx()] - base))
+                .filter(|&(_, lag)| lag <= thr)
+                .max_by(|&a, &b| self.block_cmp(a, b));
+        }
+        let labels = &self.labels;
+        let mut found = None;
+        self.by_block.scan_until(
+            st,
+            c,
+            |x| Self::block_key(labels, vr, x),
+            |(_, v), t| {
+                let lag = v - base;
+                if lag <= thr {
+                    found = Some((t, lag));
+                }
+                found.is_some()
+            },
+        );
+        found
+    }
+
+    /// Are the threads running on little cores indexed? On a simulator
+    /// state with more than 64 little cores (fewer are faster to scan).
+    fn remote_kept(&self, st: &SchedState) -> bool {
+        self.params.mech.remote
+            && st.active_tracked
+            && st.topo.is_asymmetric()
+            && st.topo.little_mask().count() > 64
+    }
+
+    fn remote_key(labels: &[Labels], st: &SchedState, t: ThreadId) -> RemoteKey {
+        let level = labels.get(t.idx()).map_or(0.0, |l| l.block.level);
+        (
+            Reverse(ord_f64(level)),
+            Reverse(ord_f64(st.thread(t).predicted_speedup)),
+        )
+    }
+
+    /// Indexes `t` if it runs on little core `c` (when it starts, at the
+    /// tick, which reads its counters first, and when its level changed).
+    fn note_running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        if self.remote_kept(st) && st.topo.is_little(c) {
+            let labels = &self.labels;
+            self.on_little
+                .push(st, t, |x| Self::remote_key(labels, st, x));
+        }
+    }
+
+    /// Step 3 of the selector: the most blocking thread running on a little
+    /// core (that has run there `pull_min_ns`), by a pass over them.
+    fn remote_pass(&self, st: &SchedState) -> Option<(CoreId, ThreadId)> {
+        let min = self.params.mech.pull_min_ns;
+        let running_little = st
+            .topo
+            .little_mask()
+            .iter()
+            .filter(|&o| st.current_ran(o) >= min)
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
+        running_little.max_by(|&(_, a), &(_, b)| {
+            self.block_level(a)
+                .total_cmp(&self.block_level(b))
+                .then_with(|| {
+                    st.thread(a)
+                        .predicted_speedup
+                        .total_cmp(&st.thread(b).predicted_speedup)
+                })
+                .then_with(|| b.cmp(&a))
+        })
+    }
+
+    /// Step 3 from the index where it is kept.
+    fn remote_pick(&mut self, st: &SchedState) -> Option<(CoreId, ThreadId)> {
+        if !self.remote_kept(st) {
+            return self.remote_pass(st);
+        }
+        let min = self.params.mech.pull_min_ns;
+        let labels = &self.labels;
+        let found = self.on_little.best(
+            st,
+            |x| Self::remote_key(labels, st, x),
+            |x| st.thread(x).core.is_some_and(|o| st.current_ran(o) >= min),
+        );
+        debug_assert_eq!(
+            found,
+            self.remote_pass(st),
+            "indexed threads on little cores differ from a pass over them"
+        );
+        found
+    }
+
+    /// max_block_ over `c`'s own queue.
+    fn local_pick(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        if !self.params.mech.block_first || !self.by_block.is_on(st, c) {
+            return self.max_block(self.queue_lags(st, c));
+        }
+        let cfs = self.cfs();
+        let base = cfs.min_vruntime(st, c);
+        let first = cfs.leftmost(st, c)?;
+        let thr = (cfs.vr[first.idx()] - base).saturating_add(self.window());
+        let found = self.queue_best(st, c, base, thr).map(|(t, _)| t);
+        debug_assert_eq!(
+            found,
+            self.max_block(self.queue_lags(st, c)),
+            "indexed max_block_ of core {c} differs from a pass over its queue"
+        );
+        found
+    }
+
+    /// max_block_ over the queues of `domain` but `c`'s: each queue's
+    /// min_vruntime computed once, its smallest lag, then each queue's best
+    /// within the window.
+    fn steal_pick(&mut self, st: &SchedState, c: CoreId, domain: CoreMask) -> Option<ThreadId> {
+        let queued = domain.intersect(st.queued_mask());
+        if !self.params.mech.block_first {
+            let cands = queued
+                .iter()
+                .filter(move |&o| o != c)
+                .flat_map(|o| self.queue_lags(st, o));
+            return self.max_block(cands);
+        }
+        let mut bases = std::mem::take(&mut self.bases);
+        bases.clear();
+        let mut min_lag: Option<i64> = None;
+        let cfs = self.cfs();
+        for o in queued.iter().filter(|&o| o != c) {
+            let base = cfs.min_vruntime(st, o);
+            let rq = &st.core(o).rq;
+            // A long queue's leftmost is at hand in CFS's heap (its best
+            // comes from the index later); a short queue is passed over
+            // once for its smallest lag and its best regardless of the
+            // window, which stands unless it falls outside the window.
+            let (m, best) = if rq.len() > 16 {
+                (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()] - base), None)
+            } else {
+                let lags = rq.iter().map(|&t| (t, cfs.vr[t.idx()] - base));
+                let m = lags.clone().map(|(_, lag)| lag).min();
+                (m, lags.max_by(|&a, &b| self.block_cmp(a, b)))
+            };
+            bases.push((o, base, best));
+            min_lag = min_lag.min(m).or(min_lag).or(m);
+        }
+        let found = min_lag.and_then(|m| {
+            let thr = m.saturating_add(self.window());
+            let mut best: Option<(ThreadId, i64)> = None;
+            for &(o, base, own) in &bases {
+                let x = match own {
+                    Some((t, lag)) if lag <= thr => Some((t, lag)),
+                    _ => self.queue_best(st, o, base, thr),
+                };
+                if let Some(x) = x {
+                    if best.is_none_or(|b| self.block_cmp(x, b) == Ordering::Greater) {
+                        best = Some(x);
+                    }
+                }
+            }
+            best.map(|(t, _)| t)
+        });
+        self.bases = bases;
+        debug_assert_eq!(
+            found,
+            self.max_block(
+                queued
+                    .iter()
+                    .filter(move |&o| o != c)
+                    .flat_map(|o| self.queue_lags(st, o))
+            ),
+            "max_block_ over the queues of {queued:?} but core {c}'s differs from a pass"
+        );
+        found
     }
 
     /// `c`'s queued threads with their lags behind its min_vruntime.
@@ -489,6 +729,7 @@ impl Policy for Colab {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         let new = st.thread(t).last_core.is_none() && wakeup;
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
+        self.index(st, c, t);
     }
 
     /// Scale-slice wake-up preemption: the current thread's vruntime grows by
@@ -502,7 +743,7 @@ impl Policy for Colab {
     fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
         let topo = &st.topo;
         // 1. Local run queue, most blocking first.
-        if let Some(t) = self.max_block(self.queue_lags(st, c)) {
+        if let Some(t) = self.local_pick(st, c) {
             return Pick::Local(t);
         }
         let big = topo.is_big(c) || !topo.is_asymmetric();
@@ -510,36 +751,14 @@ impl Policy for Colab {
         // 2. The same cluster's queues, then the rest of the machine.
         let others = topo.all_mask().minus(own);
         for domain in [own, others] {
-            // Cores with a queue only: an empty one has nothing to give.
-            let cands = domain
-                .intersect(st.queued_mask())
-                .iter()
-                .filter(move |&o| o != c)
-                .flat_map(|o| self.queue_lags(st, o));
-            if let Some(t) = self.max_block(cands) {
+            if let Some(t) = self.steal_pick(st, c, domain) {
                 let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };
             }
         }
         // 3. A big core takes the most blocking thread running on a little core.
         if big && topo.is_asymmetric() && self.params.mech.remote {
-            let min = self.params.mech.pull_min_ns;
-            let running_little = topo
-                .little_mask()
-                .iter()
-                .filter(|&o| st.current_ran(o) >= min)
-                .filter_map(|o| st.core(o).current.map(|t| (o, t)));
-            let best = running_little.max_by(|&(_, a), &(_, b)| {
-                self.block_level(a)
-                    .total_cmp(&self.block_level(b))
-                    .then_with(|| {
-                        st.thread(a)
-                            .predicted_speedup
-                            .total_cmp(&st.thread(b).predicted_speedup)
-                    })
-                    .then_with(|| b.cmp(&a))
-            });
-            if let Some((from, thread)) = best {
+            if let Some((from, thread)) = self.remote_pick(st) {
                 return Pick::PreemptRemote { from, thread };
             }
         }
@@ -552,6 +771,7 @@ impl Policy for Colab {
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         let scale = self.progress_scale(st, c, t);
         self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+        self.note_running(st, c, t);
     }
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, _why: StopReason) {
@@ -571,6 +791,9 @@ impl Policy for Colab {
     }
 
     fn tick(&mut self, st: &SchedState, c: CoreId, _out: &mut Vec<Action>) -> bool {
+        if let Some(t) = st.core(c).current {
+            self.note_running(st, c, t);
+        }
         let scale = self.cfs().run_scale(c);
         self.cfs().tick_preempt(st, c, scale)
     }
@@ -588,9 +811,20 @@ impl Policy for Colab {
             }
             let speedup = self.label_of(st, th.id);
             let l = &mut self.labels[i];
+            let before = l.block.level;
             l.high_block = l.block.update(th.blocked_others_ns, &self.params.labels);
             if self.params.label_mode != LabelMode::Rank {
                 l.speedup = speedup;
+            }
+            // A thread whose level changed moves in its index.
+            if l.block.level.to_bits() != before.to_bits() {
+                if let Some(c) = th.core {
+                    if is_queued_on(st, c, th.id) {
+                        self.index(st, c, th.id);
+                    } else if st.core(c).current == Some(th.id) {
+                        self.note_running(st, c, th.id);
+                    }
+                }
             }
         }
         if self.params.label_mode == LabelMode::Rank {

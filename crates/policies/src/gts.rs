@@ -45,6 +45,7 @@ use crate::cfs::CfsCore;
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, SchedState, StopReason, ThreadId, WakeKind, NS_PER_MS,
 };
+use std::collections::BTreeSet;
 
 /// Thresholds and delays of the big.LITTLE MP patch set.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +152,10 @@ pub struct Gts {
     /// Per core: time of the last HMP migration onto it (tie-break of
     /// `hmp_domain_min_load`).
     core_last_mig: Vec<Nanos>,
+    /// The cores by (`core_last_mig`, id) on machines of more than 64
+    /// cores (empty otherwise), so that `hmp_domain_min_load` walks them in
+    /// its order instead of passing over a domain.
+    by_last_mig: BTreeSet<(Nanos, CoreId)>,
     /// Per core type: the next faster and slower domains and its own cores
     /// (fixed by the topology; `hmp_faster_domain` / `hmp_slower_domain`).
     domains: Vec<[CoreMask; 3]>,
@@ -166,6 +171,7 @@ impl Gts {
             last_up: Vec::new(),
             last_down: Vec::new(),
             core_last_mig: Vec::new(),
+            by_last_mig: BTreeSet::new(),
             domains: Vec::new(),
         }
     }
@@ -242,25 +248,58 @@ impl Gts {
         t: Option<ThreadId>,
     ) -> Option<(CoreId, u32)> {
         let allowed = t.map_or(mask, |t| mask.intersect(self.cfs().allowed(t)));
-        allowed
-            .iter()
-            .map(|c| {
-                let load = if st.nr_running(c) == 0 { 0 } else { 1023 };
-                (c, load)
-            })
-            .min_by_key(|&(c, load)| (load, self.core_last_mig[c.idx()], c))
+        let scan = || {
+            allowed
+                .iter()
+                .map(|c| {
+                    let load = if st.nr_running(c) == 0 { 0 } else { 1023 };
+                    (c, load)
+                })
+                .min_by_key(|&(c, load)| (load, self.core_last_mig[c.idx()], c))
+        };
+        if self.by_last_mig.is_empty() {
+            return scan();
+        }
+        // Load 0: nothing running or queued.
+        let zero = allowed.intersect(st.idle_mask()).minus(st.queued_mask());
+        let first_in = |m: CoreMask| {
+            self.by_last_mig
+                .iter()
+                .map(|&(_, c)| c)
+                .find(|&c| m.contains(c))
+        };
+        let found = if zero.is_empty() {
+            first_in(allowed).map(|c| (c, 1023))
+        } else if zero.count() <= 64 {
+            zero.iter()
+                .min_by_key(|&c| (self.core_last_mig[c.idx()], c))
+                .map(|c| (c, 0))
+        } else {
+            first_in(zero).map(|c| (c, 0))
+        };
+        debug_assert_eq!(found, scan(), "hmp_domain_min_load over {allowed:?}");
+        found
+    }
+
+    /// Records an HMP migration onto `to` now.
+    fn note_migration(&mut self, st: &SchedState, to: CoreId) {
+        let old = std::mem::replace(&mut self.core_last_mig[to.idx()], st.now);
+        if !self.by_last_mig.is_empty() {
+            self.by_last_mig.remove(&(old, to));
+            self.by_last_mig.insert((st.now, to));
+        }
     }
 
     fn next_up_delay(&mut self, st: &SchedState, t: ThreadId, to: CoreId) {
         self.last_up[t.idx()] = Some(st.now);
         self.last_down[t.idx()] = None;
-        self.core_last_mig[to.idx()] = st.now;
+        self.note_migration(st, to);
     }
 
     fn next_down_delay(&mut self, st: &SchedState, t: ThreadId, to: CoreId) {
         self.last_down[t.idx()] = Some(st.now);
         self.last_up[t.idx()] = None;
-        self.core_last_mig[to.idx()] = st.now;
+        self.note_migration(st, to);
     }
 
     /// `hmp_up_migration`: the idle faster core `t` (on `c`) should move to.
@@ -410,6 +449,9 @@ impl colab_core::Policy for Gts {
         if self.cfs.is_none() {
             self.cfs = Some(CfsCore::new(st));
             self.core_last_mig = vec![0; st.topo.num_cores()];
+            if st.topo.num_cores() > 64 {
+                self.by_last_mig = st.topo.cores().map(|c| (0, c)).collect();
+            }
             self.domains = Self::domain_table(st);
         }
         self.cfs.as_mut().expect("init").thread_created(t);

@@ -61,13 +61,12 @@
 //!   next assignment (see above).
 
 use crate::cfs::CfsCore;
-use crate::queue_index::QueueIndex;
+use crate::queue_index::{QueueIndex, QueuedIndex, RunningIndex};
 use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
     ThreadId, ThreadInfo, WakeKind, NS_PER_MS,
 };
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 
 /// Linux's load weight for nice 0 (`sched_prio_to_weight[20]`): the static
 /// weight of every application here, since all threads run at nice 0.
@@ -354,69 +353,24 @@ struct FastLayer {
     by_vr: QueueIndex<(bool, i64)>,
     by_wait: QueueIndex<(bool, Nanos)>,
     by_credit: QueueIndex<(bool, Reverse<i64>)>,
-    slow_running: SlowRunning,
+    /// The threads running on slow cores by [`ClaimKey`], on machines
+    /// with many slow cores, so that an idle fast core finds the best claim
+    /// without a pass over them. Pushed when a thread starts on a slow
+    /// core, at its core's tick (the counters, so the prediction, are read
+    /// just before) and when credits change.
+    slow_running: RunningIndex<ClaimKey>,
+    /// Every queued thread by (no credits, runnable_since) on machines of
+    /// more than 64 cores, so that an idle fast core finds the longest
+    /// waiting credit holder without a pass over the queues.
+    all_by_wait: QueuedIndex<(bool, Nanos)>,
 }
 
 /// A claim on a fast core: credits left, then predicted speedup, both
 /// most first, then the lower id.
 type ClaimKey = (Reverse<i64>, Reverse<i64>);
 
-/// The threads running on slow cores by [`ClaimKey`], on machines with many
-/// slow cores, so that an idle fast core finds the best claim without a pass
-/// over them. Entries are pushed when a thread starts on a slow core, at
-/// its core's tick (the counters, so the prediction, are read just before)
-/// and when credits change; an entry is live while its thread runs on a
-/// slow core with that key, and dead ones go when met or swept.
-#[derive(Clone, Debug, Default)]
-struct SlowRunning {
-    set: BTreeSet<(ClaimKey, ThreadId)>,
-}
-
-impl SlowRunning {
-    fn live(st: &SchedState, t: ThreadId) -> Option<CoreId> {
-        let o = st.thread(t).core?;
-        (st.core(o).current == Some(t) && !st.topo.is_big(o)).then_some(o)
-    }
-
-    fn push(&mut self, st: &SchedState, t: ThreadId, key_of: impl Fn(ThreadId) -> ClaimKey) {
-        let key = key_of(t);
-        self.set.insert((key, t));
-        if self.set.len() > 2 * st.topo.little_mask().count() + 64 {
-            self.set.retain(|&(k, x)| {
-                (x == t && k == key) || Self::live(st, x).is_some() && key_of(x) == k
-            });
-        }
-    }
-
-    /// The live entry of best claim that `take` accepts, with its core.
-    fn best(
-        &mut self,
-        st: &SchedState,
-        key_of: impl Fn(ThreadId) -> ClaimKey,
-        take: impl Fn(ThreadId) -> bool,
-    ) -> Option<(CoreId, ThreadId)> {
-        let mut dead = Vec::new();
-        let mut found = None;
-        for &(k, t) in &self.set {
-            match Self::live(st, t) {
-                Some(o) if key_of(t) == k => {
-                    if take(t) {
-                        found = Some((o, t));
-                        break;
-                    }
-                }
-                _ => dead.push((k, t)),
-            }
-        }
-        for e in dead {
-            self.set.remove(&e);
-        }
-        found
-    }
-}
-
 /// An f64 as an i64 in the same order as `f64::total_cmp`.
-fn ord_f64(x: f64) -> i64 {
+pub(crate) fn ord_f64(x: f64) -> i64 {
     let b = x.to_bits() as i64;
     if b < 0 {
         b ^ i64::MAX
@@ -436,7 +390,8 @@ impl FastLayer {
             by_vr: QueueIndex::new(st.topo.num_cores()),
             by_wait: QueueIndex::new(st.topo.num_cores()),
             by_credit: QueueIndex::new(st.topo.num_cores()),
-            slow_running: SlowRunning::default(),
+            slow_running: RunningIndex::new(st.topo.all_mask().minus(st.topo.big_mask())),
+            all_by_wait: QueuedIndex::default(),
         }
     }
 
@@ -479,6 +434,16 @@ impl FastLayer {
         });
         self.by_credit
             .push(st, c, t, |t| Self::credit_key(credit, t));
+        if Self::queued_kept(st) {
+            self.all_by_wait.push(st, t, |t| {
+                (Self::broke(credit, t), st.thread(t).runnable_since)
+            });
+        }
+    }
+
+    /// Is every queued thread indexed ([`FastLayer::all_by_wait`])?
+    fn queued_kept(st: &SchedState) -> bool {
+        st.active_tracked && st.topo.num_cores() > 64
     }
 
     fn credit_key(credit: &[f64], t: ThreadId) -> (bool, Reverse<i64>) {
@@ -653,6 +618,24 @@ impl FastLayer {
     }
 
     fn waiting_holder(&mut self, st: &SchedState, c: CoreId) -> Option<(CoreId, ThreadId)> {
+        if Self::queued_kept(st) {
+            let (credit, cfs) = (&self.credit, &self.cfs);
+            let wait_key = |t: ThreadId| (Self::broke(credit, t), st.thread(t).runnable_since);
+            // Holders sort first: the first entry without credits ends it.
+            let found = self
+                .all_by_wait
+                .first_where(st, wait_key, |(broke, _), t, o| {
+                    broke || o != c && cfs.allowed(t).contains(c)
+                })
+                .filter(|&((broke, _), _, _)| !broke)
+                .map(|(_, t, o)| (o, t));
+            debug_assert_eq!(
+                found,
+                self.waiting_holder_scan(st, c),
+                "machine-wide waiting holders differ"
+            );
+            return found;
+        }
         let mut best: Option<((Nanos, ThreadId), CoreId)> = None;
         for o in st.queued_mask().iter().filter(|&o| o != c) {
             let (credit, cfs) = (&self.credit, &self.cfs);
@@ -1068,7 +1051,7 @@ mod slow_running_tests {
         }
         let credit = [5.0, 9.0, 9.0, 0.0];
         let key = |t: ThreadId| FastLayer::claim_key(&st, &credit, t);
-        let mut ix = SlowRunning::default();
+        let mut ix = RunningIndex::new(st.topo.all_mask().minus(st.topo.big_mask()));
         for t in 0..4 {
             ix.push(&st, ThreadId(t), key);
         }
@@ -1086,7 +1069,7 @@ mod slow_running_tests {
             ix.best(&st2, key2, |_| true),
             Some((CoreId(4), ThreadId(2)))
         );
-        assert_eq!(ix.set.len(), 3);
+        assert_eq!(ix.entries(), 3);
         // An entry whose key changed without a push is not trusted.
         let credit3 = [5.0, 9.0, 1.0, 0.0];
         let key3 = |t: ThreadId| FastLayer::claim_key(&st2, &credit3, t);

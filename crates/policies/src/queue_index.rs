@@ -16,7 +16,7 @@
 //! when its queue reaches [`INDEX_FROM`] threads and dropped when it falls
 //! below [`UNINDEX_BELOW`]; while a core is not indexed, callers scan.
 
-use colab_core::{CoreId, RunState, SchedState, ThreadId};
+use colab_core::{CoreId, CoreMask, RunState, SchedState, ThreadId};
 use std::collections::BTreeSet;
 
 pub use colab_core::runqueue::{INDEX_FROM, UNINDEX_BELOW};
@@ -133,6 +133,143 @@ impl<K: Ord + Copy> QueueIndex<K> {
     #[cfg(test)]
     pub fn len(&self, c: CoreId) -> usize {
         self.sets[c.idx()].len()
+    }
+}
+
+/// The threads running on a set of cores (a policy's slow cores) by a
+/// policy's key, so that finding the best of them is not a pass over the
+/// cores. The policy pushes an entry when a thread starts on one of those
+/// cores and whenever its key may have changed (at its core's tick, after
+/// the counters are read; when the inputs of the key change); an entry is
+/// live while its thread runs on one of the cores with that key, and dead
+/// ones go when met or, once they outnumber the cores, in one sweep.
+#[derive(Clone, Debug)]
+pub struct RunningIndex<K: Ord + Copy> {
+    set: BTreeSet<(K, ThreadId)>,
+    cores: CoreMask,
+}
+
+impl<K: Ord + Copy> RunningIndex<K> {
+    pub fn new(cores: CoreMask) -> RunningIndex<K> {
+        RunningIndex {
+            set: BTreeSet::new(),
+            cores,
+        }
+    }
+
+    /// The core `t` runs on, if it is one of the indexed cores.
+    pub fn live(&self, st: &SchedState, t: ThreadId) -> Option<CoreId> {
+        let o = st.thread(t).core?;
+        (st.core(o).current == Some(t) && self.cores.contains(o)).then_some(o)
+    }
+
+    pub fn push(&mut self, st: &SchedState, t: ThreadId, key_of: impl Fn(ThreadId) -> K) {
+        let key = key_of(t);
+        self.set.insert((key, t));
+        if self.set.len() > 2 * self.cores.count() + 64 {
+            let cores = self.cores;
+            self.set.retain(|&(k, x)| {
+                let live = st
+                    .thread(x)
+                    .core
+                    .is_some_and(|o| st.core(o).current == Some(x) && cores.contains(o));
+                (x == t && k == key) || live && key_of(x) == k
+            });
+        }
+    }
+
+    /// The live entry of smallest key that `take` accepts, with its core.
+    pub fn best(
+        &mut self,
+        st: &SchedState,
+        key_of: impl Fn(ThreadId) -> K,
+        take: impl Fn(ThreadId) -> bool,
+    ) -> Option<(CoreId, ThreadId)> {
+        let mut dead = Vec::new();
+        let mut found = None;
+        for &(k, t) in &self.set {
+            match self.live(st, t) {
+                Some(o) if key_of(t) == k => {
+                    if take(t) {
+                        found = Some((o, t));
+                        break;
+                    }
+                }
+                _ => dead.push((k, t)),
+            }
+        }
+        for e in dead {
+            self.set.remove(&e);
+        }
+        found
+    }
+
+    /// Entries, dead ones included (tests).
+    #[cfg(test)]
+    pub fn entries(&self) -> usize {
+        self.set.len()
+    }
+}
+
+/// Every queued thread of the machine by a policy's key, so that the best
+/// of them is not a pass over every queue. The policy pushes an entry at
+/// each enqueue and whenever a queued thread's key changes; an entry is
+/// live while its thread waits in its core's queue with that key, and dead
+/// ones go when met or, once they outnumber twice the threads, in a sweep.
+#[derive(Clone, Debug)]
+pub struct QueuedIndex<K: Ord + Copy> {
+    set: BTreeSet<(K, ThreadId)>,
+}
+
+impl<K: Ord + Copy> Default for QueuedIndex<K> {
+    fn default() -> Self {
+        QueuedIndex {
+            set: BTreeSet::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy> QueuedIndex<K> {
+    fn live(st: &SchedState, t: ThreadId) -> Option<CoreId> {
+        let o = st.thread(t).core?;
+        is_queued_on(st, o, t).then_some(o)
+    }
+
+    pub fn push(&mut self, st: &SchedState, t: ThreadId, key_of: impl Fn(ThreadId) -> K) {
+        let key = key_of(t);
+        self.set.insert((key, t));
+        if self.set.len() > 2 * st.threads.len() + 64 {
+            self.set.retain(|&(k, x)| {
+                (x == t && k == key) || Self::live(st, x).is_some() && key_of(x) == k
+            });
+        }
+    }
+
+    /// The first live entry in key order that `stop` accepts, with its
+    /// core; dead entries met on the way are dropped.
+    pub fn first_where(
+        &mut self,
+        st: &SchedState,
+        key_of: impl Fn(ThreadId) -> K,
+        stop: impl Fn(K, ThreadId, CoreId) -> bool,
+    ) -> Option<(K, ThreadId, CoreId)> {
+        let mut dead = Vec::new();
+        let mut found = None;
+        for &(k, t) in &self.set {
+            match Self::live(st, t) {
+                Some(o) if key_of(t) == k => {
+                    if stop(k, t, o) {
+                        found = Some((k, t, o));
+                        break;
+                    }
+                }
+                _ => dead.push((k, t)),
+            }
+        }
+        for e in dead {
+            self.set.remove(&e);
+        }
+        found
     }
 }
 

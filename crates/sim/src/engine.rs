@@ -1631,8 +1631,10 @@ impl<'a> Sim<'a> {
         let now = self.st.now;
         let mut acts = std::mem::take(&mut self.actions);
         acts.clear();
-        for i in 0..self.st.cores.len() {
-            let c = CoreId(i as u16);
+        // Only busy cores have a tick (nothing here makes a core busy).
+        let busy = self.st.topo.all_mask().minus(self.st.idle_mask());
+        for c in busy.iter() {
+            let i = c.idx();
             let Some(t) = self.st.cores[i].current else {
                 continue;
             };
@@ -1652,10 +1654,8 @@ impl<'a> Sim<'a> {
         // Idle cores get a chance to pull work (idle / nohz balancing), or,
         // for policies that do so, to take a thread running elsewhere.
         if self.active > 0 {
-            for i in 0..self.st.cores.len() {
-                if self.st.cores[i].current.is_none() {
-                    self.mark_resched(CoreId(i as u16));
-                }
+            for c in self.st.idle_mask().iter() {
+                self.mark_resched(c);
             }
         }
         self.apply_actions(&mut acts)?;

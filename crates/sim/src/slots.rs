@@ -1,6 +1,6 @@
 //! The next completion time of every core, and the earliest of them. On a
 //! small machine a scan of the slots is fastest; from [`TREE_FROM`] slots
-//! on they live in a tournament tree, where setting one costs O(log cores)
+//! on they live in a 4-ary tournament tree, where setting one costs O(log cores)
 //! and reading the earliest O(1), so the event loop does not scan a large
 //! machine's every core per event.
 
@@ -18,11 +18,27 @@ pub(crate) const TREE_FROM: usize = 64;
 #[derive(Clone, Debug)]
 pub(crate) enum MinSlots {
     Scan(Vec<Nanos>),
-    /// Leaves from `cap`; node k holds the smaller of nodes 2k and 2k+1.
+    /// A 4-ary tournament tree stored level by level, leaves first: level
+    /// j starts at `start[j]`, and entry k of level j + 1 holds the
+    /// smallest (time, slot) of entries 4k..4k+4 of level j. Four children
+    /// share a cache line and a walk has half the levels of a binary tree
+    /// (a pop of the earliest slot walks all of them).
     Tree {
         tree: Vec<(Nanos, u32)>,
-        cap: usize,
+        start: Vec<usize>,
     },
+}
+
+/// The smallest of four entries (no two are equal: slots differ).
+#[inline]
+fn min4(g: &[(Nanos, u32)]) -> (Nanos, u32) {
+    let a = if g[1] < g[0] { g[1] } else { g[0] };
+    let b = if g[3] < g[2] { g[3] } else { g[2] };
+    if b < a {
+        b
+    } else {
+        a
+    }
 }
 
 impl MinSlots {
@@ -35,22 +51,33 @@ impl MinSlots {
     }
 
     fn tree(n: usize, empty: Nanos) -> MinSlots {
-        let cap = n.max(1).next_power_of_two();
-        let mut tree = vec![(empty, u32::MAX); 2 * cap];
-        for i in 0..cap {
-            tree[cap + i] = (empty, i as u32);
+        let mut width = 4;
+        while width < n {
+            width *= 4;
         }
-        for k in (1..cap).rev() {
-            tree[k] = tree[2 * k].min(tree[2 * k + 1]);
+        let mut start = Vec::new();
+        let mut tree = Vec::new();
+        while width >= 1 {
+            start.push(tree.len());
+            if tree.is_empty() {
+                tree.extend((0..width as u32).map(|i| (empty, i)));
+            } else {
+                let below = start[start.len() - 2];
+                for k in 0..width {
+                    let m = min4(&tree[below + 4 * k..below + 4 * k + 4]);
+                    tree.push(m);
+                }
+            }
+            width /= 4;
         }
-        MinSlots::Tree { tree, cap }
+        MinSlots::Tree { tree, start }
     }
 
     #[cfg(test)]
     fn get(&self, i: usize) -> Nanos {
         match self {
             MinSlots::Scan(v) => v[i],
-            MinSlots::Tree { tree, cap } => tree[cap + i].0,
+            MinSlots::Tree { tree, .. } => tree[i].0,
         }
     }
 
@@ -58,21 +85,23 @@ impl MinSlots {
     pub(crate) fn set(&mut self, i: usize, t: Nanos) {
         match self {
             MinSlots::Scan(v) => v[i] = t,
-            MinSlots::Tree { tree, cap } => {
-                let mut k = *cap + i;
-                if tree[k].0 == t {
+            MinSlots::Tree { tree, start } => {
+                if tree[i].0 == t {
                     return;
                 }
-                tree[k].0 = t;
+                tree[i].0 = t;
                 // Up to the first node that does not change: nor will
                 // anything above it.
-                while k > 1 {
-                    k /= 2;
-                    let m = tree[2 * k].min(tree[2 * k + 1]);
-                    if tree[k] == m {
+                let mut k = i;
+                for j in 1..start.len() {
+                    let g = start[j - 1] + (k & !3);
+                    let m = min4(&tree[g..g + 4]);
+                    k >>= 2;
+                    let node = &mut tree[start[j] + k];
+                    if *node == m {
                         break;
                     }
-                    tree[k] = m;
+                    *node = m;
                 }
             }
         }
@@ -89,7 +118,7 @@ impl MinSlots {
                 )
             }
             MinSlots::Tree { tree, .. } => {
-                let (t, i) = tree[1];
+                let (t, i) = tree[tree.len() - 1];
                 (i as usize, t)
             }
         }
@@ -106,8 +135,8 @@ mod tests {
         /// order finds (first minimum).
         #[test]
         fn the_earliest_is_what_a_scan_finds(
-            n in 1usize..40,
-            sets in prop::collection::vec((0usize..40, 0u64..20), 0..200),
+            n in 1usize..300,
+            sets in prop::collection::vec((0usize..300, 0u64..20), 0..400),
         ) {
             let mut s = if n % 2 == 0 { MinSlots::tree(n, u64::MAX) } else { MinSlots::new(n, u64::MAX) };
             let mut plain = vec![u64::MAX; n];

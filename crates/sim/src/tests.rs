@@ -972,3 +972,65 @@ fn a_core_that_always_asks_to_pick_again_stops_at_the_budget() {
         "one pick per ns"
     );
 }
+
+/// COLAB's indexes (long queues in max_block_'s order, the threads on many
+/// little cores) are checked against a pass at every pick in debug builds:
+/// runs that reach both, with blocking levels and speedups that differ.
+#[test]
+fn colab_indexes_agree_with_passes_over_queues_and_cores() {
+    let w = workload(
+        r#"
+name = "x"
+[mutex]
+m = 4
+[thread.main]
+ops = [ { spawn = "a", count = 200 }, { spawn = "b", count = 200 }, { join = "a" }, { join = "b" } ]
+[thread.a]
+ops = [ { loop = 4, body = [ { compute = 300, mem_frac = 0.0 }, { critical = "m", compute = 40, mem_frac = 0.0 }, { sleep = 100 } ] } ]
+[thread.b]
+ops = [ { loop = 4, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ] } ]
+"#,
+    );
+    for pol in [
+        "colab",
+        "colab-e",
+        "colab:prev-first=on:pull-min-us=1000",
+        "colab:window=0.05",
+        "colab:block-first=off",
+    ] {
+        // 400 threads on 8 cores: queues past the index threshold; on 4B68S
+        // the threads on little cores are indexed.
+        for topo in ["4B4S", "4B68S"] {
+            let r = run(&w, topo, pol).unwrap_or_else(|e| panic!("{pol} on {topo}: {e}"));
+            assert!(r.stats.migrations > 0, "{pol} on {topo}");
+        }
+    }
+}
+
+/// Every policy on a machine past the engine's and the state's thresholds
+/// (a 72-core tree of completions, load buckets for a 68-core cluster) and
+/// on one with long queues, where debug builds check each kept structure
+/// against a scan.
+#[test]
+fn every_policy_runs_a_large_machine_with_its_indexes_checked() {
+    let w = workload(
+        r#"
+name = "x"
+[mutex]
+m = 2
+[thread.main]
+ops = [ { spawn = "a", count = 90 }, { spawn = "b", count = 60 }, { join = "a" }, { join = "b" } ]
+[thread.a]
+ops = [ { loop = 3, body = [ { compute = 300, mem_frac = 0.0 }, { critical = "m", compute = 20, mem_frac = 0.0 }, { sleep = 100 } ] } ]
+[thread.b]
+ops = [ { loop = 3, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ] } ]
+"#,
+    );
+    // 2B2S: queues of over 32 threads, whose kept orders are checked too.
+    for &(pol, _) in colab_policies::POLICIES {
+        for topo in ["4B68S", "2B2S"] {
+            let r = run(&w, topo, pol).unwrap_or_else(|e| panic!("{pol} on {topo}: {e}"));
+            assert!(r.stats.dispatches >= 150, "{pol} on {topo}");
+        }
+    }
+}

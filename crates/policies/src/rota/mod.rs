@@ -565,11 +565,23 @@ impl Rota {
 
     /// First idle core of `mask`, the cluster of `near` first.
     fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
-        let near_cl = near.map(|c| st.topo.cluster_of(c));
-        mask.intersect(st.idle_mask())
-            .iter()
-            .filter(|&c| Self::is_idle_empty(st, c))
-            .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+        // Idle and nothing queued, by masks rather than a pass over the
+        // idle cores.
+        let free = mask.intersect(st.idle_mask()).minus(st.queued_mask());
+        let found = near
+            .and_then(|n| {
+                let own = st.topo.cluster_mask(st.topo.cluster_of(n));
+                free.intersect(own).iter().next()
+            })
+            .or_else(|| free.iter().next());
+        debug_assert_eq!(found, {
+            let near_cl = near.map(|c| st.topo.cluster_of(c));
+            mask.intersect(st.idle_mask())
+                .iter()
+                .filter(|&c| Self::is_idle_empty(st, c))
+                .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+        });
+        found
     }
 
     /// The shortest queue of `mask`, `prev` on ties, then its cluster.
