@@ -7,6 +7,7 @@
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
 use crate::counters::{CounterError, Signature};
+use crate::heap::QuadHeap;
 use crate::pmu::{CounterTotals, Pmu};
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, Predictor, PredictorKind};
@@ -22,8 +23,6 @@ use colab_workload::{IndexSel, Op, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 const NEVER: Nanos = Nanos::MAX;
 
@@ -431,7 +430,7 @@ struct Sim<'a> {
     conds: Vec<CondState>,
     queues: Vec<QueueState>,
     events_state: Vec<EventState>,
-    heap: BinaryHeap<Reverse<(Nanos, u64, EvKind)>>,
+    heap: QuadHeap<(Nanos, u64, EvKind)>,
     /// Next decision point of each core's current thread (NEVER when idle).
     core_next: MinSlots,
     unstarted: u32,
@@ -610,7 +609,7 @@ impl<'a> Sim<'a> {
             conds: vec![CondState::default(); cb as usize],
             queues,
             events_state: vec![EventState::default(); eb as usize],
-            heap: BinaryHeap::new(),
+            heap: QuadHeap::default(),
             core_next: MinSlots::new(n, NEVER),
             unstarted: w.programs.len() as u32,
             violation: None,
@@ -645,7 +644,7 @@ impl<'a> Sim<'a> {
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
         self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, kind)));
+        self.heap.push((t, self.seq, kind));
     }
 
     fn run(&mut self, observe: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
@@ -664,11 +663,11 @@ impl<'a> Sim<'a> {
             // Core completions live in `core_next` (one slot per core, no stale
             // events); everything else in the heap. Ties: cores first, by index.
             let (ci, ct) = self.core_next.min();
-            let ht = self.heap.peek().map_or(NEVER, |e| e.0 .0);
+            let ht = self.heap.peek().map_or(NEVER, |e| e.0);
             let (t, ev) = if ct <= ht && ct != NEVER {
                 self.core_next.set(ci, NEVER);
                 (ct, None)
-            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            } else if let Some((t, _, ev)) = self.heap.pop() {
                 (t, Some(ev))
             } else {
                 break;

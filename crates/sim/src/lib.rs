@@ -9,6 +9,7 @@
 
 pub mod counters;
 mod engine;
+mod heap;
 mod pmu;
 pub mod predict;
 mod slots;
