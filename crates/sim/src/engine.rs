@@ -7,7 +7,6 @@
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
 use crate::counters::{CounterError, Signature};
-use crate::heap::QuadHeap;
 use crate::pmu::{CounterTotals, Pmu};
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, Predictor, PredictorKind};
@@ -20,9 +19,11 @@ use colab_core::{
 };
 use colab_workload::control::Loops;
 use colab_workload::{IndexSel, Op, Workload};
+use dary_heap::QuaternaryHeap;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use std::cmp::Reverse;
 
 const NEVER: Nanos = Nanos::MAX;
 
@@ -430,7 +431,10 @@ struct Sim<'a> {
     conds: Vec<CondState>,
     queues: Vec<QueueState>,
     events_state: Vec<EventState>,
-    heap: QuadHeap<(Nanos, u64, EvKind)>,
+    /// The event queue, earliest first. Four children per node: with
+    /// thousands of sleepers queued a pop sifts through half the levels of
+    /// a binary heap, over children side by side in memory (dary_heap).
+    heap: QuaternaryHeap<Reverse<(Nanos, u64, EvKind)>>,
     /// Next decision point of each core's current thread (NEVER when idle).
     core_next: MinSlots,
     unstarted: u32,
@@ -609,7 +613,7 @@ impl<'a> Sim<'a> {
             conds: vec![CondState::default(); cb as usize],
             queues,
             events_state: vec![EventState::default(); eb as usize],
-            heap: QuadHeap::default(),
+            heap: QuaternaryHeap::new(),
             core_next: MinSlots::new(n, NEVER),
             unstarted: w.programs.len() as u32,
             violation: None,
@@ -644,7 +648,7 @@ impl<'a> Sim<'a> {
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
         self.seq += 1;
-        self.heap.push((t, self.seq, kind));
+        self.heap.push(Reverse((t, self.seq, kind)));
     }
 
     fn run(&mut self, observe: &mut dyn FnMut(Progress)) -> Result<(), SimError> {
@@ -663,11 +667,11 @@ impl<'a> Sim<'a> {
             // Core completions live in `core_next` (one slot per core, no stale
             // events); everything else in the heap. Ties: cores first, by index.
             let (ci, ct) = self.core_next.min();
-            let ht = self.heap.peek().map_or(NEVER, |e| e.0);
+            let ht = self.heap.peek().map_or(NEVER, |e| e.0 .0);
             let (t, ev) = if ct <= ht && ct != NEVER {
                 self.core_next.set(ci, NEVER);
                 (ct, None)
-            } else if let Some((t, _, ev)) = self.heap.pop() {
+            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
                 (t, Some(ev))
             } else {
                 break;

@@ -9,7 +9,6 @@
 
 pub mod counters;
 mod engine;
-mod heap;
 mod pmu;
 pub mod predict;
 mod slots;
