@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 35] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 36] = [
     "rota",
     "rota:order=speed",
     "rota:stay=off",
@@ -174,6 +174,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 35] = [
     "rota:order=speed:stay=off:pull-from=core:new-start=debit",
     "rota:order=speed:new-start=debit",
     "rota:local=eevdf",
+    "rota:local=eevdf-fast",
     "rota:order=las",
     "rota:order=plas",
     "rota:order=ntt",

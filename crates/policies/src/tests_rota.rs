@@ -1097,21 +1097,38 @@ fn rota_plas_order_takes_the_thread_of_the_least_served_program() {
 /// default). Fast core 0 runs thread 0; new threads 1 and then, 370 us
 /// later and with a longer queue, 2 join its queue; thread 0 then blocks.
 fn local_pick(opts: &str) -> Pick {
+    local_pick_on(opts, 0)
+}
+
+/// As [`local_pick`], on core `c` (0 and 1 fast, 2 and 3 slow).
+fn local_pick_on(opts: &str, c: u16) -> Pick {
     let mut st = state("2B2S", 3);
     let mut p = rota(&st, opts);
-    run_on(&mut st, 0, 0);
-    p.running(&st, CoreId(0), ThreadId(0));
+    run_on(&mut st, c, 0);
+    p.running(&st, CoreId(c), ThreadId(0));
     st.now = 885 * US;
     for t in [1, 2] {
-        queue(&mut st, 0, t);
-        p.enqueued(&st, CoreId(0), ThreadId(t), true);
+        queue(&mut st, c, t);
+        p.enqueued(&st, CoreId(c), ThreadId(t), true);
         st.now += 370 * US;
     }
-    st.cores[0].current = None;
+    st.cores[c as usize].current = None;
     st.threads[0].state = RunState::Blocked(colab_core::BlockKind::Barrier);
     st.threads[0].core = None;
-    p.stopped(&st, CoreId(0), ThreadId(0), st.now, StopReason::Blocked);
-    p.pick_next(&st, CoreId(0))
+    p.stopped(&st, CoreId(c), ThreadId(0), st.now, StopReason::Blocked);
+    p.pick_next(&st, CoreId(c))
+}
+
+#[test]
+fn rota_local_eevdf_fast_rules_fast_cores_by_eevdf_and_slow_ones_by_cfs() {
+    let o = "local=eevdf-fast:new-start=debit";
+    assert_eq!(local_pick_on(o, 0), Pick::Local(ThreadId(1)));
+    assert_eq!(local_pick_on(o, 2), Pick::Local(ThreadId(2)));
+    assert_eq!(
+        local_pick_on("new-start=debit", 2),
+        Pick::Local(ThreadId(2))
+    );
+    assert_eq!(local_pick_on("local=eevdf", 2), Pick::Local(ThreadId(1)));
 }
 
 #[test]

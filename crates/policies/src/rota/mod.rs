@@ -281,7 +281,7 @@ impl Rota {
         let mut cfs = CfsCore::new(st);
         cfs.tun.new_start = self.params.new_start;
         self.cfs = Some(cfs);
-        if self.params.local == Local::Eevdf {
+        if self.params.local != Local::Cfs {
             self.eevdf = Some(Eevdf::new());
         }
         self.occupant = vec![None; topo.num_cores()];
@@ -704,9 +704,20 @@ impl Rota {
             || self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
     }
 
+    /// EEVDF's state when it rules core `c`'s own queue (`local=eevdf`, or
+    /// `local=eevdf-fast` on a fast core); None where CFS's rules do.
+    fn eevdf_on(&self, c: CoreId) -> Option<&Eevdf> {
+        let e = self.eevdf.as_ref()?;
+        match self.params.local {
+            Local::Eevdf => Some(e),
+            Local::EevdfFast if self.is_fast(c) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The local thread to run: CFS's leftmost, bottleneck threads first.
     fn local(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
-        if let Some(e) = &self.eevdf {
+        if let Some(e) = self.eevdf_on(c) {
             return e.pick_eevdf(st, c);
         }
         let (th, cfs, block_first) = (
@@ -881,7 +892,8 @@ impl Policy for Rota {
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
         if let Some(e) = self.eevdf.as_mut() {
             e.enqueued(st, c, t, wakeup);
-        } else {
+        }
+        if self.eevdf_on(c).is_none() {
             self.index_local(st, c, t);
         }
     }
@@ -893,8 +905,8 @@ impl Policy for Rota {
                 return true;
             }
         }
-        if let Some(e) = self.eevdf.as_mut() {
-            return e.should_preempt(st, c, t);
+        if self.eevdf_on(c).is_some() {
+            return self.eevdf.as_mut().unwrap().should_preempt(st, c, t);
         }
         self.cfs().wakeup_preempt(st, c, t, self.cfs().run_scale(c))
     }
@@ -997,7 +1009,7 @@ impl Policy for Rota {
     }
 
     fn slice_ns(&self, st: &SchedState, c: CoreId, t: ThreadId) -> Nanos {
-        if let Some(e) = &self.eevdf {
+        if let Some(e) = self.eevdf_on(c) {
             return e.slice_ns(st, c, t);
         }
         self.cfs().slice(st, c)
@@ -1029,8 +1041,8 @@ impl Policy for Rota {
         } else {
             self.cfs().periodic_balance(st, c, out);
         }
-        if let Some(e) = self.eevdf.as_mut() {
-            return e.local_tick(st, c);
+        if self.eevdf_on(c).is_some() {
+            return self.eevdf.as_mut().unwrap().local_tick(st, c);
         }
         self.cfs().tick_preempt(st, c, self.cfs().run_scale(c))
     }
@@ -1050,14 +1062,16 @@ impl Policy for Rota {
             s.high_block = s.block.update(th.blocked_others_ns, &self.params.labels);
             s.speed_fp = speed_fp(th.predicted_speedup);
             // A queued thread whose order changed is indexed again.
-            if s.high_block != was && self.params.block_first && self.eevdf.is_none() {
+            if s.high_block != was && self.params.block_first && self.params.local != Local::Eevdf {
                 if let Some(c) = th.core.filter(|&c| is_queued_on(st, c, th.id)) {
                     moved.push((c, th.id));
                 }
             }
         }
         for (c, t) in moved {
-            self.index_local(st, c, t);
+            if self.eevdf_on(c).is_none() {
+                self.index_local(st, c, t);
+            }
         }
     }
 }

@@ -139,7 +139,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -175,7 +175,11 @@ impl RotaParams {
             }
             if k == "local" {
                 use Local::*;
-                self.local = crate::one_of(k, v, &[("cfs", Cfs), ("eevdf", Eevdf)])?;
+                self.local = crate::one_of(
+                    k,
+                    v,
+                    &[("cfs", Cfs), ("eevdf", Eevdf), ("eevdf-fast", EevdfFast)],
+                )?;
                 continue;
             }
             if k == "migration-us" {
@@ -323,4 +327,8 @@ pub enum Local {
     /// EEVDF (6.6 on): earliest eligible virtual deadline, lag kept across
     /// sleeps and migrations, base-slice requests.
     Eevdf,
+    /// EEVDF's rules on fast cores, CFS's on slow ones: a short program's
+    /// late threads get in on a fast core held by a long program's thread
+    /// within a base slice, while slow cores keep CFS's sleeper credit.
+    EevdfFast,
 }
