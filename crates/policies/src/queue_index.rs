@@ -185,23 +185,12 @@ impl<K: Ord + Copy> RunningIndex<K> {
         key_of: impl Fn(ThreadId) -> K,
         take: impl Fn(ThreadId) -> bool,
     ) -> Option<(CoreId, ThreadId)> {
-        let mut dead = Vec::new();
-        let mut found = None;
-        for &(k, t) in &self.set {
-            match self.live(st, t) {
-                Some(o) if key_of(t) == k => {
-                    if take(t) {
-                        found = Some((o, t));
-                        break;
-                    }
-                }
-                _ => dead.push((k, t)),
-            }
-        }
-        for e in dead {
-            self.set.remove(&e);
-        }
-        found
+        let cores = self.cores;
+        let live = |t: ThreadId| {
+            let o = st.thread(t).core?;
+            (st.core(o).current == Some(t) && cores.contains(o)).then_some(o)
+        };
+        first_live(&mut self.set, live, key_of, |_, t, _| take(t)).map(|(_, t, o)| (o, t))
     }
 
     /// Entries, dead ones included (tests).
@@ -253,24 +242,36 @@ impl<K: Ord + Copy> QueuedIndex<K> {
         key_of: impl Fn(ThreadId) -> K,
         stop: impl Fn(K, ThreadId, CoreId) -> bool,
     ) -> Option<(K, ThreadId, CoreId)> {
-        let mut dead = Vec::new();
-        let mut found = None;
-        for &(k, t) in &self.set {
-            match Self::live(st, t) {
-                Some(o) if key_of(t) == k => {
-                    if stop(k, t, o) {
-                        found = Some((k, t, o));
-                        break;
-                    }
-                }
-                _ => dead.push((k, t)),
-            }
-        }
-        for e in dead {
-            self.set.remove(&e);
-        }
-        found
+        first_live(&mut self.set, |t| Self::live(st, t), key_of, stop)
     }
+}
+
+/// The first entry of `set` in key order that is live (`live` finds its
+/// thread's core, and the thread still has the key it was pushed with)
+/// and that `accept` takes; dead entries met on the way are dropped.
+fn first_live<K: Ord + Copy>(
+    set: &mut BTreeSet<(K, ThreadId)>,
+    live: impl Fn(ThreadId) -> Option<CoreId>,
+    key_of: impl Fn(ThreadId) -> K,
+    accept: impl Fn(K, ThreadId, CoreId) -> bool,
+) -> Option<(K, ThreadId, CoreId)> {
+    let mut dead = Vec::new();
+    let mut found = None;
+    for &(k, t) in set.iter() {
+        match live(t) {
+            Some(o) if key_of(t) == k => {
+                if accept(k, t, o) {
+                    found = Some((k, t, o));
+                    break;
+                }
+            }
+            _ => dead.push((k, t)),
+        }
+    }
+    for e in dead {
+        set.remove(&e);
+    }
+    found
 }
 
 #[cfg(test)]
