@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 36] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 37] = [
     "rota",
     "rota:order=speed",
     "rota:stay=off",
@@ -202,6 +202,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 36] = [
     "rota:new-start=avg",
     "rota:hold=on",
     "rota:order=owed:hold=on",
+    "rota:quantum=slice",
     "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit",
 ];
 

@@ -258,6 +258,36 @@ fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
     assert!(out.is_empty());
 }
 
+/// `quantum=slice` rotates at CFS's minimum slice, 0.75 ms x (1 + ilog2
+/// of the core count): 2.25 ms on 2B2S, 3 ms on 4B4S; the default is 200
+/// cross-cluster migrations (20 ms).
+#[test]
+fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
+    // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on the first
+    // slow core since 1 ms (first in FIFO order); thread 1 runs there.
+    let check = |topo: &str, slow: u16, opts: &str, quantum: u64| {
+        let mut st = state(topo, 3);
+        let mut p = rota(&st, opts);
+        st.now = 2 * MS;
+        run_on(&mut st, 0, 0);
+        p.running(&st, CoreId(0), ThreadId(0));
+        run_on(&mut st, slow, 1);
+        st.threads[1].runnable_since = 3 * MS;
+        queue(&mut st, slow, 2);
+        st.threads[2].runnable_since = MS;
+        let mut out = Vec::new();
+        st.now = 2 * MS + quantum - US;
+        p.tick(&st, CoreId(0), &mut out);
+        assert!(out.is_empty(), "{topo} {opts}: before the quantum: {out:?}");
+        st.now = 2 * MS + quantum;
+        p.tick(&st, CoreId(0), &mut out);
+        assert_eq!(out, swap(0, slow, 2, 0), "{topo} {opts}: at the quantum");
+    };
+    check("2B2S", 2, "order=fifo:quantum=slice", 2250 * US);
+    check("4B4S", 4, "order=fifo:quantum=slice", 3 * MS);
+    check("2B2S", 2, "order=fifo", 20 * MS);
+}
+
 #[test]
 fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota").is_ok());
@@ -274,6 +304,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:migration-us=-5",
         "rota:migration-us=100001",
         "rota:migration-us=nan",
+        "rota:quantum=20ms",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();
         assert!(e.contains(bad), "{e}");

@@ -125,7 +125,8 @@
 //! Every constant comes from the machine's own costs, the same for every
 //! workload:
 //! - rotation quantum: 100 x (two cross-cluster migrations), so a swap costs
-//!   at most 1% of the quantum (20 ms with the default costs); the cap on
+//!   at most 1% of the quantum (20 ms with the default costs; `quantum=
+//!   slice`, tried after the eighth freeze: CFS's minimum slice); the cap on
 //!   fast-core lead is one quantum (`cap=N` quanta; 1 was chosen among 0-3
 //!   and 5, 10 on the design set as the one with the smallest worst-case
 //!   loss to the best rival over its eight machine x workload-set cells);
@@ -150,7 +151,7 @@ use std::collections::BTreeSet;
 mod balance;
 mod params;
 
-pub use params::{Local, Order, PullFrom, RotaParams, RotateAfter, ROTA_OPTIONS_HELP};
+pub use params::{Local, Order, PullFrom, Quantum, RotaParams, RotateAfter, ROTA_OPTIONS_HELP};
 
 /// Fixed-point unit of speedups (1.0 = 1024).
 const FP: u64 = 1024;
@@ -270,15 +271,20 @@ impl Rota {
             let b = f.rate(1.0) / sl.rate(1.0);
             (a.min(b), a.max(b))
         };
+        let cfs = CfsCore::new(st);
+        let quantum_ns = match self.params.quantum {
+            Quantum::Slice => cfs.tun.min_granularity_ns,
+            Quantum::Migrations => 200 * mig,
+        };
         self.mach = Some(Machine {
             fast,
             slow,
-            quantum_ns: 200 * mig,
+            quantum_ns,
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
             swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,
         });
-        let mut cfs = CfsCore::new(st);
+        let mut cfs = cfs;
         cfs.tun.new_start = self.params.new_start;
         self.cfs = Some(cfs);
         if self.params.local != Local::Cfs {

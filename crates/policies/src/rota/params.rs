@@ -96,6 +96,11 @@ pub struct RotaParams {
     /// any cluster, fast cores included (off: on slow cores only, one
     /// thread per fast core).
     pub share_fast: bool,
+    /// The rotation quantum: 200 cross-cluster migrations, so that a swap
+    /// costs at most 1% of it (`migrations`); or CFS's minimum slice,
+    /// 0.75 ms x (1 + ilog2 of the core count, at most 8), the granularity
+    /// at which the kernel time-shares one core (`slice`).
+    pub quantum: Quantum,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -131,6 +136,7 @@ impl Default for RotaParams {
             new_start: NewStart::DebitFifo,
             hold: false,
             share_fast: true,
+            quantum: Quantum::Migrations,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -139,7 +145,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -180,6 +186,12 @@ impl RotaParams {
                     v,
                     &[("cfs", Cfs), ("eevdf", Eevdf), ("eevdf-fast", EevdfFast)],
                 )?;
+                continue;
+            }
+            if k == "quantum" {
+                use Quantum::*;
+                self.quantum =
+                    crate::one_of(k, v, &[("slice", Slice), ("migrations", Migrations)])?;
                 continue;
             }
             if k == "migration-us" {
@@ -331,4 +343,10 @@ pub enum Local {
     /// late threads get in on a fast core held by a long program's thread
     /// within a base slice, while slow cores keep CFS's sleeper credit.
     EevdfFast,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantum {
+    Slice,
+    Migrations,
 }
