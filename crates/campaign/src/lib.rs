@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 37] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 38] = [
     "rota",
     "rota:order=speed",
     "rota:stay=off",
@@ -203,6 +203,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 37] = [
     "rota:hold=on",
     "rota:order=owed:hold=on",
     "rota:quantum=slice",
+    "rota:quantum=age",
     "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit",
 ];
 

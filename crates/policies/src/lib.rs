@@ -94,7 +94,7 @@ weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, grou
 sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = \
 capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta; rotate-after = wait|turn|owed; \
 pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \
-quantum = migrations|slice; migration-us = US)",
+quantum = migrations|slice|age; migration-us = US)",
     ),
 ];
 

@@ -288,6 +288,39 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
     check("2B2S", 2, "order=fifo", 20 * MS);
 }
 
+/// `quantum=age`: the occupant keeps the fast core for as long as the
+/// first waiting thread has run so far, at least CFS's minimum slice
+/// (2.25 ms on 2B2S) and at most the 20 ms quantum.
+#[test]
+fn rota_age_quantum_lets_a_young_thread_in_sooner() {
+    // Thread 0 took fast core 0 at 2 ms; thread 2, which has run `ran`,
+    // has waited on slow core 2 since 1 ms; thread 1 runs on core 2.
+    let rotates_after = |ran: u64| {
+        let mut st = state("2B2S", 3);
+        let mut p = rota(&st, "order=fifo:quantum=age");
+        st.now = 2 * MS;
+        run_on(&mut st, 0, 0);
+        p.running(&st, CoreId(0), ThreadId(0));
+        run_on(&mut st, 2, 1);
+        st.threads[1].runnable_since = 3 * MS;
+        queue(&mut st, 2, 2);
+        st.threads[2].runnable_since = MS;
+        st.threads[2].sum_exec_ns = ran;
+        (2 * MS..=30 * MS)
+            .step_by(US as usize)
+            .find(|&now| {
+                st.now = now;
+                let mut out = Vec::new();
+                p.tick(&st, CoreId(0), &mut out);
+                !out.is_empty()
+            })
+            .map(|now| now - 2 * MS)
+    };
+    assert_eq!(rotates_after(0), Some(2250 * US));
+    assert_eq!(rotates_after(5 * MS), Some(5 * MS));
+    assert_eq!(rotates_after(100 * MS), Some(20 * MS));
+}
+
 #[test]
 fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota").is_ok());
@@ -305,6 +338,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:migration-us=100001",
         "rota:migration-us=nan",
         "rota:quantum=20ms",
+        "rota:quantum=young",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();
         assert!(e.contains(bad), "{e}");

@@ -2,9 +2,9 @@
 //! off by default (serial phases, higher speedups) and the slow cores'
 //! queue balancing.
 
-use super::{Order, Rota, RotateAfter};
+use super::{Order, Quantum, Rota, RotateAfter};
 use crate::queue_index::is_queued_on;
-use colab_core::{Action, CoreId, SchedState, ThreadId};
+use colab_core::{Action, CoreId, Nanos, SchedState, ThreadId};
 
 impl Rota {
     /// Rotation at a fast core's tick: its occupant of a quantum or more
@@ -18,7 +18,8 @@ impl Rota {
         let Some((occ, since)) = self.occupant[c.idx()] else {
             return;
         };
-        if occ != y || st.now.saturating_sub(since) < self.m().quantum_ns {
+        let held = st.now.saturating_sub(since);
+        if occ != y || held < self.m().min_quantum_ns {
             return;
         }
         if self.params.block_first && self.th[y.idx()].high_block {
@@ -32,6 +33,9 @@ impl Rota {
             (Order::Fifo | Order::Turn, RotateAfter::Owed) => Some(self.m().quantum_ns),
             _ => None,
         };
+        if held < self.m().quantum_ns && lead_limit.is_some() {
+            return;
+        }
         if let Some(limit) = lead_limit {
             // The occupant gives way to the least-served waiting thread when
             // it is more than the limit of fast-core time ahead of it.
@@ -64,7 +68,12 @@ impl Rota {
             return;
         };
         if by_turn {
-            self.swap_in(st, c, y, xc, x, out);
+            if held >= self.m().quantum_ns {
+                self.swap_in(st, c, y, xc, x, out);
+            }
+            return;
+        }
+        if held < self.turn_after(st, x) {
             return;
         }
         // In FIFO order the occupant counts as having queued when it took
@@ -78,6 +87,21 @@ impl Rota {
             return;
         }
         self.swap_in(st, c, y, xc, x, out);
+    }
+
+    /// How long an occupant keeps a fast core before `x`, first in the
+    /// order, takes it: the quantum; with `quantum=age` the CPU time `x`
+    /// has had so far, at least CFS's minimum slice and at most the
+    /// quantum. A thread that has run r is taken to be about to run about
+    /// r more (as `pull_min` takes it), so a young thread, which may be
+    /// about to end, waits no longer than it has run.
+    fn turn_after(&self, st: &SchedState, x: ThreadId) -> Nanos {
+        let m = self.m();
+        if self.params.quantum != Quantum::Age {
+            return m.quantum_ns;
+        }
+        let ran = st.thread(x).sum_exec_ns + self.current_run(st, x);
+        ran.clamp(m.min_quantum_ns, m.quantum_ns)
     }
 
     /// `x` (on core `xc`) takes fast core `c` from `y`, which goes where `x`

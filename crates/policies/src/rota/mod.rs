@@ -187,6 +187,9 @@ struct Machine {
     fast: CoreMask,
     slow: CoreMask,
     quantum_ns: Nanos,
+    /// The shortest an occupant keeps a fast core before a rotation: the
+    /// quantum, or with `quantum=age` CFS's minimum slice.
+    min_quantum_ns: Nanos,
     pull_min_ns: Nanos,
     idle_worth_ns: Nanos,
     /// A third of the machine's speedup range, fixed point.
@@ -272,14 +275,16 @@ impl Rota {
             (a.min(b), a.max(b))
         };
         let cfs = CfsCore::new(st);
-        let quantum_ns = match self.params.quantum {
-            Quantum::Slice => cfs.tun.min_granularity_ns,
-            Quantum::Migrations => 200 * mig,
+        let (quantum_ns, min_quantum_ns) = match self.params.quantum {
+            Quantum::Slice => (cfs.tun.min_granularity_ns, cfs.tun.min_granularity_ns),
+            Quantum::Migrations => (200 * mig, 200 * mig),
+            Quantum::Age => (200 * mig, cfs.tun.min_granularity_ns.min(200 * mig)),
         };
         self.mach = Some(Machine {
             fast,
             slow,
             quantum_ns,
+            min_quantum_ns,
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
             swap_margin_fp: speed_fp(1.0 + (hi - lo) / 3.0) - FP,

@@ -99,7 +99,9 @@ pub struct RotaParams {
     /// The rotation quantum: 200 cross-cluster migrations, so that a swap
     /// costs at most 1% of it (`migrations`); or CFS's minimum slice,
     /// 0.75 ms x (1 + ilog2 of the core count, at most 8), the granularity
-    /// at which the kernel time-shares one core (`slice`).
+    /// at which the kernel time-shares one core (`slice`); or, for the
+    /// rotation only, the CPU time the first waiting thread has had so
+    /// far, between those two (`age`).
     pub quantum: Quantum,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
@@ -145,7 +147,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -190,8 +192,11 @@ impl RotaParams {
             }
             if k == "quantum" {
                 use Quantum::*;
-                self.quantum =
-                    crate::one_of(k, v, &[("slice", Slice), ("migrations", Migrations)])?;
+                self.quantum = crate::one_of(
+                    k,
+                    v,
+                    &[("slice", Slice), ("migrations", Migrations), ("age", Age)],
+                )?;
                 continue;
             }
             if k == "migration-us" {
@@ -349,4 +354,5 @@ pub enum Local {
 pub enum Quantum {
     Slice,
     Migrations,
+    Age,
 }
