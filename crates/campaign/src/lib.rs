@@ -166,13 +166,17 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 38] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 39] = [
     "rota",
-    "rota:order=speed",
+    "rota:quantum=migrations:hold=off",
+    "rota:order=speed:quantum=migrations:hold=off",
+    "rota:quantum=migrations",
+    "rota:quantum=slice",
+    "rota:hold=off",
     "rota:stay=off",
     "rota:pull-from=core",
-    "rota:order=speed:stay=off:pull-from=core:new-start=debit",
-    "rota:order=speed:new-start=debit",
+    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off",
+    "rota:order=speed:new-start=debit:quantum=migrations:hold=off",
     "rota:local=eevdf",
     "rota:local=eevdf-fast",
     "rota:order=las",
@@ -200,11 +204,8 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 38] = [
     "rota:sync-preempt=on",
     "rota:new-start=min",
     "rota:new-start=avg",
-    "rota:hold=on",
-    "rota:order=owed:hold=on",
-    "rota:quantum=slice",
-    "rota:quantum=age",
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit",
+    "rota:order=owed:quantum=migrations",
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

@@ -1,7 +1,8 @@
 //! ROTA's and COLAB's mechanism switches on hand-built situations.
 //! 2B2S big cores first: cores 0 and 1 fast, 2 and 3 slow; a cross-cluster
 //! migration costs 100 us (the default costs), so ROTA's rotation quantum
-//! is 20 ms, pull_min 400 us and a "short" sleep under 100 us.
+//! is 20 ms (with `quantum=age`, the default, at least 2.25 ms), pull_min
+//! 400 us and a "short" sleep under 100 us.
 
 use crate::test_util::*;
 use crate::{Colab, ColabParams, Rota, RotaParams};
@@ -29,8 +30,7 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str =
-    "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit";
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
@@ -153,13 +153,13 @@ fn rota_pull_guard_keeps_a_short_sleepers_core_for_it() {
     // Program 0: threads 0 (fast core 0) and 1 (slow core 2), barrier-like
     // sleeps of 30 us; program 1: thread 2 on slow core 3.
     let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, "hold=off");
     sleep_briefly_on_core_0(&mut p, &mut st);
     run_on(&mut st, 2, 1);
     st.cores[2].run_start = 0; // thread 1 has run for a long time
                                // Thread 1 is of thread 0's program: fast core 0 waits for thread 0.
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
-    // A thread of another program is taken at once.
+    // A thread of another program is taken at once (without `hold`).
     run_on(&mut st, 3, 2);
     st.cores[3].run_start = 0;
     assert_eq!(
@@ -229,7 +229,7 @@ fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
     // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
     // 2 since 1 ms; thread 1 runs on core 2 since 3 ms.
     let mut st = state("2B2S", 3);
-    let mut p = rota(&st, "order=fifo");
+    let mut p = rota(&st, "order=fifo:quantum=migrations");
     st.now = 2 * MS;
     run_on(&mut st, 0, 0);
     p.running(&st, CoreId(0), ThreadId(0));
@@ -259,8 +259,8 @@ fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
 }
 
 /// `quantum=slice` rotates at CFS's minimum slice, 0.75 ms x (1 + ilog2
-/// of the core count): 2.25 ms on 2B2S, 3 ms on 4B4S; the default is 200
-/// cross-cluster migrations (20 ms).
+/// of the core count): 2.25 ms on 2B2S, 3 ms on 4B4S; `quantum=migrations`
+/// 200 cross-cluster migrations (20 ms).
 #[test]
 fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
     // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on the first
@@ -285,12 +285,13 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
     };
     check("2B2S", 2, "order=fifo:quantum=slice", 2250 * US);
     check("4B4S", 4, "order=fifo:quantum=slice", 3 * MS);
-    check("2B2S", 2, "order=fifo", 20 * MS);
+    check("2B2S", 2, "order=fifo:quantum=migrations", 20 * MS);
 }
 
 /// `quantum=age`: the occupant keeps the fast core for as long as the
 /// first waiting thread has run so far, at least CFS's minimum slice
-/// (2.25 ms on 2B2S) and at most the 20 ms quantum.
+/// (2.25 ms on 2B2S) and at most the 20 ms quantum (the default since the
+/// ninth freeze).
 #[test]
 fn rota_age_quantum_lets_a_young_thread_in_sooner() {
     // Thread 0 took fast core 0 at 2 ms; thread 2, which has run `ran`,
@@ -1236,11 +1237,12 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
         from: CoreId(2),
         thread: ThreadId(1),
     };
-    // Off (the default): another program's thread is taken at once.
-    let (st, mut p) = setup("");
+    // Off: another program's thread is taken at once.
+    let (st, mut p) = setup("hold=off");
     assert_eq!(p.pick_next(&st, CoreId(0)), taken);
-    // On: the core waits for its sleeper for one cross-cluster migration.
-    let (mut st, mut p) = setup("hold=on");
+    // On (the default): the core waits for its sleeper for one
+    // cross-cluster migration.
+    let (mut st, mut p) = setup("");
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
     st.now += 100 * US;
     assert_eq!(p.pick_next(&st, CoreId(0)), taken);

@@ -22,12 +22,20 @@
 //! The sixth (7d6287d, `rota:order=speed:new-start=debit` today) adds
 //! `stay` and `pull-from=sync`, two rules against cross-cluster moves that cost more
 //! than they gain, chosen on the same ten machines by the same criterion.
-//! The seventh (de9a033, `rota:order=speed` today) keeps new threads in
-//! arrival order on each core (`new-start=debit-fifo`), chosen the same
-//! way. The eighth (the default) orders the threads waiting for a fast
-//! core by how much a unit of fast-core time lowers their program's
-//! slowdown (`order=ntt-prog`), chosen on the ten machines at the models'
-//! lengths and the six CAMP and Prop-SP machines at their papers' lengths.
+//! The seventh (de9a033, `rota:order=speed:quantum=migrations:hold=off`
+//! today) keeps new threads in arrival order on each core
+//! (`new-start=debit-fifo`), chosen the same way. The eighth (f56fe51,
+//! `rota:quantum=migrations:hold=off` today) orders the threads waiting
+//! for a fast core by how much a unit of fast-core time lowers their
+//! program's slowdown (`order=ntt-prog`), chosen on the ten machines at
+//! the models' lengths and the six CAMP and Prop-SP machines at their
+//! papers' lengths. The ninth (the default) lets a young thread in sooner:
+//! an occupant keeps a fast core only as long as the first waiting thread
+//! has run so far, at least CFS's minimum slice and at most the quantum
+//! (`quantum=age`), and an idle fast core waits a migration's time for its
+//! short sleeper against every program (`hold`), chosen the same way.
+//! Earlier spellings (`order=speed` and the like) name the earlier freezes
+//! with `:quantum=migrations:hold=off` added.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -49,7 +57,10 @@
 //!   fast-core-equivalent progress per unit of time runnable (the gradient
 //!   of the sum of slowdowns, so greedy turns move the shares toward the
 //!   ones that minimise it); an occupant rotates out at its core's tick
-//!   after a quantum when a waiting thread ranks before it.
+//!   when a waiting thread ranks before it, once it has held the core for
+//!   as long as that thread has run so far (`quantum=age`: at least CFS's
+//!   minimum slice, at most the 20 ms quantum), so a young thread, which
+//!   may be about to end, waits no longer than it has run.
 //! - **Previous core first.** A waking thread returns to its idle previous
 //!   core; it takes an idle fast core instead only when its previous core is
 //!   busy or the fast core has been idle longer than a cross-cluster
@@ -79,7 +90,9 @@
 //!   cross-cluster migration on average) and the core has been idle less
 //!   than that: the sleeper would come back, find its core taken and trade
 //!   clusters at every barrier (COLAB's fine-grained barrier pathology).
-//!   Nor does it take one that has run less than `pull_min` (as above).
+//!   With `hold` (since the ninth freeze) it waits so before taking a
+//!   thread of any program. Nor does it take one that has run less than
+//!   `pull_min` (as above).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in
@@ -106,13 +119,16 @@
 //! mixes), the least CPU time per unit of speedup first, of the thread
 //! (`order=las`) or of its program (`order=plas`); and after the sixth,
 //! new threads placed without CFS's START_DEBIT (`new-start=min|avg`)
-//! and an idle fast core held for a short sleeper against every program
-//! (`hold`, level: book, "After the sixth freeze"); and after the
+//! (and an idle fast core held for a short sleeper against every program,
+//! `hold`, level then, on since the ninth); and after the
 //! seventh, the gradient per thread rather than per program (`order=ntt`)
 //! or per unit of fast time over the progress so far (`order=ntt-las`),
 //! and the seventh's order, the longest time runnable times predicted
 //! speedup first (`order=speed`: for CPU hogs that never sleep it ranks
-//! by age, so a restarted program waited behind older ones).
+//! by age, so a restarted program waited behind older ones); and after
+//! the eighth, a rotation quantum of CFS's minimum slice for every thread
+//! (`quantum=slice`: better on the design set, worse on Prop-SP's machine
+//! with ten slow cores at the paper's lengths).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -122,11 +138,13 @@
 //! state is a few integers and per-program state two counters, what BPF
 //! maps hold.
 //!
-//! Every constant comes from the machine's own costs, the same for every
-//! workload:
+//! Every constant comes from the machine's own costs or CFS's tunables,
+//! the same for every workload:
 //! - rotation quantum: 100 x (two cross-cluster migrations), so a swap costs
-//!   at most 1% of the quantum (20 ms with the default costs; `quantum=
-//!   slice`, tried after the eighth freeze: CFS's minimum slice); the cap on
+//!   at most 1% of the quantum (20 ms with the default costs); an occupant
+//!   gives way sooner to a waiting thread that has run less than that, but
+//!   not before CFS's minimum slice (`quantum=age`: a thread that has run
+//!   r is taken to be about to run about r more, as for pull_min); the cap on
 //!   fast-core lead is one quantum (`cap=N` quanta; 1 was chosen among 0-3
 //!   and 5, 10 on the design set as the one with the smallest worst-case
 //!   loss to the best rival over its eight machine x workload-set cells);

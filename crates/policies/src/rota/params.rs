@@ -136,9 +136,9 @@ impl Default for RotaParams {
             fit: false,
             stay: true,
             new_start: NewStart::DebitFifo,
-            hold: false,
+            hold: true,
             share_fast: true,
-            quantum: Quantum::Migrations,
+            quantum: Quantum::Age,
             migration_ns: None,
             labels: LabelParams::default(),
         }
