@@ -224,19 +224,24 @@ fn rota_migration_us_sets_the_constants() {
     ));
 }
 
-#[test]
-fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
-    // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
-    // 2 since 1 ms; thread 1 runs on core 2 since 3 ms.
-    let mut st = state("2B2S", 3);
-    let mut p = rota(&st, "order=fifo:quantum=migrations");
+/// Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
+/// `slow` since 1 ms (first in FIFO order); thread 1 runs there since 3 ms.
+fn fifo_waiter(topo: &str, slow: u16, opts: &str) -> (SchedState, Rota) {
+    let mut st = state(topo, 3);
+    let mut p = rota(&st, opts);
     st.now = 2 * MS;
     run_on(&mut st, 0, 0);
     p.running(&st, CoreId(0), ThreadId(0));
-    run_on(&mut st, 2, 1);
+    run_on(&mut st, slow, 1);
     st.threads[1].runnable_since = 3 * MS;
-    queue(&mut st, 2, 2);
+    queue(&mut st, slow, 2);
     st.threads[2].runnable_since = MS;
+    (st, p)
+}
+
+#[test]
+fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
+    let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=migrations");
     st.now = 21 * MS;
     let mut out = Vec::new();
     p.tick(&st, CoreId(0), &mut out);
@@ -263,18 +268,8 @@ fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
 /// 200 cross-cluster migrations (20 ms).
 #[test]
 fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
-    // Thread 0 took fast core 0 at 2 ms; thread 2 has waited on the first
-    // slow core since 1 ms (first in FIFO order); thread 1 runs there.
     let check = |topo: &str, slow: u16, opts: &str, quantum: u64| {
-        let mut st = state(topo, 3);
-        let mut p = rota(&st, opts);
-        st.now = 2 * MS;
-        run_on(&mut st, 0, 0);
-        p.running(&st, CoreId(0), ThreadId(0));
-        run_on(&mut st, slow, 1);
-        st.threads[1].runnable_since = 3 * MS;
-        queue(&mut st, slow, 2);
-        st.threads[2].runnable_since = MS;
+        let (mut st, mut p) = fifo_waiter(topo, slow, opts);
         let mut out = Vec::new();
         st.now = 2 * MS + quantum - US;
         p.tick(&st, CoreId(0), &mut out);
@@ -294,18 +289,9 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
 /// ninth freeze).
 #[test]
 fn rota_age_quantum_lets_a_young_thread_in_sooner() {
-    // Thread 0 took fast core 0 at 2 ms; thread 2, which has run `ran`,
-    // has waited on slow core 2 since 1 ms; thread 1 runs on core 2.
+    // Thread 2, the waiting one, has run `ran`.
     let rotates_after = |ran: u64| {
-        let mut st = state("2B2S", 3);
-        let mut p = rota(&st, "order=fifo:quantum=age");
-        st.now = 2 * MS;
-        run_on(&mut st, 0, 0);
-        p.running(&st, CoreId(0), ThreadId(0));
-        run_on(&mut st, 2, 1);
-        st.threads[1].runnable_since = 3 * MS;
-        queue(&mut st, 2, 2);
-        st.threads[2].runnable_since = MS;
+        let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=age");
         st.threads[2].sum_exec_ns = ran;
         (2 * MS..=30 * MS)
             .step_by(US as usize)
