@@ -33,10 +33,10 @@ impl Rota {
             (Order::Fifo | Order::Turn, RotateAfter::Owed) => Some(self.m().quantum_ns),
             _ => None,
         };
-        if held < self.m().quantum_ns && lead_limit.is_some() {
-            return;
-        }
         if let Some(limit) = lead_limit {
+            if held < self.m().quantum_ns {
+                return;
+            }
             // The occupant gives way to the least-served waiting thread when
             // it is more than the limit of fast-core time ahead of it.
             // It goes to the first waiting thread in the order (capped:
@@ -100,8 +100,8 @@ impl Rota {
         if self.params.quantum != Quantum::Age {
             return m.quantum_ns;
         }
-        let ran = st.thread(x).sum_exec_ns + self.current_run(st, x);
-        ran.clamp(m.min_quantum_ns, m.quantum_ns)
+        self.cpu_time_now(st, x)
+            .clamp(m.min_quantum_ns, m.quantum_ns)
     }
 
     /// `x` (on core `xc`) takes fast core `c` from `y`, which goes where `x`

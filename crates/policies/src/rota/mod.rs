@@ -363,6 +363,11 @@ impl Rota {
         self.th[t.idx()].fast_ns + if on_fast { self.current_run(st, t) } else { 0 }
     }
 
+    /// `t`'s CPU time so far, counting a current run.
+    fn cpu_time_now(&self, st: &SchedState, t: ThreadId) -> u64 {
+        st.thread(t).sum_exec_ns + self.current_run(st, t)
+    }
+
     /// How long `t` has been running on its core now (0 if it is not running).
     fn current_run(&self, st: &SchedState, t: ThreadId) -> u64 {
         match st.thread(t).core {
@@ -405,7 +410,7 @@ impl Rota {
         let speed = s.speed_fp.max(FP);
         let gain = (speed - FP) * FP / speed;
         let fast = self.fast_time_now(st, t);
-        let slow = (th.sum_exec_ns + self.current_run(st, t)).saturating_sub(fast);
+        let slow = self.cpu_time_now(st, t).saturating_sub(fast);
         let q = self.m().quantum_ns as u128;
         let mut runnable = s.runnable_ns;
         if matches!(th.state, RunState::Runnable | RunState::Running) {
