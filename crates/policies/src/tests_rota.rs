@@ -308,6 +308,51 @@ fn rota_age_quantum_lets_a_young_thread_in_sooner() {
     assert_eq!(rotates_after(100 * MS), Some(20 * MS));
 }
 
+/// `sibling-turns`: an occupant that no waiting thread outranks still
+/// gives way after the quantum to its own program's thread on a slow core
+/// that has been longest away from a fast core.
+#[test]
+fn rota_sibling_turns_share_a_programs_fast_core_among_its_threads() {
+    let swaps_at = |opts: &str| {
+        let mut st = state("2B2S", 3);
+        let mut p = rota(&st, opts);
+        // Thread 1 had a fast-core turn, 50-60 ms.
+        st.now = 50 * MS;
+        run_on(&mut st, 1, 1);
+        p.running(&st, CoreId(1), ThreadId(1));
+        st.now = 60 * MS;
+        st.threads[1].sum_exec_ns = 10 * MS;
+        p.stopped(&st, CoreId(1), ThreadId(1), 10 * MS, StopReason::Preempted);
+        st.cores[1].current = None;
+        // From 100 ms: thread 0 on fast core 0, runnable since 0 (it has
+        // progressed least, so it outranks the others); 1 and 2 on slow
+        // cores.
+        st.now = 100 * MS;
+        for (c, t) in [(0, 0), (2, 1), (3, 2)] {
+            run_on(&mut st, c, t);
+            p.running(&st, CoreId(c), ThreadId(t));
+        }
+        st.threads[1].runnable_since = 100 * MS;
+        st.threads[2].runnable_since = 100 * MS;
+        st.threads[2].sum_exec_ns = 50 * MS;
+        (101 * MS..=200 * MS).step_by(MS as usize).find_map(|now| {
+            st.now = now;
+            let mut out = Vec::new();
+            p.tick(&st, CoreId(0), &mut out);
+            (!out.is_empty()).then_some((now, out))
+        })
+    };
+    // Thread 2, never on a fast core, takes core 0 once thread 0 has held it
+    // for the quantum (20 ms: thread 2 has run longer than that); thread 0
+    // goes to thread 2's core.
+    assert_eq!(
+        swaps_at("sibling-turns=on"),
+        Some((120 * MS, swap(0, 3, 2, 0)))
+    );
+    // Without the switch thread 0 keeps the core: it still outranks both.
+    assert_eq!(swaps_at(""), None);
+}
+
 #[test]
 fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota").is_ok());
@@ -326,6 +371,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:migration-us=nan",
         "rota:quantum=20ms",
         "rota:quantum=young",
+        "rota:sibling-turns=maybe",
     ] {
         let e = crate::by_name(bad).err().expect(bad).to_string();
         assert!(e.contains(bad), "{e}");

@@ -73,20 +73,48 @@ impl Rota {
             }
             return;
         }
-        if held < self.turn_after(st, x) {
-            return;
+        if held >= self.turn_after(st, x) {
+            // In FIFO order the occupant counts as having queued when it
+            // took the core: x goes first if it has waited since before
+            // that. (The capped order never gets here: no floor to rank
+            // against.)
+            let mut ry = self.fast_rank(st, y, 0);
+            if matches!(self.params.order, Order::Fifo | Order::Turn) {
+                ry.2 = since;
+            }
+            if self.fast_rank(st, x, 0) < ry {
+                self.swap_in(st, c, y, xc, x, out);
+                return;
+            }
         }
-        // In FIFO order the occupant counts as having queued when it took
-        // the core: x goes first if it has waited since before that.
-        // (The capped order never gets here: no floor to rank against.)
-        let mut ry = self.fast_rank(st, y, 0);
-        if matches!(self.params.order, Order::Fifo | Order::Turn) {
-            ry.2 = since;
+        if self.params.sibling_turns {
+            self.sibling_turn(st, c, y, held, out);
         }
-        if self.fast_rank(st, x, 0) >= ry {
-            return;
+    }
+
+    /// `sibling-turns`: occupant `y` of fast core `c`, which no waiting
+    /// thread outranks, gives way after the quantum to the thread of its
+    /// own program on a slow core that has been longest away from a fast
+    /// core.
+    fn sibling_turn(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        y: ThreadId,
+        held: Nanos,
+        out: &mut Vec<Action>,
+    ) {
+        let p = st.thread(y).program;
+        let slow = self.m().slow;
+        let sibling = self
+            .waiting(st)
+            .filter(|&(o, t)| slow.contains(o) && st.thread(t).program == p)
+            .min_by_key(|&(_, t)| (self.th[t.idx()].fast_left_at, t));
+        if let Some((sc, s)) = sibling {
+            if held >= self.turn_after(st, s) {
+                self.swap_in(st, c, y, sc, s, out);
+            }
         }
-        self.swap_in(st, c, y, xc, x, out);
     }
 
     /// How long an occupant keeps a fast core before `x`, first in the

@@ -92,6 +92,13 @@ pub struct RotaParams {
     /// takeovers of any program's thread, until it has been idle for a
     /// migration (off: only against its own program's threads).
     pub hold: bool,
+    /// Threads of one program take turns on a fast core: an occupant that
+    /// no waiting thread outranks still gives way, after the quantum, to
+    /// the thread of its own program on a slow core longest away from a
+    /// fast core (the program's gradient, not which of its threads holds
+    /// the core, decides its share; a barrier phase ends with its slowest
+    /// thread, so its share is best spread over its threads).
+    pub sibling_turns: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
     /// thread per fast core).
@@ -137,6 +144,7 @@ impl Default for RotaParams {
             stay: true,
             new_start: NewStart::DebitFifo,
             hold: true,
+            sibling_turns: false,
             share_fast: true,
             quantum: Quantum::Age,
             migration_ns: None,
@@ -147,7 +155,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -256,6 +264,7 @@ impl RotaParams {
                 "fit" => self.fit = on,
                 "stay" => self.stay = on,
                 "hold" => self.hold = on,
+                "sibling-turns" => self.sibling_turns = on,
                 "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
