@@ -166,17 +166,18 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 39] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 40] = [
     "rota",
-    "rota:quantum=migrations:hold=off",
-    "rota:order=speed:quantum=migrations:hold=off",
+    "rota:sibling-turns=off",
+    "rota:quantum=migrations:hold=off:sibling-turns=off",
+    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off",
     "rota:quantum=migrations",
     "rota:quantum=slice",
     "rota:hold=off",
     "rota:stay=off",
     "rota:pull-from=core",
-    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off",
-    "rota:order=speed:new-start=debit:quantum=migrations:hold=off",
+    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off",
+    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off",
     "rota:local=eevdf",
     "rota:local=eevdf-fast",
     "rota:order=las",

@@ -241,7 +241,7 @@ fn fifo_waiter(topo: &str, slow: u16, opts: &str) -> (SchedState, Rota) {
 
 #[test]
 fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
-    let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=migrations");
+    let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=migrations:sibling-turns=off");
     st.now = 21 * MS;
     let mut out = Vec::new();
     p.tick(&st, CoreId(0), &mut out);
@@ -291,7 +291,7 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
 fn rota_age_quantum_lets_a_young_thread_in_sooner() {
     // Thread 2, the waiting one, has run `ran`.
     let rotates_after = |ran: u64| {
-        let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=age");
+        let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=age:sibling-turns=off");
         st.threads[2].sum_exec_ns = ran;
         (2 * MS..=30 * MS)
             .step_by(US as usize)
@@ -345,12 +345,9 @@ fn rota_sibling_turns_share_a_programs_fast_core_among_its_threads() {
     // Thread 2, never on a fast core, takes core 0 once thread 0 has held it
     // for the quantum (20 ms: thread 2 has run longer than that); thread 0
     // goes to thread 2's core.
-    assert_eq!(
-        swaps_at("sibling-turns=on"),
-        Some((120 * MS, swap(0, 3, 2, 0)))
-    );
+    assert_eq!(swaps_at(""), Some((120 * MS, swap(0, 3, 2, 0))));
     // Without the switch thread 0 keeps the core: it still outranks both.
-    assert_eq!(swaps_at(""), None);
+    assert_eq!(swaps_at("sibling-turns=off"), None);
 }
 
 #[test]

@@ -22,20 +22,23 @@
 //! The sixth (7d6287d, `rota:order=speed:new-start=debit` today) adds
 //! `stay` and `pull-from=sync`, two rules against cross-cluster moves that cost more
 //! than they gain, chosen on the same ten machines by the same criterion.
-//! The seventh (de9a033, `rota:order=speed:quantum=migrations:hold=off`
-//! today) keeps new threads in arrival order on each core
-//! (`new-start=debit-fifo`), chosen the same way. The eighth (f56fe51,
-//! `rota:quantum=migrations:hold=off` today) orders the threads waiting
-//! for a fast core by how much a unit of fast-core time lowers their
-//! program's slowdown (`order=ntt-prog`), chosen on the ten machines at
-//! the models' lengths and the six CAMP and Prop-SP machines at their
-//! papers' lengths. The ninth (the default) lets a young thread in sooner:
-//! an occupant keeps a fast core only as long as the first waiting thread
+//! The seventh (de9a033, `rota:order=speed:quantum=migrations:hold=off:
+//! sibling-turns=off` today) keeps new threads in arrival order on each
+//! core (`new-start=debit-fifo`), chosen the same way. The eighth
+//! (f56fe51, `rota:quantum=migrations:hold=off:sibling-turns=off` today)
+//! orders the threads waiting for a fast core by how much a unit of
+//! fast-core time lowers their program's slowdown (`order=ntt-prog`),
+//! chosen on the ten machines at the models' lengths and the six CAMP and
+//! Prop-SP machines at their papers' lengths. The ninth (2f35302,
+//! `rota:sibling-turns=off` today) lets a young thread in sooner: an
+//! occupant keeps a fast core only as long as the first waiting thread
 //! has run so far, at least CFS's minimum slice and at most the quantum
 //! (`quantum=age`), and an idle fast core waits a migration's time for its
-//! short sleeper against every program (`hold`), chosen the same way.
-//! Earlier spellings (`order=speed` and the like) name the earlier freezes
-//! with `:quantum=migrations:hold=off` added.
+//! short sleeper against every program (`hold`), chosen the same way. The
+//! tenth (the default) has a program's threads take turns on its fast
+//! cores (`sibling-turns`), chosen the same way. Earlier spellings
+//! (`order=speed` and the like) name the fourth to eighth freezes with
+//! `:quantum=migrations:hold=off:sibling-turns=off` added.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -61,6 +64,14 @@
 //!   as long as that thread has run so far (`quantum=age`: at least CFS's
 //!   minimum slice, at most the 20 ms quantum), so a young thread, which
 //!   may be about to end, waits no longer than it has run.
+//! - **A program's threads take turns** (`sibling-turns`): an occupant
+//!   that no waiting thread outranks still gives way after that quantum
+//!   to its own program's thread on a slow core longest away from a fast
+//!   core. The gradient decides a program's share; which of its threads
+//!   holds the core it leaves to turns, since a barrier phase ends with
+//!   its slowest thread (without turns, a thread that ranked first by its
+//!   history held a fast core for seconds at the papers' lengths while its
+//!   siblings set the pace on slow cores).
 //! - **Previous core first.** A waking thread returns to its idle previous
 //!   core; it takes an idle fast core instead only when its previous core is
 //!   busy or the fast core has been idle longer than a cross-cluster

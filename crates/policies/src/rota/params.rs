@@ -92,12 +92,14 @@ pub struct RotaParams {
     /// takeovers of any program's thread, until it has been idle for a
     /// migration (off: only against its own program's threads).
     pub hold: bool,
-    /// Threads of one program take turns on a fast core: an occupant that
-    /// no waiting thread outranks still gives way, after the quantum, to
-    /// the thread of its own program on a slow core longest away from a
-    /// fast core (the program's gradient, not which of its threads holds
-    /// the core, decides its share; a barrier phase ends with its slowest
-    /// thread, so its share is best spread over its threads).
+    /// Threads of one program take turns on a fast core (on since the
+    /// tenth freeze): an occupant that no waiting thread outranks still
+    /// gives way, after the quantum, to the thread of its own program on a
+    /// slow core longest away from a fast core (the program's gradient,
+    /// not which of its threads holds the core, decides its share; a
+    /// barrier phase ends with its slowest thread, so its share is best
+    /// spread over its threads). Inert in the capped order and in FIFO
+    /// orders with `rotate-after=owed|turn`, which rotate by their own rules.
     pub sibling_turns: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
@@ -144,7 +146,7 @@ impl Default for RotaParams {
             stay: true,
             new_start: NewStart::DebitFifo,
             hold: true,
-            sibling_turns: false,
+            sibling_turns: true,
             share_fast: true,
             quantum: Quantum::Age,
             migration_ns: None,
