@@ -86,7 +86,7 @@ pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by de
 queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
 thread, then to the thread whose program's slowdown a unit of fast-core time lowers most, \
 which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
-previous core first; threads with bursts shorter than a cross-cluster move stay in their \
+a program's threads take turns on its fast cores; previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; an idle fast core \
 waits a migration's time for its short sleeper; each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (rotate, \
