@@ -48,9 +48,6 @@ use std::cmp::{Ordering, Reverse};
 /// thread id).
 type BlockKey = (Reverse<i64>, i64);
 
-/// A queued thread with its lag behind its queue's min_vruntime.
-type Cand = (ThreadId, i64);
-
 /// An idle big core's order of the threads running on little cores: most
 /// blocking, then the highest predicted speedup, then the lowest id.
 type RemoteKey = (Reverse<i64>, Reverse<i64>);
@@ -265,12 +262,23 @@ pub struct Colab {
     /// Scratch for a steal: each queued core of the domain with its
     /// min_vruntime, computed once per pick, and a short queue's best
     /// thread (with its lag) regardless of the fairness window.
-    bases: Vec<(CoreId, i64, Option<Cand>)>,
+    bases: Vec<(CoreId, i64, Option<Ranked>)>,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
     /// Per core, a steal's view of its queue (see [`Steal`]).
     steal_view: Vec<Steal>,
+}
+
+/// A candidate with its lag (or vruntime) and its blocking level, so that
+/// ranking it reads no label.
+type Ranked = (ThreadId, i64, f64);
+
+/// max_block_'s order on [`Ranked`] candidates, as [`Colab::block_cmp`].
+fn ranked_cmp((a, la, va): Ranked, (b, lb, vb): Ranked) -> Ordering {
+    va.total_cmp(&vb)
+        .then_with(|| lb.cmp(&la))
+        .then_with(|| b.cmp(&a))
 }
 
 /// A queued core as a steal sees it, kept while the core's CFS stamp
@@ -287,7 +295,9 @@ struct Steal {
     kept: i64,
     leftmost: Option<i64>,
     run: Option<(i64, Nanos, f64)>,
-    best: Option<Cand>,
+    /// With its vruntime and blocking level (a level change renews the
+    /// stamp of the core where the thread is queued).
+    best: Option<Ranked>,
 }
 
 impl Default for Steal {
@@ -644,7 +654,8 @@ impl Colab {
                 } else {
                     let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
                     let m = vrs.clone().map(|(_, v)| v).min();
-                    (m, vrs.max_by(|&a, &b| self.block_cmp(a, b)))
+                    let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
+                    (m, best.map(|(t, v)| (t, v, self.block_level(t))))
                 };
                 let run = st
                     .core(o)
@@ -662,26 +673,28 @@ impl Colab {
             let base = v.base(st.now);
             debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
             let m = v.leftmost.map(|l| l - base);
-            let best = v.best.map(|(t, vr)| (t, vr - base));
+            let best = v.best.map(|(t, vr, level)| (t, vr - base, level));
             bases.push((o, base, best));
             min_lag = min_lag.min(m).or(min_lag).or(m);
         }
         self.steal_view = view;
         let found = min_lag.and_then(|m| {
             let thr = m.saturating_add(self.window());
-            let mut best: Option<(ThreadId, i64)> = None;
+            let mut best: Option<Ranked> = None;
             for &(o, base, own) in &bases {
                 let x = match own {
-                    Some((t, lag)) if lag <= thr => Some((t, lag)),
-                    _ => self.queue_best(st, o, base, thr),
+                    Some(x) if x.1 <= thr => Some(x),
+                    _ => self
+                        .queue_best(st, o, base, thr)
+                        .map(|(t, lag)| (t, lag, self.block_level(t))),
                 };
                 if let Some(x) = x {
-                    if best.is_none_or(|b| self.block_cmp(x, b) == Ordering::Greater) {
+                    if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
                         best = Some(x);
                     }
                 }
             }
-            best.map(|(t, _)| t)
+            best.map(|(t, ..)| t)
         });
         self.bases = bases;
         debug_assert_eq!(
