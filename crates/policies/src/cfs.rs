@@ -116,6 +116,12 @@ pub struct CfsCore {
     next_seq: u64,
     /// Per core, the vruntime the last new thread placed there started at.
     last_new_vr: Vec<i64>,
+    /// Per core, a stamp renewed whenever what its min_vruntime and its
+    /// queued threads' lags derive from may have changed (its min_vruntime,
+    /// a thread queued there or leaving, its run's scale), so that a
+    /// caller may keep values computed from them until it changes.
+    stamp: Vec<u64>,
+    next_stamp: u64,
 }
 
 impl CfsCore {
@@ -133,7 +139,20 @@ impl CfsCore {
             seq: Vec::new(),
             next_seq: 0,
             last_new_vr: vec![i64::MIN; n],
+            stamp: vec![0; n],
+            next_stamp: 0,
         }
+    }
+
+    /// Renews `c`'s stamp (see `stamp`).
+    pub fn touch(&mut self, c: CoreId) {
+        self.next_stamp += 1;
+        self.stamp[c.idx()] = self.next_stamp;
+    }
+
+    /// `c`'s stamp: the same as before only if nothing it covers changed.
+    pub fn stamp(&self, c: CoreId) -> u64 {
+        self.stamp[c.idx()]
     }
 
     /// Records that `t` is queued on `c` with its current vruntime, as the
@@ -212,6 +231,7 @@ impl CfsCore {
 
     /// The vruntime rate of the run starting on `c` (see `run_scale`).
     pub fn set_run_scale(&mut self, c: CoreId, scale: f64) {
+        self.touch(c);
         self.run_scale[c.idx()] = scale;
     }
 
@@ -316,6 +336,7 @@ impl CfsCore {
     ) -> i64 {
         let m = self.min_vr_with(st, c, skip, extra);
         self.min_vr[c.idx()] = m;
+        self.touch(c);
         m
     }
 
@@ -378,6 +399,7 @@ impl CfsCore {
         let n = self.next_seq;
         self.next_seq += 1;
         self.index(c, t, n);
+        self.touch(c);
         // Stale entries sink when their thread left with a large vruntime;
         // dropping them once they outnumber the queue keeps the index's
         // memory proportional to the queue (amortised O(1) per enqueue).
@@ -405,6 +427,7 @@ impl CfsCore {
     pub fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, scale: f64) {
         self.vr[t.idx()] += (ran as f64 * scale) as i64;
         self.update_min_vr(st, c, None, Some(t));
+        self.touch(c);
     }
 
     /// The leftmost (smallest vruntime) queued thread of `c`.

@@ -48,9 +48,6 @@ use std::cmp::{Ordering, Reverse};
 /// thread id).
 type BlockKey = (Reverse<i64>, i64);
 
-/// A queued thread with its lag behind its queue's min_vruntime.
-type Cand = (ThreadId, i64);
-
 /// An idle big core's order of the threads running on little cores: most
 /// blocking, then the highest predicted speedup, then the lowest id.
 type RemoteKey = (Reverse<i64>, Reverse<i64>);
@@ -265,10 +262,65 @@ pub struct Colab {
     /// Scratch for a steal: each queued core of the domain with its
     /// min_vruntime, computed once per pick, and a short queue's best
     /// thread (with its lag) regardless of the fairness window.
-    bases: Vec<(CoreId, i64, Option<Cand>)>,
+    bases: Vec<(CoreId, i64, Option<Ranked>)>,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
+    /// Per core, a steal's view of its queue (see [`Steal`]).
+    steal_view: Vec<Steal>,
+}
+
+/// A candidate with its lag (or vruntime) and its blocking level, so that
+/// ranking it reads no label.
+type Ranked = (ThreadId, i64, f64);
+
+/// max_block_'s order on [`Ranked`] candidates, as [`Colab::block_cmp`].
+fn ranked_cmp((a, la, va): Ranked, (b, lb, vb): Ranked) -> Ordering {
+    va.total_cmp(&vb)
+        .then_with(|| lb.cmp(&la))
+        .then_with(|| b.cmp(&a))
+}
+
+/// A queued core as a steal sees it, kept while the core's CFS stamp
+/// stands: what its min_vruntime derives from (the kept value, the
+/// leftmost queued vruntime, the running thread's vruntime, run start and
+/// scale) and its best thread regardless of the window (short queues; the
+/// order within one queue does not depend on its min_vruntime), so that an
+/// idle core's steal reads a few words per queued core instead of each
+/// queue and running thread. min_vruntime itself grows with the running
+/// thread, so it is derived again at each steal, as CFS derives it.
+#[derive(Clone, Copy, Debug)]
+struct Steal {
+    stamp: u64,
+    kept: i64,
+    leftmost: Option<i64>,
+    run: Option<(i64, Nanos, f64)>,
+    /// With its vruntime and blocking level (a level change renews the
+    /// stamp of the core where the thread is queued).
+    best: Option<Ranked>,
+}
+
+impl Default for Steal {
+    fn default() -> Self {
+        Steal {
+            stamp: u64::MAX,
+            kept: 0,
+            leftmost: None,
+            run: None,
+            best: None,
+        }
+    }
+}
+
+impl Steal {
+    /// min_vruntime at `now`, as [`CfsCore::min_vruntime`] finds it.
+    fn base(&self, now: Nanos) -> i64 {
+        let cur = self
+            .run
+            .map(|(v, start, scale)| v + (now.saturating_sub(start) as f64 * scale) as i64);
+        let m = self.leftmost.into_iter().chain(cur).min();
+        m.map_or(self.kept, |m| self.kept.max(m))
+    }
 }
 
 impl Colab {
@@ -283,6 +335,7 @@ impl Colab {
             by_block: QueueIndex::new(0),
             bases: Vec::new(),
             on_little: RunningIndex::new(CoreMask::EMPTY),
+            steal_view: Vec::new(),
         }
     }
 
@@ -291,6 +344,7 @@ impl Colab {
             self.cfs = Some(CfsCore::new(st));
             self.by_block = QueueIndex::new(st.topo.num_cores());
             self.on_little = RunningIndex::new(st.topo.little_mask());
+            self.steal_view = vec![Steal::default(); st.topo.num_cores()];
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
             // The range over every possible phase (memory fraction 0..1).
@@ -584,41 +638,63 @@ impl Colab {
             return self.max_block(cands);
         }
         let mut bases = std::mem::take(&mut self.bases);
+        let mut view = std::mem::take(&mut self.steal_view);
         bases.clear();
         let mut min_lag: Option<i64> = None;
         let cfs = self.cfs();
         for o in queued.iter().filter(|&o| o != c) {
-            let base = cfs.min_vruntime(st, o);
-            let rq = &st.core(o).rq;
-            // A long queue's leftmost is at hand in CFS's heap (its best
-            // comes from the index later); a short queue is passed over
-            // once for its smallest lag and its best regardless of the
-            // window, which stands unless it falls outside the window.
-            let (m, best) = if rq.len() > 16 {
-                (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()] - base), None)
-            } else {
-                let lags = rq.iter().map(|&t| (t, cfs.vr[t.idx()] - base));
-                let m = lags.clone().map(|(_, lag)| lag).min();
-                (m, lags.max_by(|&a, &b| self.block_cmp(a, b)))
-            };
+            if view[o.idx()].stamp != cfs.stamp(o) {
+                let rq = &st.core(o).rq;
+                // A long queue's leftmost is at hand in CFS's heap (its best
+                // comes from the index later); a short queue is passed over
+                // once for its leftmost and its best regardless of the
+                // window, which stands unless it falls outside the window.
+                let (leftmost, best) = if rq.len() > 16 {
+                    (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()]), None)
+                } else {
+                    let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
+                    let m = vrs.clone().map(|(_, v)| v).min();
+                    let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
+                    (m, best.map(|(t, v)| (t, v, self.block_level(t))))
+                };
+                let run = st
+                    .core(o)
+                    .current
+                    .map(|t| (cfs.vr[t.idx()], st.core(o).run_start, cfs.run_scale(o)));
+                view[o.idx()] = Steal {
+                    stamp: cfs.stamp(o),
+                    kept: cfs.min_vr[o.idx()],
+                    leftmost,
+                    run,
+                    best,
+                };
+            }
+            let v = &view[o.idx()];
+            let base = v.base(st.now);
+            debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
+            let m = v.leftmost.map(|l| l - base);
+            let best = v.best.map(|(t, vr, level)| (t, vr - base, level));
             bases.push((o, base, best));
             min_lag = min_lag.min(m).or(min_lag).or(m);
         }
+        self.steal_view = view;
         let found = min_lag.and_then(|m| {
             let thr = m.saturating_add(self.window());
-            let mut best: Option<(ThreadId, i64)> = None;
+            let mut best: Option<Ranked> = None;
             for &(o, base, own) in &bases {
                 let x = match own {
-                    Some((t, lag)) if lag <= thr => Some((t, lag)),
-                    _ => self.queue_best(st, o, base, thr),
+                    Some(x) if x.1 <= thr => Some(x),
+                    _ => self
+                        .queue_best(st, o, base, thr)
+                        .map(|(t, lag)| (t, lag, self.block_level(t))),
                 };
                 if let Some(x) = x {
-                    if best.is_none_or(|b| self.block_cmp(x, b) == Ordering::Greater) {
+                    if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
                         best = Some(x);
                     }
                 }
             }
-            best.map(|(t, _)| t)
+            best.map(|(t, ..)| t)
         });
         self.bases = bases;
         debug_assert_eq!(
@@ -820,6 +896,7 @@ impl Policy for Colab {
             if l.block.level.to_bits() != before.to_bits() {
                 if let Some(c) = th.core {
                     if is_queued_on(st, c, th.id) {
+                        self.cfs.as_mut().expect("initialised").touch(c);
                         self.index(st, c, th.id);
                     } else if st.core(c).current == Some(th.id) {
                         self.note_running(st, c, th.id);

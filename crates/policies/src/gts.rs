@@ -152,10 +152,11 @@ pub struct Gts {
     /// Per core: time of the last HMP migration onto it (tie-break of
     /// `hmp_domain_min_load`).
     core_last_mig: Vec<Nanos>,
-    /// The cores by (`core_last_mig`, id) on machines of more than 64
-    /// cores (empty otherwise), so that `hmp_domain_min_load` walks them in
-    /// its order instead of passing over a domain.
-    by_last_mig: BTreeSet<(Nanos, CoreId)>,
+    /// Per cluster, its cores by (`core_last_mig`, id) on machines of more
+    /// than 64 cores (empty otherwise), so that `hmp_domain_min_load` walks
+    /// them in its order instead of passing over a domain; per cluster, so
+    /// that the walk does not pass over other clusters' cores first.
+    by_last_mig: Vec<BTreeSet<(Nanos, CoreId)>>,
     /// Per core type: the next faster and slower domains and its own cores
     /// (fixed by the topology; `hmp_faster_domain` / `hmp_slower_domain`).
     domains: Vec<[CoreMask; 3]>,
@@ -171,7 +172,7 @@ impl Gts {
             last_up: Vec::new(),
             last_down: Vec::new(),
             core_last_mig: Vec::new(),
-            by_last_mig: BTreeSet::new(),
+            by_last_mig: Vec::new(),
             domains: Vec::new(),
         }
     }
@@ -262,11 +263,16 @@ impl Gts {
         }
         // Load 0: nothing running or queued.
         let zero = allowed.intersect(st.idle_mask()).minus(st.queued_mask());
+        // The first of `m` in (last migration, id) order: the smallest of
+        // each cluster's first in `m`.
         let first_in = |m: CoreMask| {
             self.by_last_mig
                 .iter()
+                .enumerate()
+                .filter(|&(cl, _)| !st.topo.cluster_mask(cl).intersect(m).is_empty())
+                .filter_map(|(_, set)| set.iter().find(|&&(_, c)| m.contains(c)))
+                .min()
                 .map(|&(_, c)| c)
-                .find(|&c| m.contains(c))
         };
         let found = if zero.is_empty() {
             first_in(allowed).map(|c| (c, 1023))
@@ -285,8 +291,9 @@ impl Gts {
     fn note_migration(&mut self, st: &SchedState, to: CoreId) {
         let old = std::mem::replace(&mut self.core_last_mig[to.idx()], st.now);
         if !self.by_last_mig.is_empty() {
-            self.by_last_mig.remove(&(old, to));
-            self.by_last_mig.insert((st.now, to));
+            let set = &mut self.by_last_mig[st.topo.cluster_of(to)];
+            set.remove(&(old, to));
+            set.insert((st.now, to));
         }
     }
 
@@ -450,7 +457,11 @@ impl colab_core::Policy for Gts {
             self.cfs = Some(CfsCore::new(st));
             self.core_last_mig = vec![0; st.topo.num_cores()];
             if st.topo.num_cores() > 64 {
-                self.by_last_mig = st.topo.cores().map(|c| (0, c)).collect();
+                let mut sets = vec![BTreeSet::new(); st.topo.clusters.len()];
+                for c in st.topo.cores() {
+                    sets[st.topo.cluster_of(c)].insert((0, c));
+                }
+                self.by_last_mig = sets;
             }
             self.domains = Self::domain_table(st);
         }

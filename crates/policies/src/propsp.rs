@@ -556,13 +556,22 @@ impl FastLayer {
         };
         let allowed = self.cfs.allowed(t);
         let prev = st.thread(t).last_core;
+        // Free cores from the state's masks: a pass over idle cores would
+        // visit those with a queue too (most of them on a loaded machine).
+        let free = st.idle_mask().minus(st.queued_mask());
         let idle_in = |m: CoreMask| {
             let m = m.intersect(allowed);
             prev.filter(|&p| m.contains(p) && Self::free(st, p))
                 .or_else(|| {
-                    m.intersect(st.idle_mask())
-                        .iter()
-                        .find(|&c| Self::free(st, c))
+                    let c = m.intersect(free).iter().next();
+                    debug_assert_eq!(
+                        c,
+                        m.intersect(st.idle_mask())
+                            .iter()
+                            .find(|&c| Self::free(st, c)),
+                        "free cores from the masks"
+                    );
+                    c
                 })
         };
         idle_in(pref)

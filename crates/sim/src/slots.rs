@@ -16,7 +16,18 @@ pub(crate) const TREE_FROM: usize = 64;
 /// Per-slot times with the earliest at hand. Ties go to the lower slot, as
 /// a scan in slot order would.
 #[derive(Clone, Debug)]
-pub(crate) enum MinSlots {
+pub(crate) struct MinSlots {
+    slots: Slots,
+    /// Slots emptied since the last [`MinSlots::min`] and not set since:
+    /// their leaves still hold their old times until then. A core emptied
+    /// (its completion popped, its thread stopped) almost always gets its
+    /// next time before the next read, so one walk up the tree serves both.
+    pending: Vec<usize>,
+    empty: Nanos,
+}
+
+#[derive(Clone, Debug)]
+enum Slots {
     Scan(Vec<Nanos>),
     /// A 4-ary tournament tree stored level by level, leaves first: level
     /// j starts at `start[j]`, and entry k of level j + 1 holds the
@@ -24,30 +35,44 @@ pub(crate) enum MinSlots {
     /// share a cache line and a walk has half the levels of a binary tree
     /// (a pop of the earliest slot walks all of them).
     Tree {
-        tree: Vec<(Nanos, u32)>,
+        tree: Vec<u128>,
         start: Vec<usize>,
     },
 }
 
+/// An entry of the tree: its time above its slot, so that one integer
+/// comparison orders by time, then slot (branch-free minima).
+#[inline]
+fn entry(t: Nanos, slot: usize) -> u128 {
+    (u128::from(t) << 64) | slot as u128
+}
+
+#[inline]
+fn time_of(e: u128) -> Nanos {
+    (e >> 64) as Nanos
+}
+
 /// The smallest of four entries (no two are equal: slots differ).
 #[inline]
-fn min4(g: &[(Nanos, u32)]) -> (Nanos, u32) {
-    let a = if g[1] < g[0] { g[1] } else { g[0] };
-    let b = if g[3] < g[2] { g[3] } else { g[2] };
-    if b < a {
-        b
-    } else {
-        a
-    }
+fn min4(g: &[u128]) -> u128 {
+    g[0].min(g[1]).min(g[2].min(g[3]))
 }
 
 impl MinSlots {
     /// `n` slots, all at `empty` (a time later than any real one).
     pub(crate) fn new(n: usize, empty: Nanos) -> MinSlots {
         if n < TREE_FROM {
-            return MinSlots::Scan(vec![empty; n.max(1)]);
+            return MinSlots::of(Slots::Scan(vec![empty; n.max(1)]), empty);
         }
         MinSlots::tree(n, empty)
+    }
+
+    fn of(slots: Slots, empty: Nanos) -> MinSlots {
+        MinSlots {
+            slots,
+            pending: Vec::new(),
+            empty,
+        }
     }
 
     fn tree(n: usize, empty: Nanos) -> MinSlots {
@@ -60,7 +85,7 @@ impl MinSlots {
         while width >= 1 {
             start.push(tree.len());
             if tree.is_empty() {
-                tree.extend((0..width as u32).map(|i| (empty, i)));
+                tree.extend((0..width).map(|i| entry(empty, i)));
             } else {
                 let below = start[start.len() - 2];
                 for k in 0..width {
@@ -70,26 +95,53 @@ impl MinSlots {
             }
             width /= 4;
         }
-        MinSlots::Tree { tree, start }
+        MinSlots::of(Slots::Tree { tree, start }, empty)
     }
 
     #[cfg(test)]
     fn get(&self, i: usize) -> Nanos {
-        match self {
-            MinSlots::Scan(v) => v[i],
-            MinSlots::Tree { tree, .. } => tree[i].0,
+        if self.pending.contains(&i) {
+            return self.empty;
+        }
+        match &self.slots {
+            Slots::Scan(v) => v[i],
+            Slots::Tree { tree, .. } => time_of(tree[i]),
+        }
+    }
+
+    /// Empties the pending slots for real.
+    #[inline]
+    fn flush(&mut self) {
+        while let Some(p) = self.pending.pop() {
+            self.put(p, self.empty);
         }
     }
 
     #[inline]
     pub(crate) fn set(&mut self, i: usize, t: Nanos) {
-        match self {
-            MinSlots::Scan(v) => v[i] = t,
-            MinSlots::Tree { tree, start } => {
-                if tree[i].0 == t {
+        if let Slots::Tree { .. } = self.slots {
+            if let Some(k) = self.pending.iter().position(|&p| p == i) {
+                self.pending.swap_remove(k);
+            }
+            // A few pending at most: the search stays short.
+            if t == self.empty && self.pending.len() < 8 {
+                self.pending.push(i);
+                return;
+            }
+        }
+        self.put(i, t);
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, t: Nanos) {
+        match &mut self.slots {
+            Slots::Scan(v) => v[i] = t,
+            Slots::Tree { tree, start } => {
+                let e = entry(t, i);
+                if tree[i] == e {
                     return;
                 }
-                tree[i].0 = t;
+                tree[i] = e;
                 // Up to the first node that does not change: nor will
                 // anything above it.
                 let mut k = i;
@@ -109,17 +161,18 @@ impl MinSlots {
 
     /// The earliest slot and its time (the lowest slot on ties).
     #[inline]
-    pub(crate) fn min(&self) -> (usize, Nanos) {
-        match self {
-            MinSlots::Scan(v) => {
+    pub(crate) fn min(&mut self) -> (usize, Nanos) {
+        self.flush();
+        match &self.slots {
+            Slots::Scan(v) => {
                 v.iter().enumerate().fold(
                     (0, Nanos::MAX),
                     |b, (i, &t)| if t < b.1 { (i, t) } else { b },
                 )
             }
-            MinSlots::Tree { tree, .. } => {
-                let (t, i) = tree[tree.len() - 1];
-                (i as usize, t)
+            Slots::Tree { tree, .. } => {
+                let e = tree[tree.len() - 1];
+                (e as u64 as usize, time_of(e))
             }
         }
     }
@@ -131,25 +184,34 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// After any sequence of sets, the earliest is what a scan in slot
-        /// order finds (first minimum).
+        /// After any sequence of sets and takes of the earliest, the
+        /// earliest is what a scan in slot order finds (first minimum).
         #[test]
         fn the_earliest_is_what_a_scan_finds(
             n in 1usize..300,
-            sets in prop::collection::vec((0usize..300, 0u64..20), 0..400),
+            sets in prop::collection::vec((0usize..300, 0u64..20, any::<bool>()), 0..400),
         ) {
             let mut s = if n % 2 == 0 { MinSlots::tree(n, u64::MAX) } else { MinSlots::new(n, u64::MAX) };
             let mut plain = vec![u64::MAX; n];
-            for (i, t) in sets {
+            let scan = |plain: &[u64]| {
+                plain
+                    .iter()
+                    .enumerate()
+                    .fold((0, u64::MAX), |b, (i, &t)| if t < b.1 { (i, t) } else { b })
+            };
+            for (i, t, take) in sets {
+                if take {
+                    // Pop the earliest, as the event loop does, then set.
+                    let (m, _) = s.min();
+                    s.set(m, u64::MAX);
+                    plain[m] = u64::MAX;
+                    prop_assert_eq!(s.get(m), u64::MAX);
+                }
                 let i = i % n;
                 let t = if t == 19 { u64::MAX } else { t };
                 s.set(i, t);
                 plain[i] = t;
-                let want = plain
-                    .iter()
-                    .enumerate()
-                    .fold((0, u64::MAX), |b, (i, &t)| if t < b.1 { (i, t) } else { b });
-                prop_assert_eq!(s.min(), want);
+                prop_assert_eq!(s.min(), scan(&plain));
                 prop_assert_eq!(s.get(i), t);
             }
         }
@@ -165,7 +227,13 @@ mod tests {
             s.set(1, u64::MAX);
             assert_eq!(s.min(), (3, 7));
         }
-        assert!(matches!(MinSlots::new(TREE_FROM, 0), MinSlots::Tree { .. }));
-        assert!(matches!(MinSlots::new(TREE_FROM - 1, 0), MinSlots::Scan(_)));
+        assert!(matches!(
+            MinSlots::new(TREE_FROM, 0).slots,
+            Slots::Tree { .. }
+        ));
+        assert!(matches!(
+            MinSlots::new(TREE_FROM - 1, 0).slots,
+            Slots::Scan(_)
+        ));
     }
 }

@@ -21,6 +21,23 @@
 use colab_core::{CoreId, CoreMask, Nanos, ThreadId};
 use std::collections::BTreeSet;
 
+/// An ordered set's entry: an order key above a thread id, as one integer,
+/// so that a search compares once per entry.
+type Key = u128;
+
+fn key(k: u64, t: ThreadId) -> Key {
+    (Key::from(k) << 32) | Key::from(t.0)
+}
+
+/// A vruntime as an order key (the sign bit flipped: unsigned order).
+fn vr_key(vr: i64, t: ThreadId) -> Key {
+    key((vr as u64) ^ (1 << 63), t)
+}
+
+fn tid(k: Key) -> ThreadId {
+    ThreadId(k as u32)
+}
+
 /// Classes: no SF yet (0), then the utility classes in increasing order.
 pub(super) const NCLS: usize = 6;
 
@@ -75,27 +92,36 @@ impl Default for Member {
 
 #[derive(Clone, Debug, Default)]
 struct Prog {
-    /// Members per class, in SF order.
-    by_cls: [BTreeSet<(u64, ThreadId)>; NCLS],
+    /// Members per class, in SF order (empty where classes are fixed).
+    by_cls: [BTreeSet<Key>; NCLS],
     /// The context every member's class was computed under.
     ctx: Ctx,
     members: usize,
 }
 
 /// Per class: the fast cores' queues (by vruntime), the queued threads per
-/// cluster and machine-wide (by time runnable), the threads running on slow
-/// cores likewise, and the fast cores running a thread of the class.
+/// cluster (by time runnable), the threads running on slow cores likewise,
+/// and the fast cores running a thread of the class. Machine-wide orders
+/// are merged from the clusters' (a machine has a few clusters): one set
+/// fewer to keep at every move.
 #[derive(Clone, Debug, Default)]
 pub(super) struct CandIndex {
     mem: Vec<Member>,
     progs: Vec<Prog>,
     fast: CoreMask,
     cluster_of: Vec<usize>,
-    local: Vec<Vec<BTreeSet<(i64, ThreadId)>>>,
-    q_cl: Vec<Vec<BTreeSet<(Nanos, ThreadId)>>>,
-    r_cl: Vec<Vec<BTreeSet<(Nanos, ThreadId)>>>,
-    q_all: Vec<BTreeSet<(Nanos, ThreadId)>>,
-    r_all: Vec<BTreeSet<(Nanos, ThreadId)>>,
+    /// Classes never change (RR): no per-application SF order is kept.
+    fixed: bool,
+    local: Vec<Vec<BTreeSet<Key>>>,
+    q_cl: Vec<Vec<BTreeSet<Key>>>,
+    r_cl: Vec<Vec<BTreeSet<Key>>>,
+    /// Candidates (queued, or running on a slow core) per class.
+    cands: [usize; NCLS],
+    /// Members per class.
+    count: [usize; NCLS],
+    /// Classes moved whole (tests).
+    #[cfg(test)]
+    wholes: usize,
     run_fast: Vec<CoreMask>,
     queued_fast: Vec<CoreMask>,
 }
@@ -109,18 +135,23 @@ pub(super) enum Cand {
 }
 
 impl CandIndex {
-    pub fn new(fast: CoreMask, cluster_of: Vec<usize>, clusters: usize) -> CandIndex {
+    /// `fixed`: every thread's class is the same whatever its SF and its
+    /// application's state (the caller's `class` never varies).
+    pub fn new(fast: CoreMask, cluster_of: Vec<usize>, clusters: usize, fixed: bool) -> CandIndex {
         let cores = cluster_of.len();
         CandIndex {
             mem: Vec::new(),
             progs: Vec::new(),
             fast,
             cluster_of,
+            fixed,
             local: vec![vec![BTreeSet::new(); cores]; NCLS],
             q_cl: vec![vec![BTreeSet::new(); clusters]; NCLS],
             r_cl: vec![vec![BTreeSet::new(); clusters]; NCLS],
-            q_all: vec![BTreeSet::new(); NCLS],
-            r_all: vec![BTreeSet::new(); NCLS],
+            cands: [0; NCLS],
+            count: [0; NCLS],
+            #[cfg(test)]
+            wholes: 0,
             run_fast: vec![CoreMask::EMPTY; NCLS],
             queued_fast: vec![CoreMask::EMPTY; NCLS],
         }
@@ -134,8 +165,8 @@ impl CandIndex {
             self.local[j].iter_mut().for_each(BTreeSet::clear);
             self.q_cl[j].iter_mut().for_each(BTreeSet::clear);
             self.r_cl[j].iter_mut().for_each(BTreeSet::clear);
-            self.q_all[j].clear();
-            self.r_all[j].clear();
+            self.cands[j] = 0;
+            self.count[j] = 0;
             self.run_fast[j] = CoreMask::EMPTY;
             self.queued_fast[j] = CoreMask::EMPTY;
         }
@@ -145,15 +176,16 @@ impl CandIndex {
     fn unplace(&mut self, t: ThreadId) {
         let m = self.mem[t.idx()];
         let j = m.cls;
+        self.count[j] -= usize::from(m.loc != Loc::Out);
         match m.loc {
             Loc::Out => {}
             Loc::Queued(c) => {
                 let cl = self.cluster_of[c.idx()];
-                self.q_cl[j][cl].remove(&(m.since, t));
-                self.q_all[j].remove(&(m.since, t));
+                self.q_cl[j][cl].remove(&key(m.since, t));
+                self.cands[j] -= 1;
                 if self.fast.contains(c) {
                     let set = &mut self.local[j][c.idx()];
-                    set.remove(&(m.vr, t));
+                    set.remove(&vr_key(m.vr, t));
                     if set.is_empty() {
                         self.queued_fast[j].remove(c);
                     }
@@ -164,8 +196,8 @@ impl CandIndex {
                     self.run_fast[j].remove(c);
                 } else {
                     let cl = self.cluster_of[c.idx()];
-                    self.r_cl[j][cl].remove(&(m.since, t));
-                    self.r_all[j].remove(&(m.since, t));
+                    self.r_cl[j][cl].remove(&key(m.since, t));
+                    self.cands[j] -= 1;
                 }
             }
         }
@@ -175,14 +207,15 @@ impl CandIndex {
     fn replace(&mut self, t: ThreadId) {
         let m = self.mem[t.idx()];
         let j = m.cls;
+        self.count[j] += usize::from(m.loc != Loc::Out);
         match m.loc {
             Loc::Out => {}
             Loc::Queued(c) => {
                 let cl = self.cluster_of[c.idx()];
-                self.q_cl[j][cl].insert((m.since, t));
-                self.q_all[j].insert((m.since, t));
+                self.q_cl[j][cl].insert(key(m.since, t));
+                self.cands[j] += 1;
                 if self.fast.contains(c) {
-                    self.local[j][c.idx()].insert((m.vr, t));
+                    self.local[j][c.idx()].insert(vr_key(m.vr, t));
                     self.queued_fast[j].insert(c);
                 }
             }
@@ -191,8 +224,8 @@ impl CandIndex {
                     self.run_fast[j].insert(c);
                 } else {
                     let cl = self.cluster_of[c.idx()];
-                    self.r_cl[j][cl].insert((m.since, t));
-                    self.r_all[j].insert((m.since, t));
+                    self.r_cl[j][cl].insert(key(m.since, t));
+                    self.cands[j] += 1;
                 }
             }
         }
@@ -205,8 +238,8 @@ impl CandIndex {
         }
         self.unplace(t);
         let by = &mut self.progs[m.prog].by_cls;
-        by[m.cls].remove(&(m.sf, t));
-        by[j].insert((m.sf, t));
+        by[m.cls].remove(&key(m.sf, t));
+        by[j].insert(key(m.sf, t));
         self.mem[t.idx()].cls = j;
         self.replace(t);
     }
@@ -249,7 +282,9 @@ impl CandIndex {
         }
         if m.loc != Loc::Out {
             let p = &mut self.progs[m.prog];
-            p.by_cls[m.cls].remove(&(m.sf, t));
+            if !self.fixed {
+                p.by_cls[m.cls].remove(&key(m.sf, t));
+            }
             p.members -= 1;
         }
         let mut m = Member {
@@ -266,7 +301,9 @@ impl CandIndex {
                 p.ctx = now;
             }
             m.cls = class(&p.ctx, t);
-            p.by_cls[m.cls].insert((sf, t));
+            if !self.fixed {
+                p.by_cls[m.cls].insert(key(sf, t));
+            }
             p.members += 1;
         }
         self.mem[t.idx()] = m;
@@ -279,17 +316,15 @@ impl CandIndex {
         let Some(&m) = self.mem.get(t.idx()) else {
             return;
         };
-        if m.loc == Loc::Out || m.sf == sf {
-            if m.loc == Loc::Out {
-                self.mem[t.idx()].sf = sf;
-            }
+        if m.loc == Loc::Out || m.sf == sf || self.fixed {
+            self.mem[t.idx()].sf = sf;
             return;
         }
         self.unplace(t);
         let p = &mut self.progs[m.prog];
-        p.by_cls[m.cls].remove(&(m.sf, t));
+        p.by_cls[m.cls].remove(&key(m.sf, t));
         let j = class(&p.ctx, t);
-        p.by_cls[j].insert((sf, t));
+        p.by_cls[j].insert(key(sf, t));
         let mm = &mut self.mem[t.idx()];
         mm.sf = sf;
         mm.cls = j;
@@ -299,6 +334,9 @@ impl CandIndex {
     /// Brings every application with members to its context `ctx(p)`,
     /// re-classing (with `class`) the members whose class changed.
     pub fn sync(&mut self, ctx: impl Fn(usize) -> Ctx, class: impl Fn(&Ctx, ThreadId) -> usize) {
+        if self.fixed {
+            return;
+        }
         for p in 0..self.progs.len() {
             if self.progs[p].members == 0 {
                 continue;
@@ -317,21 +355,24 @@ impl CandIndex {
             });
             if let Some(s) = sole {
                 let m = self.mem[s.idx()];
-                self.progs[p].by_cls[m.cls].remove(&(m.sf, s));
+                self.progs[p].by_cls[m.cls].remove(&key(m.sf, s));
             }
             for j in 0..NCLS {
+                if self.move_whole(p, j, &now, &class) {
+                    continue;
+                }
                 // From the low end up, while the class dropped; from the
                 // high end down, while it rose; what lies between is
                 // bracketed by threads that kept class j.
-                while let Some(&(_, t)) = self.progs[p].by_cls[j].first() {
-                    let k = class(&now, t);
+                while let Some(&k) = self.progs[p].by_cls[j].first() {
+                    let (t, k) = (tid(k), class(&now, tid(k)));
                     if k >= j {
                         break;
                     }
                     self.set_cls(t, k);
                 }
-                while let Some(&(_, t)) = self.progs[p].by_cls[j].last() {
-                    let k = class(&now, t);
+                while let Some(&k) = self.progs[p].by_cls[j].last() {
+                    let (t, k) = (tid(k), class(&now, tid(k)));
                     if k <= j {
                         break;
                     }
@@ -340,10 +381,52 @@ impl CandIndex {
             }
             if let Some(s) = sole {
                 let m = self.mem[s.idx()];
-                self.progs[p].by_cls[m.cls].insert((m.sf, s));
+                self.progs[p].by_cls[m.cls].insert(key(m.sf, s));
                 self.set_cls(s, class(&now, s));
             }
         }
+    }
+
+    /// Moves application `p`'s members of class `j` to another class at
+    /// once, when all of them change to the same class `k` (its first and
+    /// last in SF order do: the class is monotone in the SF), they are all
+    /// the members of class `j`, and class `k` has none: then class `j`'s
+    /// sets become class `k`'s as they are. An application's threads of
+    /// one SF (PA: all of them) change class together at every crossing of
+    /// a threshold by its runnable count; one by one, that is a few set
+    /// moves per thread. Whether it applies changes nothing in the result.
+    fn move_whole(
+        &mut self,
+        p: usize,
+        j: usize,
+        now: &Ctx,
+        class: &impl Fn(&Ctx, ThreadId) -> usize,
+    ) -> bool {
+        let by = &self.progs[p].by_cls[j];
+        let (Some(&lo), Some(&hi)) = (by.first(), by.last()) else {
+            return false;
+        };
+        let k = class(now, tid(lo));
+        if k == j || self.count[k] != 0 || self.count[j] != by.len() || class(now, tid(hi)) != k {
+            return false;
+        }
+        self.local.swap(j, k);
+        self.q_cl.swap(j, k);
+        self.r_cl.swap(j, k);
+        self.cands.swap(j, k);
+        self.count.swap(j, k);
+        self.run_fast.swap(j, k);
+        self.queued_fast.swap(j, k);
+        let by = &mut self.progs[p].by_cls;
+        by.swap(j, k);
+        for &e in &by[k] {
+            self.mem[tid(e).idx()].cls = k;
+        }
+        #[cfg(test)]
+        {
+            self.wholes += 1;
+        }
+        true
     }
 
     /// Members, for checks: (thread, class, place, time runnable, vruntime
@@ -359,9 +442,12 @@ impl CandIndex {
     /// The highest class with a candidate (a queued thread, or one running
     /// on a slow core).
     pub fn top(&self) -> Option<usize> {
-        (0..NCLS)
-            .rev()
-            .find(|&j| !self.q_all[j].is_empty() || !self.r_all[j].is_empty())
+        (0..NCLS).rev().find(|&j| self.cands[j] > 0)
+    }
+
+    /// The first (earliest runnable, then lowest id) of `sets`' entries.
+    fn first_of<'a>(sets: impl Iterator<Item = &'a BTreeSet<Key>>) -> Option<Key> {
+        sets.filter_map(|s| s.first().copied()).min()
     }
 
     /// Fast core `c`'s best candidate: the highest class, then local (by
@@ -370,26 +456,28 @@ impl CandIndex {
     /// runnable), then the lowest thread id.
     pub fn best_for(&self, c: CoreId) -> Option<(usize, Cand)> {
         let j = self.top()?;
-        if let Some(&(_, t)) = self.local[j][c.idx()].first() {
-            return Some((j, Cand::Local(t)));
+        if let Some(&k) = self.local[j][c.idx()].first() {
+            return Some((j, Cand::Local(tid(k))));
         }
         let cl = self.cluster_of[c.idx()];
         let core_of = |t: ThreadId| match self.mem[t.idx()].loc {
             Loc::Queued(o) | Loc::Running(o) => o,
             Loc::Out => unreachable!("a candidate is queued or running"),
         };
-        let own = (
-            self.q_cl[j][cl].first(),
-            self.r_cl[j][cl].first(),
-            self.q_all[j].first(),
-            self.r_all[j].first(),
-        );
-        let cand = match own {
-            (Some(&(_, t)), _, _, _) => Cand::Queued(core_of(t), t),
-            (None, Some(&(_, t)), _, _) => Cand::Running(core_of(t), t),
-            (None, None, Some(&(_, t)), _) => Cand::Queued(core_of(t), t),
-            (None, None, None, Some(&(_, t))) => Cand::Running(core_of(t), t),
-            (None, None, None, None) => unreachable!("class {j} has a candidate"),
+        // The own cluster's sets are empty when the machine-wide ones are
+        // read, so these are the machine-wide firsts.
+        let queued = || Self::first_of(self.q_cl[j].iter());
+        let running = || Self::first_of(self.r_cl[j].iter());
+        let cand = if let Some(&k) = self.q_cl[j][cl].first() {
+            Cand::Queued(core_of(tid(k)), tid(k))
+        } else if let Some(&k) = self.r_cl[j][cl].first() {
+            Cand::Running(core_of(tid(k)), tid(k))
+        } else if let Some(k) = queued() {
+            Cand::Queued(core_of(tid(k)), tid(k))
+        } else if let Some(k) = running() {
+            Cand::Running(core_of(tid(k)), tid(k))
+        } else {
+            unreachable!("class {j} has a candidate")
         };
         Some((j, cand))
     }
@@ -410,31 +498,30 @@ impl CandIndex {
     }
 
     /// The candidates of class `j` (queued anywhere or running on a slow
-    /// core), by time runnable then id.
+    /// core), by time runnable then id: the clusters' sets merged.
     pub fn cands_of(&self, j: usize) -> impl Iterator<Item = ThreadId> + '_ {
+        let sets = self.q_cl[j].iter().chain(&self.r_cl[j]);
         Merge {
-            a: self.q_all[j].iter().peekable(),
-            b: self.r_all[j].iter().peekable(),
+            heads: sets.map(|s| s.iter().peekable()).collect(),
         }
-        .map(|(_, t)| t)
+        .map(tid)
     }
 }
 
-/// Two ordered sets' entries, merged in order.
-struct Merge<I: Iterator> {
-    a: std::iter::Peekable<I>,
-    b: std::iter::Peekable<I>,
+/// Ordered sets' entries, merged in order (a few sets: the first is found
+/// by a pass over their heads).
+struct Merge<'a> {
+    heads: Vec<std::iter::Peekable<std::collections::btree_set::Iter<'a, Key>>>,
 }
 
-impl<'a, I: Iterator<Item = &'a (Nanos, ThreadId)>> Iterator for Merge<I> {
-    type Item = (Nanos, ThreadId);
-    fn next(&mut self) -> Option<Self::Item> {
-        match (self.a.peek(), self.b.peek()) {
-            (Some(x), Some(y)) if x <= y => self.a.next().copied(),
-            (Some(_), Some(_)) => self.b.next().copied(),
-            (Some(_), None) => self.a.next().copied(),
-            (None, _) => self.b.next().copied(),
-        }
+impl Iterator for Merge<'_> {
+    type Item = Key;
+    fn next(&mut self) -> Option<Key> {
+        let i = (0..self.heads.len())
+            .filter_map(|i| self.heads[i].peek().map(|&&k| (k, i)))
+            .min()?
+            .1;
+        self.heads[i].next().copied()
     }
 }
 
@@ -476,7 +563,7 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            4 => (0..THREADS, 0..3u8, 0..CORES, 0..6u64, 0..6i64)
+            4 => (0..THREADS, 0..3u8, 0..CORES, 0..6u64, -3..6i64)
                 .prop_map(|(t, loc, core, since, vr)| Op::Put { t, loc, core, since, vr }),
             1 => (0..THREADS, 0..6u64).prop_map(|(t, sf)| Op::Resf { t, sf }),
             1 => (0..PROGS, 0..8u32, proptest::option::of(0..THREADS), 0..3u32)
@@ -485,10 +572,12 @@ mod tests {
     }
 
     /// A class monotone in the SF key under one context, but for the sole
-    /// thread (boosted).
-    fn class(sf: &[u64], cx: &Ctx, t: ThreadId) -> usize {
+    /// thread (boosted); with `fixed`, one class for all.
+    fn class(fixed: bool, sf: &[u64], cx: &Ctx, t: ThreadId) -> usize {
         let s = sf[t.idx()];
-        if s == 0 {
+        if fixed {
+            4
+        } else if s == 0 {
             0
         } else if cx.sole == Some(t) && cx.created > 1 {
             5
@@ -539,12 +628,15 @@ mod tests {
 
     proptest! {
         #[test]
-        fn index_agrees_with_a_pass_over_the_members(ops in proptest::collection::vec(op(), 1..120)) {
+        fn index_agrees_with_a_pass_over_the_members(
+            ops in proptest::collection::vec(op(), 1..120),
+            fixed in any::<bool>(),
+        ) {
             let mut fast = CoreMask::EMPTY;
             for c in (0..CORES).filter(|&c| is_fast(c)) {
                 fast.insert(CoreId(c as u16));
             }
-            let mut ix = CandIndex::new(fast, (0..CORES).map(|c| c / 2).collect(), CORES / 2);
+            let mut ix = CandIndex::new(fast, (0..CORES).map(|c| c / 2).collect(), CORES / 2, fixed);
             let mut sf = vec![0u64; THREADS];
             let mut locs = vec![Loc::Out; THREADS];
             let mut since = vec![0u64; THREADS];
@@ -563,18 +655,18 @@ mod tests {
                         // One running thread per core: the one there leaves.
                         if let Loc::Running(_) = loc {
                             if let Some(o) = (0..THREADS).find(|&o| o != t && locs[o] == loc) {
-                                let f = |cx: &Ctx, x: ThreadId| class(&sf, cx, x);
+                                let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
                                 ix.put(ThreadId(o as u32), prog(o), sf[o], Loc::Out, 0, 0, ctx[prog(o)], f);
                                 locs[o] = Loc::Out;
                             }
                         }
-                        let f = |cx: &Ctx, x: ThreadId| class(&sf, cx, x);
+                        let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
                         ix.put(ThreadId(t as u32), prog(t), sf[t], loc, s, v, ctx[prog(t)], f);
                         (locs[t], since[t], vr[t]) = (loc, s, v);
                     }
                     Op::Resf { t, sf: s } => {
                         sf[t] = s;
-                        let f = |cx: &Ctx, x: ThreadId| class(&sf, cx, x);
+                        let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
                         ix.resf(ThreadId(t as u32), s, f);
                     }
                     Op::Ctx { p, n, sole, created } => {
@@ -582,9 +674,9 @@ mod tests {
                         ctx[p] = Ctx { n, sole, seq: None, boost_used: 0, created };
                     }
                 }
-                ix.sync(|p| ctx[p], |cx, x| class(&sf, cx, x));
+                ix.sync(|p| ctx[p], |cx, x| class(fixed, &sf, cx, x));
                 let cls: Vec<usize> = (0..THREADS)
-                    .map(|t| class(&sf, &ctx[prog(t)], ThreadId(t as u32)))
+                    .map(|t| class(fixed, &sf, &ctx[prog(t)], ThreadId(t as u32)))
                     .collect();
                 for (t, j, loc, s, v) in ix.members() {
                     prop_assert_eq!(j, cls[t.idx()], "class of {}", t);
@@ -620,5 +712,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// One application whose threads share an SF (PA): a change of its
+    /// runnable count moves its class whole, and the index then agrees with
+    /// a pass, as when threads move one by one.
+    #[test]
+    fn a_class_moves_whole_when_all_its_threads_change_together() {
+        let mut fast = CoreMask::EMPTY;
+        (0..4).for_each(|c| fast.insert(CoreId(c)));
+        let mut ix = CandIndex::new(fast, (0..CORES).map(|c| c / 2).collect(), CORES / 2, false);
+        let sf = vec![3u64; THREADS];
+        let f = |cx: &Ctx, x: ThreadId| class(false, &sf, cx, x);
+        let mut ctx = Ctx {
+            n: 2,
+            created: 8,
+            ..Ctx::default()
+        };
+        for t in 0..8usize {
+            let loc = match t % 3 {
+                0 => Loc::Queued(CoreId((t % CORES) as u16)),
+                1 => Loc::Running(CoreId(t as u16)),
+                _ => Loc::Queued(CoreId(5)),
+            };
+            ix.put(
+                ThreadId(t as u32 * PROGS as u32),
+                0,
+                3,
+                loc,
+                t as u64,
+                -(t as i64),
+                ctx,
+                f,
+            );
+        }
+        let before = ix.best_for(CoreId(0));
+        let classes = |ix: &CandIndex| ix.members().map(|(_, j, ..)| j).collect::<Vec<_>>();
+        assert_eq!(classes(&ix), vec![4; 8]);
+        ctx.n = 9;
+        ix.sync(|_| ctx, f);
+        assert_eq!(ix.wholes, 1);
+        assert_eq!(classes(&ix), vec![1; 8]);
+        let after = ix.best_for(CoreId(0));
+        assert_eq!(before.map(|(_, c)| c), after.map(|(_, c)| c));
+        assert_eq!(after.map(|(j, _)| j), Some(1));
+        assert_eq!(ix.top(), Some(1));
+        assert!(ix.running_fast(4).is_empty() && !ix.running_fast(1).is_empty());
     }
 }

@@ -336,6 +336,7 @@ impl Camp {
                 fast,
                 cluster_of,
                 topo.clusters.len(),
+                self.variant == Variant::Rr,
             )));
         }
     }

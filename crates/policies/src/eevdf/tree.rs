@@ -161,14 +161,19 @@ impl EntityTrees {
             self.pull(n);
             return n;
         }
-        if key < self.nodes[i as usize].key {
-            let l = self.insert_at(self.nodes[i as usize].left, n);
+        // `n` joins this subtree: its smallest is found without reading the
+        // children again on the way back.
+        let m = self.nodes[n as usize].min_v;
+        let node = &mut self.nodes[i as usize];
+        node.min_v = node.min_v.min(m);
+        let (left, right, below) = (node.left, node.right, key < node.key);
+        if below {
+            let l = self.insert_at(left, n);
             self.nodes[i as usize].left = l;
         } else {
-            let r = self.insert_at(self.nodes[i as usize].right, n);
+            let r = self.insert_at(right, n);
             self.nodes[i as usize].right = r;
         }
-        self.pull(i);
         i
     }
 
@@ -186,7 +191,10 @@ impl EntityTrees {
             let r = self.remove_at(node.right, key);
             self.nodes[i as usize].right = r;
         }
-        self.pull(i);
+        // Only a subtree whose smallest was the removed entity has another.
+        if node.min_v == (key.1, key.2) {
+            self.pull(i);
+        }
         i
     }
 
