@@ -328,6 +328,10 @@ fn rota_sibling_turns_share_a_programs_fast_core_among_its_threads() {
         // progressed least, so it outranks the others); 1 and 2 on slow
         // cores.
         st.now = 100 * MS;
+        for (c, t) in [(2, 1), (3, 2)] {
+            queue(&mut st, c, t);
+            p.enqueued(&st, CoreId(c), ThreadId(t), true);
+        }
         for (c, t) in [(0, 0), (2, 1), (3, 2)] {
             run_on(&mut st, c, t);
             p.running(&st, CoreId(c), ThreadId(t));
@@ -348,6 +352,84 @@ fn rota_sibling_turns_share_a_programs_fast_core_among_its_threads() {
     assert_eq!(swaps_at(""), Some((120 * MS, swap(0, 3, 2, 0))));
     // Without the switch thread 0 keeps the core: it still outranks both.
     assert_eq!(swaps_at("sibling-turns=off"), None);
+}
+
+/// `full-wait`: a thread's runnable time runs from its wake-up, across
+/// preemptions. Thread 0 woke at 0 and thread 1 at 20 ms, both have run
+/// 10 ms on slow cores and wait again at 60 ms, thread 0 since a
+/// preemption at 58 ms and thread 1 since one at 40 ms (the simulator
+/// restarts `runnable_since` at a preemption).
+#[test]
+fn rota_full_wait_counts_runnable_time_across_preemptions() {
+    let first = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
+        let mut p = rota(&st, opts);
+        for (t, c, at) in [(0, 2, 0), (1, 3, 20 * MS)] {
+            st.now = at;
+            queue(&mut st, c, t);
+            st.threads[t as usize].runnable_since = at;
+            p.enqueued(&st, CoreId(c), ThreadId(t), true);
+        }
+        st.now = 60 * MS;
+        for (t, since) in [(0, 58 * MS), (1, 40 * MS)] {
+            st.threads[t].sum_exec_ns = 10 * MS;
+            st.threads[t].runnable_since = since;
+        }
+        let (r0, r1) = (
+            p.fast_rank(&st, ThreadId(0), 0),
+            p.fast_rank(&st, ThreadId(1), 0),
+        );
+        assert_ne!(r0, r1);
+        if r0 < r1 {
+            0
+        } else {
+            1
+        }
+    };
+    // Runnable 60 ms against 40 ms for the same progress: thread 0 is the
+    // further behind.
+    assert_eq!(first("order=ntt:full-wait=on"), 0);
+    // Counted from the last queueing, thread 0 has waited 2 ms, thread 1
+    // 20 ms: the earlier freezes' reading ranks them the other way round.
+    assert_eq!(first("order=ntt:full-wait=off"), 1);
+}
+
+/// `order=ntt-pr`: the rate is the program's, its threads' runnable time
+/// and progress summed. Thread 2 of program 1 was runnable 40 ms and ran
+/// 1 ms on a slow core before it blocked; threads 0 (program 0) and 1
+/// (program 1) then wake with no history, and thread 1's program is the
+/// one further behind.
+#[test]
+fn rota_ntt_pr_ranks_by_the_programs_rate() {
+    let first = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (1, 2.0)]);
+        // (Program 1's lone runnable thread is not put first as a serial phase.)
+        let mut p = rota(&st, &format!("{opts}:serial-first=off"));
+        queue(&mut st, 2, 2);
+        p.enqueued(&st, CoreId(2), ThreadId(2), true);
+        st.now = 39 * MS;
+        st.threads[2].sum_exec_ns = MS;
+        ran_and_blocked(&mut p, &mut st, 2, 2, MS);
+        for (t, c) in [(0, 2), (1, 3)] {
+            queue(&mut st, c, t);
+            st.threads[t as usize].runnable_since = st.now;
+            p.enqueued(&st, CoreId(c), ThreadId(t), true);
+        }
+        st.now += MS;
+        let (r0, r1) = (
+            p.fast_rank(&st, ThreadId(0), 0),
+            p.fast_rank(&st, ThreadId(1), 0),
+        );
+        assert_ne!(r0, r1);
+        if r0 < r1 {
+            0
+        } else {
+            1
+        }
+    };
+    assert_eq!(first("order=ntt-pr:full-wait=on"), 1);
+    // Per thread, the two are alike and the lower id goes first.
+    assert_eq!(first("order=ntt-prog"), 0);
 }
 
 #[test]
@@ -857,10 +939,14 @@ fn share_pick(opts: &str) -> ThreadId {
     st.now = 100 * MS;
     run_on(&mut st, 2, 0);
     run_on(&mut st, 3, 1);
-    queue(&mut st, 2, 2);
-    st.threads[2].runnable_since = 99 * MS; // 8 of 11 ms on a fast core
-    queue(&mut st, 3, 3);
-    st.threads[3].runnable_since = 80 * MS; // 10 of 40 ms
+    for (t, at) in [(2, 99 * MS), (3, 80 * MS)] {
+        // Thread 2: 8 of 11 ms on a fast core; thread 3: 10 of 40 ms.
+        st.now = at;
+        queue(&mut st, t as u16, t);
+        st.threads[t as usize].runnable_since = at;
+        p.enqueued(&st, CoreId(t as u16), ThreadId(t), true);
+    }
+    st.now = 100 * MS;
     match p.pick_next(&st, CoreId(1)) {
         Pick::Steal { thread, .. } => thread,
         other => panic!("{other:?}"),
@@ -1286,8 +1372,12 @@ fn ntt_pick_with(s1: f64, opts: &str, partner: bool) -> ThreadId {
     let mut st = state_apps("2B2S", &[(0, 3.0), (1, s1), (1, s1)]);
     let mut p = rota(&st, &format!("{opts}:serial-first=off"));
     p.periodic(&st, &mut Vec::new());
+    queue(&mut st, 0, 0);
+    p.enqueued(&st, CoreId(0), ThreadId(0), true);
     ran_and_blocked(&mut p, &mut st, 0, 0, 90 * MS); // runnable 0..90 ms
     st.threads[1].runnable_since = st.now;
+    queue(&mut st, 2, 1);
+    p.enqueued(&st, CoreId(2), ThreadId(1), true);
     ran_and_blocked(&mut p, &mut st, 2, 1, 60 * MS); // runnable 90..150 ms
     st.threads[0].sum_exec_ns = 90 * MS;
     st.threads[1].sum_exec_ns = 60 * MS;

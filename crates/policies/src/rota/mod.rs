@@ -203,12 +203,19 @@ struct ThreadSt {
     burst_ns: u64,
     /// Time spent runnable (queued or running), up to its last block.
     runnable_ns: u64,
+    /// When it last woke (or was created): the start of its current
+    /// runnable time, which preemptions do not end.
+    woke_at_ns: Nanos,
     /// When it last left a fast core (its creation, if never on one).
     fast_left_at: Nanos,
     /// Whether it has ever blocked (slept, waited).
     has_slept: bool,
     /// When it last woke another thread.
     woke_at: Nanos,
+    /// Its current run's progress factor ([`ProgRate::done_fp`]) and start
+    /// (factor 0 when not running).
+    run_factor_fp: u64,
+    run_start: Nanos,
 }
 
 #[derive(Clone, Debug)]
@@ -245,6 +252,9 @@ pub struct Rota {
     active: Vec<u32>,
     /// Per program: CPU time of its threads' finished runs.
     prog_exec: Vec<u64>,
+    /// Per program: its threads' runnable time and progress, for
+    /// `order=ntt-pr`.
+    prog_rate: Vec<ProgRate>,
     /// Runnable or running threads in all (the sum of `active`).
     wanting: u64,
     /// Per core, its queue in [`Rota::local`]'s order.
@@ -252,6 +262,27 @@ pub struct Rota {
     /// Programs in a serial phase ([`Rota::is_serial`]), so that the serial
     /// swap finds their threads without a pass over every waiting thread.
     serial_progs: BTreeSet<usize>,
+}
+
+/// A program's threads' runnable time and fast-core-equivalent progress,
+/// summed and kept as they change (per-thread-group counters in a kernel),
+/// so that its rate is read without a pass over its threads.
+#[derive(Clone, Copy, Debug, Default)]
+struct ProgRate {
+    /// Runnable time of its threads' finished runnable spells (wake to block).
+    run_done_ns: u64,
+    /// The wake-up times of its runnable threads, summed: their open spells
+    /// are `active * now - woke_sum`.
+    woke_sum: u128,
+    /// Progress of its threads' finished runs, ns x FP: a run's time times
+    /// FP on a fast core, FP^2 / s on a slow one (s as predicted when the
+    /// run began).
+    done_fp: u128,
+    /// Its running threads' progress factors, summed, and the factors times
+    /// the runs' start times: the open runs' progress is
+    /// `factor_sum * now - factor_start_sum`.
+    factor_sum: u128,
+    factor_start_sum: u128,
 }
 
 /// [`Rota::local`]'s order: bottleneck threads first (when switched on),
@@ -271,6 +302,7 @@ impl Rota {
             created: Vec::new(),
             active: Vec::new(),
             prog_exec: Vec::new(),
+            prog_rate: Vec::new(),
             wanting: 0,
             local_ix: QueueIndex::default(),
             serial_progs: BTreeSet::new(),
@@ -379,6 +411,18 @@ impl Rota {
         st.thread(t).sum_exec_ns + self.current_run(st, t)
     }
 
+    /// Since when `t` has been runnable without a break: since it last woke
+    /// (`full-wait`), or as the simulator's queue order counts, since it was
+    /// last queued, which a preemption restarts (the earlier freezes'
+    /// reading, which lost the runnable time before a preemption).
+    fn runnable_from(&self, st: &SchedState, t: ThreadId) -> Nanos {
+        if self.params.full_wait {
+            self.th[t.idx()].woke_at_ns
+        } else {
+            st.thread(t).runnable_since
+        }
+    }
+
     /// How long `t` has been running on its core now (0 if it is not running).
     fn current_run(&self, st: &SchedState, t: ThreadId) -> u64 {
         match st.thread(t).core {
@@ -394,7 +438,7 @@ impl Rota {
         let fast = self.fast_time_now(st, t);
         let mut runnable = s.runnable_ns;
         if matches!(th.state, RunState::Runnable | RunState::Running) {
-            runnable += st.now.saturating_sub(th.runnable_since);
+            runnable += st.now.saturating_sub(self.runnable_from(st, t));
         }
         let k = ((fast as u128) << 20) / (runnable as u128 + 1);
         let k = if self.params.weighted {
@@ -425,7 +469,7 @@ impl Rota {
         let q = self.m().quantum_ns as u128;
         let mut runnable = s.runnable_ns;
         if matches!(th.state, RunState::Runnable | RunState::Running) {
-            runnable += st.now.saturating_sub(th.runnable_since);
+            runnable += st.now.saturating_sub(self.runnable_from(st, t));
         }
         let progress = fast as u128 + slow as u128 * FP as u128 / speed as u128 + q;
         let inv_rate = (((runnable as u128 + q) << 16) / progress).min(1 << 24) as u64;
@@ -435,6 +479,12 @@ impl Rota {
             let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
             return gain * inv_rate * per_len;
         }
+        if self.params.order == Order::NttPr {
+            let p = th.program.idx();
+            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+            let inv = self.prog_inv_rate(st, p);
+            return gain * inv * inv / n;
+        }
         let prio = gain * inv_rate * inv_rate;
         if self.params.order == Order::NttProg {
             // A program's progress is its threads' mean: a unit of fast time
@@ -443,6 +493,22 @@ impl Rota {
             return prio / self.active.get(p).copied().unwrap_or(1).max(1) as u64;
         }
         prio
+    }
+
+    /// Program `p`'s runnable time over its progress (x 2^16), its threads'
+    /// summed, each sum starting with one quantum at full speed (as
+    /// [`Rota::ntt_gain`]'s per thread), capped at 256.
+    fn prog_inv_rate(&self, st: &SchedState, p: usize) -> u64 {
+        let Some(r) = self.prog_rate.get(p) else {
+            return 1 << 16;
+        };
+        let q = self.m().quantum_ns as u128;
+        let now = st.now as u128;
+        let active = self.active.get(p).copied().unwrap_or(0) as u128;
+        let run = r.run_done_ns as u128 + (active * now).saturating_sub(r.woke_sum) + q;
+        let open = (r.factor_sum * now).saturating_sub(r.factor_start_sum);
+        let prog = (r.done_fp + open) / FP as u128 + q;
+        ((run << 16) / prog).min(1 << 24) as u64
     }
 
     /// How far ahead of the least-served waiting thread a thread may be in
@@ -534,7 +600,9 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
-            Order::Ntt | Order::NttLas | Order::NttProg => u64::MAX - self.ntt_gain(st, t),
+            Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr => {
+                u64::MAX - self.ntt_gain(st, t)
+            }
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
@@ -818,6 +886,7 @@ impl Policy for Rota {
                     | Order::Ntt
                     | Order::NttLas
                     | Order::NttProg
+                    | Order::NttPr
             )
             || self.params.swap
     }
@@ -839,6 +908,7 @@ impl Policy for Rota {
             self.created.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
             self.prog_exec.resize(p + 1, 0);
+            self.prog_rate.resize(p + 1, ProgRate::default());
         }
         self.created[p] += 1;
         self.note_serial(p);
@@ -920,7 +990,9 @@ impl Policy for Rota {
 
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         if wakeup {
+            self.th[t.idx()].woke_at_ns = st.now;
             let p = st.thread(t).program.idx();
+            self.prog_rate[p].woke_sum += st.now as u128;
             self.active[p] += 1;
             self.note_serial(p);
             self.wanting += 1;
@@ -994,6 +1066,23 @@ impl Policy for Rota {
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         self.idle_since[c.idx()] = None;
+        {
+            let f = if self.is_fast(c) {
+                FP
+            } else {
+                FP * FP / self.th[t.idx()].speed_fp.max(FP)
+            };
+            let s = &mut self.th[t.idx()];
+            debug_assert_eq!(
+                s.run_factor_fp, 0,
+                "thread {t} dispatched twice without a stop"
+            );
+            s.run_factor_fp = f;
+            s.run_start = st.now;
+            let r = &mut self.prog_rate[st.thread(t).program.idx()];
+            r.factor_sum += f as u128;
+            r.factor_start_sum += f as u128 * st.now as u128;
+        }
         let scale = if self.params.group {
             self.active[st.thread(t).program.idx()].max(1) as f64
         } else {
@@ -1010,6 +1099,15 @@ impl Policy for Rota {
     }
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
+        {
+            let s = &mut self.th[t.idx()];
+            let (f, start) = (s.run_factor_fp as u128, s.run_start as u128);
+            s.run_factor_fp = 0;
+            let r = &mut self.prog_rate[st.thread(t).program.idx()];
+            r.factor_sum = r.factor_sum.saturating_sub(f);
+            r.factor_start_sum = r.factor_start_sum.saturating_sub(f * start);
+            r.done_fp += ran as u128 * f;
+        }
         if self.is_fast(c) {
             self.th[t.idx()].fast_ns += ran;
             self.th[t.idx()].fast_left_at = st.now;
@@ -1039,7 +1137,11 @@ impl Policy for Rota {
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
             self.th[t.idx()].blocked_at = st.now;
-            self.th[t.idx()].runnable_ns += st.now.saturating_sub(st.thread(t).runnable_since);
+            self.th[t.idx()].runnable_ns += st.now.saturating_sub(self.runnable_from(st, t));
+            let woke = self.th[t.idx()].woke_at_ns;
+            let r = &mut self.prog_rate[p];
+            r.woke_sum = r.woke_sum.saturating_sub(woke as u128);
+            r.run_done_ns += st.now.saturating_sub(woke);
         }
         if why == StopReason::Exited && self.occupant[c.idx()].is_some_and(|(o, _)| o == t) {
             self.occupant[c.idx()] = None;

@@ -101,6 +101,10 @@ pub struct RotaParams {
     /// spread over its threads). Inert in the capped order and in FIFO
     /// orders with `rotate-after=owed|turn`, which rotate by their own rules.
     pub sibling_turns: bool,
+    /// A thread's runnable time runs from its wake-up to its block, across
+    /// preemptions (off: from its last queueing, as the tenth and earlier
+    /// freezes read it).
+    pub full_wait: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
     /// thread per fast core).
@@ -147,6 +151,7 @@ impl Default for RotaParams {
             new_start: NewStart::DebitFifo,
             hold: true,
             sibling_turns: true,
+            full_wait: false,
             share_fast: true,
             quantum: Quantum::Age,
             migration_ns: None,
@@ -157,7 +162,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -244,6 +249,7 @@ impl RotaParams {
                         ("ntt", Ntt),
                         ("ntt-las", NttLas),
                         ("ntt-prog", NttProg),
+                        ("ntt-pr", NttPr),
                     ],
                 )?;
                 continue;
@@ -267,6 +273,7 @@ impl RotaParams {
                 "stay" => self.stay = on,
                 "hold" => self.hold = on,
                 "sibling-turns" => self.sibling_turns = on,
+                "full-wait" => self.full_wait = on,
                 "share-fast" => self.share_fast = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
@@ -320,6 +327,9 @@ pub enum Order {
     /// program's runnable threads, since a unit of fast time to one of n
     /// threads sharing a program's work advances the program by 1/n of it.
     NttProg,
+    /// As `NttProg`, with r the program's: its threads' runnable time over
+    /// their progress, summed, with one quantum's prior per program.
+    NttPr,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
