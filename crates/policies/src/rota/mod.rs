@@ -212,10 +212,15 @@ struct ThreadSt {
     has_slept: bool,
     /// When it last woke another thread.
     woke_at: Nanos,
-    /// Its current run's progress factor ([`ProgRate::done_fp`]) and start
-    /// (factor 0 when not running).
+    /// Its current run's progress factor ([`ProgRate::done_fp`]), start and
+    /// core kind (factor 0 when not running).
     run_factor_fp: u64,
     run_start: Nanos,
+    run_fast: bool,
+    /// Slow-core runtime of its finished runs, ns.
+    slow_ns: u64,
+    /// Its finished runs' progress, as counted in [`ProgRate::done_fp`].
+    progress_fp: u128,
 }
 
 #[derive(Clone, Debug)]
@@ -274,9 +279,9 @@ struct ProgRate {
     /// The wake-up times of its runnable threads, summed: their open spells
     /// are `active * now - woke_sum`.
     woke_sum: u128,
-    /// Progress of its threads' finished runs, ns x FP: a run's time times
-    /// FP on a fast core, FP^2 / s on a slow one (s as predicted when the
-    /// run began).
+    /// Progress of its threads' finished runs, ns x FP: each thread's fast
+    /// time times FP plus its slow time times FP^2 / s, s its speedup as
+    /// predicted now (as [`Rota::ntt_gain`] counts a thread's progress).
     done_fp: u128,
     /// Its running threads' progress factors, summed, and the factors times
     /// the runs' start times: the open runs' progress is
@@ -507,8 +512,74 @@ impl Rota {
         let active = self.active.get(p).copied().unwrap_or(0) as u128;
         let run = r.run_done_ns as u128 + (active * now).saturating_sub(r.woke_sum) + q;
         let open = (r.factor_sum * now).saturating_sub(r.factor_start_sum);
+        #[cfg(debug_assertions)]
+        self.check_prog_rate(st, p, run - q, r.done_fp + open);
         let prog = (r.done_fp + open) / FP as u128 + q;
         ((run << 16) / prog).min(1 << 24) as u64
+    }
+
+    /// Debug builds: the kept sums against a pass over the program's threads
+    /// (progress within two units per thread for the rounding of FP^2 / s,
+    /// and one per ns of a current slow run, whose factor is rounded).
+    #[cfg(debug_assertions)]
+    fn check_prog_rate(&self, st: &SchedState, p: usize, run: u128, progress_fp: u128) {
+        let (mut want_run, mut want_fp, mut slack) = (0u128, 0u128, 0u128);
+        for th in st.threads.iter().filter(|x| x.program.idx() == p) {
+            let s = &self.th[th.id.idx()];
+            want_run += s.runnable_ns as u128;
+            if matches!(th.state, RunState::Runnable | RunState::Running) {
+                want_run += st.now.saturating_sub(s.woke_at_ns) as u128;
+            }
+            let cur = self.current_run(st, th.id) as u128;
+            let (fast, slow) = match s.run_factor_fp {
+                0 => (s.fast_ns as u128, s.slow_ns as u128),
+                _ if s.run_fast => (s.fast_ns as u128 + cur, s.slow_ns as u128),
+                _ => (s.fast_ns as u128, s.slow_ns as u128 + cur),
+            };
+            want_fp += fast * FP as u128 + slow * (FP * FP) as u128 / s.speed_fp.max(FP) as u128;
+            slack += 2 + if s.run_fast { 0 } else { cur };
+        }
+        debug_assert_eq!(run, want_run, "program {p}'s runnable time");
+        debug_assert!(
+            progress_fp.abs_diff(want_fp) <= slack,
+            "program {p}'s progress {progress_fp} against {want_fp}"
+        );
+    }
+
+    /// Counts `t`'s current run (begun at `run_start`, on the kind of core
+    /// `run_fast` says) in its program's open progress, at its speedup now.
+    fn set_run_factor(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let f = if s.run_fast {
+            FP
+        } else {
+            FP * FP / s.speed_fp.max(FP)
+        };
+        s.run_factor_fp = f;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.factor_sum += f as u128;
+        r.factor_start_sum += f as u128 * s.run_start as u128;
+    }
+
+    /// Takes `t`'s current run out of its program's open progress.
+    fn clear_run_factor(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let (f, start) = (s.run_factor_fp as u128, s.run_start as u128);
+        s.run_factor_fp = 0;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.factor_sum = r.factor_sum.saturating_sub(f);
+        r.factor_start_sum = r.factor_start_sum.saturating_sub(f * start);
+    }
+
+    /// Recounts `t`'s finished runs' progress in its program's, after its
+    /// times or its predicted speedup changed.
+    fn refresh_progress(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let new = s.fast_ns as u128 * FP as u128
+            + s.slow_ns as u128 * (FP * FP) as u128 / s.speed_fp.max(FP) as u128;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.done_fp = r.done_fp.saturating_sub(s.progress_fp) + new;
+        s.progress_fp = new;
     }
 
     /// How far ahead of the least-served waiting thread a thread may be in
@@ -1067,21 +1138,15 @@ impl Policy for Rota {
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         self.idle_since[c.idx()] = None;
         {
-            let f = if self.is_fast(c) {
-                FP
-            } else {
-                FP * FP / self.th[t.idx()].speed_fp.max(FP)
-            };
+            let fast = self.is_fast(c);
             let s = &mut self.th[t.idx()];
             debug_assert_eq!(
                 s.run_factor_fp, 0,
                 "thread {t} dispatched twice without a stop"
             );
-            s.run_factor_fp = f;
+            s.run_fast = fast;
             s.run_start = st.now;
-            let r = &mut self.prog_rate[st.thread(t).program.idx()];
-            r.factor_sum += f as u128;
-            r.factor_start_sum += f as u128 * st.now as u128;
+            self.set_run_factor(st, t);
         }
         let scale = if self.params.group {
             self.active[st.thread(t).program.idx()].max(1) as f64
@@ -1099,19 +1164,14 @@ impl Policy for Rota {
     }
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
-        {
-            let s = &mut self.th[t.idx()];
-            let (f, start) = (s.run_factor_fp as u128, s.run_start as u128);
-            s.run_factor_fp = 0;
-            let r = &mut self.prog_rate[st.thread(t).program.idx()];
-            r.factor_sum = r.factor_sum.saturating_sub(f);
-            r.factor_start_sum = r.factor_start_sum.saturating_sub(f * start);
-            r.done_fp += ran as u128 * f;
-        }
+        self.clear_run_factor(st, t);
         if self.is_fast(c) {
             self.th[t.idx()].fast_ns += ran;
             self.th[t.idx()].fast_left_at = st.now;
+        } else {
+            self.th[t.idx()].slow_ns += ran;
         }
+        self.refresh_progress(st, t);
         {
             let s = &mut self.th[t.idx()];
             s.burst_ns += ran;
@@ -1201,18 +1261,30 @@ impl Policy for Rota {
     /// The labeller: blocking levels and fixed-point speedups.
     fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
         let mut moved = Vec::new();
+        let mut speed_changed = Vec::new();
         for th in st.live_threads() {
             let Some(s) = self.th.get_mut(th.id.idx()) else {
                 continue;
             };
             let was = s.high_block;
             s.high_block = s.block.update(th.blocked_others_ns, &self.params.labels);
-            s.speed_fp = speed_fp(th.predicted_speedup);
+            let speed = speed_fp(th.predicted_speedup);
+            if speed != s.speed_fp {
+                s.speed_fp = speed;
+                speed_changed.push(th.id);
+            }
             // A queued thread whose order changed is indexed again.
             if s.high_block != was && self.params.block_first && self.params.local != Local::Eevdf {
                 if let Some(c) = th.core.filter(|&c| is_queued_on(st, c, th.id)) {
                     moved.push((c, th.id));
                 }
+            }
+        }
+        for t in speed_changed {
+            self.refresh_progress(st, t);
+            if self.th[t.idx()].run_factor_fp != 0 {
+                self.clear_run_factor(st, t);
+                self.set_run_factor(st, t);
             }
         }
         for (c, t) in moved {
