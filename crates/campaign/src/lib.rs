@@ -166,10 +166,13 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 40] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 43] = [
     "rota",
-    "rota:sibling-turns=off",
-    "rota:quantum=migrations:hold=off:sibling-turns=off",
+    "rota:full-wait=off:order=ntt-prog",
+    "rota:full-wait=off",
+    "rota:order=ntt-prog",
+    "rota:sibling-turns=off:full-wait=off:order=ntt-prog",
+    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog",
     "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off",
     "rota:quantum=migrations",
     "rota:quantum=slice",

@@ -1,6 +1,6 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Eight freezes, each before any run on held-out work:
+//! not from a paper. Eleven freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order) was designed on the COLAB study's 65
 //! workloads; the second (71f4d6d, capped order) on those and the 40
 //! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
@@ -25,20 +25,28 @@
 //! The seventh (de9a033, `rota:order=speed:quantum=migrations:hold=off:
 //! sibling-turns=off` today) keeps new threads in arrival order on each
 //! core (`new-start=debit-fifo`), chosen the same way. The eighth
-//! (f56fe51, `rota:quantum=migrations:hold=off:sibling-turns=off` today)
+//! (f56fe51, `rota:quantum=migrations:hold=off:sibling-turns=off:
+//! full-wait=off:order=ntt-prog` today)
 //! orders the threads waiting for a fast core by how much a unit of
 //! fast-core time lowers their program's slowdown (`order=ntt-prog`),
 //! chosen on the ten machines at the models' lengths and the six CAMP and
 //! Prop-SP machines at their papers' lengths. The ninth (2f35302,
-//! `rota:sibling-turns=off` today) lets a young thread in sooner: an
+//! `rota:sibling-turns=off:full-wait=off:order=ntt-prog` today) lets a
+//! young thread in sooner: an
 //! occupant keeps a fast core only as long as the first waiting thread
 //! has run so far, at least CFS's minimum slice and at most the quantum
 //! (`quantum=age`), and an idle fast core waits a migration's time for its
 //! short sleeper against every program (`hold`), chosen the same way. The
-//! tenth (the default) has a program's threads take turns on its fast
-//! cores (`sibling-turns`), chosen the same way. Earlier spellings
-//! (`order=speed` and the like) name the fourth to eighth freezes with
-//! `:quantum=migrations:hold=off:sibling-turns=off` added.
+//! tenth (b4a4ca0, `rota:full-wait=off:order=ntt-prog`
+//! today) has a program's threads take turns on its fast cores
+//! (`sibling-turns`), chosen the same way. The eleventh (the default)
+//! counts a thread's runnable time from its wake-up across preemptions
+//! (`full-wait`, a defect of the earlier freezes' reading) and ranks by
+//! its program's rate, its threads' runnable time and progress summed
+//! (`order=ntt-pr`), chosen the same way. Earlier spellings
+//! (`order=speed` and the like) name the fourth to seventh freezes with
+//! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
+//! tenth add `:full-wait=off:order=ntt-prog` to theirs.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -53,11 +61,13 @@
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.
-//! - **The largest gain in slowdown first** (`order=ntt-prog`): otherwise
+//! - **The largest gain in slowdown first** (`order=ntt-pr`): otherwise
 //!   fast cores take the waiting thread whose program's slowdown a unit of
 //!   fast-core time lowers most: (1 - 1/s) / r^2 over the program's
-//!   runnable threads, with s the predicted speedup and r the thread's
-//!   fast-core-equivalent progress per unit of time runnable (the gradient
+//!   runnable threads, with s the thread's predicted speedup and r its
+//!   program's fast-core-equivalent progress per unit of time runnable,
+//!   summed over the program's threads, a thread runnable from its wake-up
+//!   to its block (the gradient
 //!   of the sum of slowdowns, so greedy turns move the shares toward the
 //!   ones that minimise it); an occupant rotates out at its core's tick
 //!   when a waiting thread ranks before it, once it has held the core for
@@ -219,6 +229,8 @@ struct ThreadSt {
     run_fast: bool,
     /// Slow-core runtime of its finished runs, ns.
     slow_ns: u64,
+    /// Between a wake-up and the next block, as this policy was told.
+    awake: bool,
     /// Its finished runs' progress, as counted in [`ProgRate::done_fp`].
     progress_fp: u128,
 }
@@ -527,7 +539,7 @@ impl Rota {
         for th in st.threads.iter().filter(|x| x.program.idx() == p) {
             let s = &self.th[th.id.idx()];
             want_run += s.runnable_ns as u128;
-            if matches!(th.state, RunState::Runnable | RunState::Running) {
+            if s.awake {
                 want_run += st.now.saturating_sub(s.woke_at_ns) as u128;
             }
             let cur = self.current_run(st, th.id) as u128;
@@ -1062,6 +1074,7 @@ impl Policy for Rota {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         if wakeup {
             self.th[t.idx()].woke_at_ns = st.now;
+            self.th[t.idx()].awake = true;
             let p = st.thread(t).program.idx();
             self.prog_rate[p].woke_sum += st.now as u128;
             self.active[p] += 1;
@@ -1199,6 +1212,7 @@ impl Policy for Rota {
             self.th[t.idx()].blocked_at = st.now;
             self.th[t.idx()].runnable_ns += st.now.saturating_sub(self.runnable_from(st, t));
             let woke = self.th[t.idx()].woke_at_ns;
+            self.th[t.idx()].awake = false;
             let r = &mut self.prog_rate[p];
             r.woke_sum = r.woke_sum.saturating_sub(woke as u128);
             r.run_done_ns += st.now.saturating_sub(woke);

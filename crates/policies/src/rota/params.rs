@@ -102,8 +102,10 @@ pub struct RotaParams {
     /// orders with `rotate-after=owed|turn`, which rotate by their own rules.
     pub sibling_turns: bool,
     /// A thread's runnable time runs from its wake-up to its block, across
-    /// preemptions (off: from its last queueing, as the tenth and earlier
-    /// freezes read it).
+    /// preemptions (on since the eleventh freeze; off: from its last
+    /// queueing, as the tenth and earlier freezes read it, which lost the
+    /// runnable time before a preemption). `order=ntt-pr` always counts
+    /// from the wake-up.
     pub full_wait: bool,
     /// When no core is idle, waking threads queue on the shortest queue of
     /// any cluster, fast cores included (off: on slow cores only, one
@@ -138,7 +140,7 @@ impl Default for RotaParams {
             pull_from: PullFrom::Sync,
             local: Local::Cfs,
             recheck: false,
-            order: Order::NttProg,
+            order: Order::NttPr,
             rotate_after: RotateAfter::Wait,
             place: true,
             cap_quanta: 1,
@@ -151,7 +153,7 @@ impl Default for RotaParams {
             new_start: NewStart::DebitFifo,
             hold: true,
             sibling_turns: true,
-            full_wait: false,
+            full_wait: true,
             share_fast: true,
             quantum: Quantum::Age,
             migration_ns: None,
@@ -327,8 +329,14 @@ pub enum Order {
     /// program's runnable threads, since a unit of fast time to one of n
     /// threads sharing a program's work advances the program by 1/n of it.
     NttProg,
-    /// As `NttProg`, with r the program's: its threads' runnable time over
-    /// their progress, summed, with one quantum's prior per program.
+    /// As `NttProg`, with r the program's (the default since the eleventh
+    /// freeze): its threads' runnable time, from each wake-up to the block,
+    /// over their progress, both summed over the program's threads and
+    /// kept as they change, with one quantum's prior per program. A
+    /// pipeline's stages that wait on a slow upstream stage, and a
+    /// program's threads that wait at its barriers, block rather than wait
+    /// runnable; summed over the program, the runnable time of those that
+    /// do wait counts for all of them.
     NttPr,
 }
 
