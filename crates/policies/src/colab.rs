@@ -259,10 +259,9 @@ pub struct Colab {
     /// Long queues in max_block_'s order, so that a pick reads the first
     /// entry inside the fairness window instead of passing over the queue.
     by_block: QueueIndex<BlockKey>,
-    /// Scratch for a steal: each queued core of the domain with its
-    /// min_vruntime, computed once per pick, and a short queue's best
-    /// thread (with its lag) regardless of the fairness window.
-    bases: Vec<(CoreId, i64, Option<Ranked>)>,
+    /// Per steal domain (two per cluster: its own cores, the others), its
+    /// queued cores as the last steal at the same instant saw them.
+    memos: Vec<StealMemo>,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
@@ -279,6 +278,31 @@ fn ranked_cmp((a, la, va): Ranked, (b, lb, vb): Ranked) -> Ordering {
     va.total_cmp(&vb)
         .then_with(|| lb.cmp(&la))
         .then_with(|| b.cmp(&a))
+}
+
+/// A queued core as a steal sees it at one instant: its min_vruntime, its
+/// leftmost thread's lag, and a short queue's best thread regardless of the
+/// fairness window (with its lag); valid while its CFS stamp stands.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    core: CoreId,
+    stamp: u64,
+    base: i64,
+    min_lag: Option<i64>,
+    own: Option<Ranked>,
+}
+
+/// One steal domain's queued cores at instant `now`. Idle cores steal in
+/// bursts at the same instant (wake-ups and completions coincide), and
+/// between two of them few queues change, so a steal reads again only the
+/// entries whose core's stamp changed and adds the cores newly queued,
+/// instead of deriving every queue's min_vruntime afresh.
+#[derive(Clone, Debug, Default)]
+struct StealMemo {
+    now: Nanos,
+    domain: CoreMask,
+    cores: CoreMask,
+    entries: Vec<Entry>,
 }
 
 /// A queued core as a steal sees it, kept while the core's CFS stamp
@@ -333,7 +357,7 @@ impl Colab {
             range: SpeedupRange { min: 1.0, max: 1.0 },
             rank_scratch: Default::default(),
             by_block: QueueIndex::new(0),
-            bases: Vec::new(),
+            memos: Vec::new(),
             on_little: RunningIndex::new(CoreMask::EMPTY),
             steal_view: Vec::new(),
         }
@@ -345,6 +369,7 @@ impl Colab {
             self.by_block = QueueIndex::new(st.topo.num_cores());
             self.on_little = RunningIndex::new(st.topo.little_mask());
             self.steal_view = vec![Steal::default(); st.topo.num_cores()];
+            self.memos = vec![StealMemo::default(); 2 * st.topo.clusters.len()];
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
             // The range over every possible phase (memory fraction 0..1).
@@ -625,10 +650,58 @@ impl Colab {
         found
     }
 
-    /// max_block_ over the queues of `domain` but `c`'s: each queue's
-    /// min_vruntime computed once, its smallest lag, then each queue's best
-    /// within the window.
-    fn steal_pick(&mut self, st: &SchedState, c: CoreId, domain: CoreMask) -> Option<ThreadId> {
+    /// A steal's entry for queued core `o` at this instant, from its kept
+    /// view (read again if its stamp changed).
+    fn steal_entry(&self, view: &mut [Steal], st: &SchedState, o: CoreId) -> Entry {
+        let cfs = self.cfs();
+        if view[o.idx()].stamp != cfs.stamp(o) {
+            let rq = &st.core(o).rq;
+            // A long queue's leftmost is at hand in CFS's heap (its best
+            // comes from the index later); a short queue is passed over
+            // once for its leftmost and its best regardless of the
+            // window, which stands unless it falls outside the window.
+            let (leftmost, best) = if rq.len() > 16 {
+                (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()]), None)
+            } else {
+                let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
+                let m = vrs.clone().map(|(_, v)| v).min();
+                let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
+                (m, best.map(|(t, v)| (t, v, self.block_level(t))))
+            };
+            let run = st
+                .core(o)
+                .current
+                .map(|t| (cfs.vr[t.idx()], st.core(o).run_start, cfs.run_scale(o)));
+            view[o.idx()] = Steal {
+                stamp: cfs.stamp(o),
+                kept: cfs.min_vr[o.idx()],
+                leftmost,
+                run,
+                best,
+            };
+        }
+        let v = &view[o.idx()];
+        let base = v.base(st.now);
+        debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
+        Entry {
+            core: o,
+            stamp: v.stamp,
+            base,
+            min_lag: v.leftmost.map(|l| l - base),
+            own: v.best.map(|(t, vr, level)| (t, vr - base, level)),
+        }
+    }
+
+    /// max_block_ over the queues of `domain` (steal domain number `key`)
+    /// but `c`'s: each queue's min_vruntime computed once, its smallest
+    /// lag, then each queue's best within the window.
+    fn steal_pick(
+        &mut self,
+        st: &SchedState,
+        c: CoreId,
+        domain: CoreMask,
+        key: usize,
+    ) -> Option<ThreadId> {
         let queued = domain.intersect(st.queued_mask());
         if !self.params.mech.block_first {
             let cands = queued
@@ -637,55 +710,45 @@ impl Colab {
                 .flat_map(|o| self.queue_lags(st, o));
             return self.max_block(cands);
         }
-        let mut bases = std::mem::take(&mut self.bases);
+        if queued.is_empty() {
+            return None;
+        }
         let mut view = std::mem::take(&mut self.steal_view);
-        bases.clear();
-        let mut min_lag: Option<i64> = None;
+        let mut memo = std::mem::take(&mut self.memos[key]);
+        if memo.now != st.now || memo.domain != domain {
+            memo.now = st.now;
+            memo.domain = domain;
+            memo.cores = CoreMask::EMPTY;
+            memo.entries.clear();
+        }
+        // Entries of cores no longer queued (or `c`) go; those whose stamp
+        // changed are read again; cores newly queued are added.
         let cfs = self.cfs();
-        for o in queued.iter().filter(|&o| o != c) {
-            if view[o.idx()].stamp != cfs.stamp(o) {
-                let rq = &st.core(o).rq;
-                // A long queue's leftmost is at hand in CFS's heap (its best
-                // comes from the index later); a short queue is passed over
-                // once for its leftmost and its best regardless of the
-                // window, which stands unless it falls outside the window.
-                let (leftmost, best) = if rq.len() > 16 {
-                    (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()]), None)
-                } else {
-                    let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
-                    let m = vrs.clone().map(|(_, v)| v).min();
-                    let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
-                    (m, best.map(|(t, v)| (t, v, self.block_level(t))))
-                };
-                let run = st
-                    .core(o)
-                    .current
-                    .map(|t| (cfs.vr[t.idx()], st.core(o).run_start, cfs.run_scale(o)));
-                view[o.idx()] = Steal {
-                    stamp: cfs.stamp(o),
-                    kept: cfs.min_vr[o.idx()],
-                    leftmost,
-                    run,
-                    best,
-                };
+        let StealMemo { cores, entries, .. } = &mut memo;
+        entries.retain_mut(|e| {
+            if !queued.contains(e.core) || e.core == c {
+                cores.remove(e.core);
+                return false;
             }
-            let v = &view[o.idx()];
-            let base = v.base(st.now);
-            debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
-            let m = v.leftmost.map(|l| l - base);
-            let best = v.best.map(|(t, vr, level)| (t, vr - base, level));
-            bases.push((o, base, best));
-            min_lag = min_lag.min(m).or(min_lag).or(m);
+            if e.stamp != cfs.stamp(e.core) {
+                *e = self.steal_entry(&mut view, st, e.core);
+            }
+            true
+        });
+        for o in queued.minus(*cores).iter().filter(|&o| o != c) {
+            entries.push(self.steal_entry(&mut view, st, o));
+            cores.insert(o);
         }
         self.steal_view = view;
+        let min_lag = entries.iter().filter_map(|e| e.min_lag).min();
         let found = min_lag.and_then(|m| {
             let thr = m.saturating_add(self.window());
             let mut best: Option<Ranked> = None;
-            for &(o, base, own) in &bases {
-                let x = match own {
+            for e in memo.entries.iter() {
+                let x = match e.own {
                     Some(x) if x.1 <= thr => Some(x),
                     _ => self
-                        .queue_best(st, o, base, thr)
+                        .queue_best(st, e.core, e.base, thr)
                         .map(|(t, lag)| (t, lag, self.block_level(t))),
                 };
                 if let Some(x) = x {
@@ -696,7 +759,7 @@ impl Colab {
             }
             best.map(|(t, ..)| t)
         });
-        self.bases = bases;
+        self.memos[key] = memo;
         debug_assert_eq!(
             found,
             self.max_block(
@@ -823,11 +886,12 @@ impl Policy for Colab {
             return Pick::Local(t);
         }
         let big = topo.is_big(c) || !topo.is_asymmetric();
-        let own = topo.cluster_mask(topo.cluster_of(c));
+        let cl = topo.cluster_of(c);
+        let own = topo.cluster_mask(cl);
         // 2. The same cluster's queues, then the rest of the machine.
         let others = topo.all_mask().minus(own);
-        for domain in [own, others] {
-            if let Some(t) = self.steal_pick(st, c, domain) {
+        for (i, domain) in [own, others].into_iter().enumerate() {
+            if let Some(t) = self.steal_pick(st, c, domain, 2 * cl + i) {
                 let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };
             }
