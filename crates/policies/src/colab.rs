@@ -262,6 +262,10 @@ pub struct Colab {
     /// Per steal domain (two per cluster: its own cores, the others), its
     /// queued cores as the last steal at the same instant saw them.
     memos: Vec<StealMemo>,
+    /// Scratch for a steal without a memo (machines of up to 64 cores).
+    entries: Vec<Entry>,
+    /// The instant the CFS touch log was last cleared at.
+    log_now: Option<Nanos>,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
@@ -286,23 +290,86 @@ fn ranked_cmp((a, la, va): Ranked, (b, lb, vb): Ranked) -> Ordering {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     core: CoreId,
-    stamp: u64,
     base: i64,
     min_lag: Option<i64>,
     own: Option<Ranked>,
 }
 
-/// One steal domain's queued cores at instant `now`. Idle cores steal in
-/// bursts at the same instant (wake-ups and completions coincide), and
-/// between two of them few queues change, so a steal reads again only the
-/// entries whose core's stamp changed and adds the cores newly queued,
-/// instead of deriving every queue's min_vruntime afresh.
+/// What a steal reads of a set of entries: the smallest leftmost lag, the
+/// best own candidate (max_block_'s order), and whether a long queue (no
+/// own candidate kept) is among them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    min_lag: Option<i64>,
+    top: Option<Ranked>,
+    long: bool,
+}
+
+impl Node {
+    fn leaf(e: &Entry) -> Node {
+        Node {
+            min_lag: e.min_lag,
+            top: e.own,
+            long: e.own.is_none(),
+        }
+    }
+
+    fn join(a: Node, b: Node) -> Node {
+        let min_lag = match (a.min_lag, b.min_lag) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let top = match (a.top, b.top) {
+            (Some(x), Some(y)) => Some(if ranked_cmp(x, y) == Ordering::Greater {
+                x
+            } else {
+                y
+            }),
+            (x, y) => x.or(y),
+        };
+        Node {
+            min_lag,
+            top,
+            long: a.long || b.long,
+        }
+    }
+}
+
+/// One steal domain's queued cores at instant `now`, on machines of more
+/// than 64 cores. Idle cores steal in bursts at the same instant (wake-ups
+/// and completions coincide), and between two steals few queues change:
+/// the entries sit in a tournament tree, and a steal reads again only the
+/// cores CFS touched since the last one (its touch log), so that its
+/// answer is the tree's root whenever the best own candidate lies inside
+/// the window (always, when no queue is long and levels are equal).
 #[derive(Clone, Debug, Default)]
 struct StealMemo {
     now: Nanos,
     domain: CoreMask,
+    /// The touch log's epoch and length when last read.
+    epoch: u64,
+    read: usize,
+    /// Cores with a live entry.
     cores: CoreMask,
-    entries: Vec<Entry>,
+    /// Per core, its entry's slot (`u32::MAX`: none); per slot, its core.
+    slot: Vec<u32>,
+    slot_core: Vec<CoreId>,
+    entries: Vec<Option<Entry>>,
+    /// Leaves (one per slot) from `cap` on; node i joins 2i and 2i+1.
+    tree: Vec<Node>,
+    cap: usize,
+}
+
+impl StealMemo {
+    fn set(&mut self, i: usize, e: Option<Entry>) {
+        self.entries[i] = e;
+        let mut n = self.cap + i;
+        self.tree[n] = e.as_ref().map_or(Node::default(), Node::leaf);
+        while n > 1 {
+            n /= 2;
+            self.tree[n] = Node::join(self.tree[2 * n], self.tree[2 * n + 1]);
+        }
+    }
 }
 
 /// A queued core as a steal sees it, kept while the core's CFS stamp
@@ -358,6 +425,8 @@ impl Colab {
             rank_scratch: Default::default(),
             by_block: QueueIndex::new(0),
             memos: Vec::new(),
+            entries: Vec::new(),
+            log_now: None,
             on_little: RunningIndex::new(CoreMask::EMPTY),
             steal_view: Vec::new(),
         }
@@ -370,6 +439,9 @@ impl Colab {
             self.on_little = RunningIndex::new(st.topo.little_mask());
             self.steal_view = vec![Steal::default(); st.topo.num_cores()];
             self.memos = vec![StealMemo::default(); 2 * st.topo.clusters.len()];
+            if st.topo.num_cores() > 64 {
+                self.cfs.as_mut().expect("just made").log_touches();
+            }
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
             // The range over every possible phase (memory fraction 0..1).
@@ -685,7 +757,6 @@ impl Colab {
         debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
         Entry {
             core: o,
-            stamp: v.stamp,
             base,
             min_lag: v.leftmost.map(|l| l - base),
             own: v.best.map(|(t, vr, level)| (t, vr - base, level)),
@@ -714,52 +785,33 @@ impl Colab {
             return None;
         }
         let mut view = std::mem::take(&mut self.steal_view);
-        let mut memo = std::mem::take(&mut self.memos[key]);
-        if memo.now != st.now || memo.domain != domain {
-            memo.now = st.now;
-            memo.domain = domain;
-            memo.cores = CoreMask::EMPTY;
-            memo.entries.clear();
-        }
-        // Entries of cores no longer queued (or `c`) go; those whose stamp
-        // changed are read again; cores newly queued are added.
-        let cfs = self.cfs();
-        let StealMemo { cores, entries, .. } = &mut memo;
-        entries.retain_mut(|e| {
-            if !queued.contains(e.core) || e.core == c {
-                cores.remove(e.core);
-                return false;
-            }
-            if e.stamp != cfs.stamp(e.core) {
-                *e = self.steal_entry(&mut view, st, e.core);
-            }
-            true
-        });
-        for o in queued.minus(*cores).iter().filter(|&o| o != c) {
-            entries.push(self.steal_entry(&mut view, st, o));
-            cores.insert(o);
-        }
-        self.steal_view = view;
-        let min_lag = entries.iter().filter_map(|e| e.min_lag).min();
-        let found = min_lag.and_then(|m| {
-            let thr = m.saturating_add(self.window());
-            let mut best: Option<Ranked> = None;
-            for e in memo.entries.iter() {
-                let x = match e.own {
-                    Some(x) if x.1 <= thr => Some(x),
-                    _ => self
-                        .queue_best(st, e.core, e.base, thr)
-                        .map(|(t, lag)| (t, lag, self.block_level(t))),
-                };
-                if let Some(x) = x {
-                    if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
-                        best = Some(x);
-                    }
+        let found = if st.topo.num_cores() > 64 && !queued.contains(c) {
+            let mut memo = std::mem::take(&mut self.memos[key]);
+            self.sync_memo(&mut memo, &mut view, st, domain, queued);
+            let root = memo.tree.get(1).copied().unwrap_or_default();
+            let window = self.window();
+            let found = match (root.min_lag, root.top) {
+                (Some(m), Some(top)) if !root.long && top.1 <= m.saturating_add(window) => {
+                    Some(top.0)
                 }
-            }
-            best.map(|(t, ..)| t)
-        });
-        self.memos[key] = memo;
+                _ => self.steal_among(st, memo.entries.iter().flatten()),
+            };
+            self.memos[key] = memo;
+            found
+        } else {
+            let mut entries = std::mem::take(&mut self.entries);
+            entries.clear();
+            entries.extend(
+                queued
+                    .iter()
+                    .filter(|&o| o != c)
+                    .map(|o| self.steal_entry(&mut view, st, o)),
+            );
+            let found = self.steal_among(st, entries.iter());
+            self.entries = entries;
+            found
+        };
+        self.steal_view = view;
         debug_assert_eq!(
             found,
             self.max_block(
@@ -771,6 +823,117 @@ impl Colab {
             "max_block_ over the queues of {queued:?} but core {c}'s differs from a pass"
         );
         found
+    }
+
+    /// Brings `memo` to this instant: built afresh at a new instant (or
+    /// when its log was lost or its tree is full), else the cores touched
+    /// since its last read read again.
+    fn sync_memo(
+        &mut self,
+        memo: &mut StealMemo,
+        view: &mut [Steal],
+        st: &SchedState,
+        domain: CoreMask,
+        queued: CoreMask,
+    ) {
+        if self.log_now != Some(st.now) {
+            // Memos of earlier instants are all stale: the log restarts.
+            self.log_now = Some(st.now);
+            self.cfs.as_mut().expect("initialised").clear_touch_log();
+        }
+        let (epoch, log) = self.cfs().touch_log();
+        let fresh = memo.now == st.now && memo.domain == domain && memo.epoch == epoch;
+        if fresh {
+            let mut full = false;
+            for &o in &log[memo.read..] {
+                if !domain.contains(o) {
+                    continue;
+                }
+                let e = queued.contains(o).then(|| self.steal_entry(view, st, o));
+                let i = memo.slot[o.idx()];
+                if i != u32::MAX {
+                    memo.set(i as usize, e);
+                } else if let Some(e) = e {
+                    if memo.entries.len() == memo.cap {
+                        full = true;
+                        break;
+                    }
+                    memo.slot[o.idx()] = memo.entries.len() as u32;
+                    memo.slot_core.push(o);
+                    memo.entries.push(None);
+                    memo.set(memo.entries.len() - 1, Some(e));
+                }
+                if queued.contains(o) {
+                    memo.cores.insert(o);
+                } else {
+                    memo.cores.remove(o);
+                }
+            }
+            // Every change of a queue touches its core; should a core have
+            // joined or left the queued ones without, the memo is rebuilt.
+            debug_assert!(
+                full || memo.cores == queued,
+                "memo's cores after the touch log"
+            );
+            if !full && memo.cores == queued {
+                memo.read = log.len();
+                return;
+            }
+        }
+        // Built afresh, with room for a few cores queued later this instant.
+        for &o in &memo.slot_core {
+            memo.slot[o.idx()] = u32::MAX;
+        }
+        memo.slot_core.clear();
+        memo.slot.resize(st.topo.num_cores(), u32::MAX);
+        memo.now = st.now;
+        memo.domain = domain;
+        memo.epoch = epoch;
+        memo.read = log.len();
+        memo.cores = queued;
+        memo.entries.clear();
+        for o in queued.iter() {
+            memo.slot[o.idx()] = memo.entries.len() as u32;
+            memo.slot_core.push(o);
+            memo.entries.push(Some(self.steal_entry(view, st, o)));
+        }
+        memo.cap = (memo.entries.len() + 8).next_power_of_two();
+        memo.entries.resize(memo.cap, None);
+        memo.tree.clear();
+        memo.tree.resize(2 * memo.cap, Node::default());
+        for (i, e) in memo.entries.iter().enumerate() {
+            memo.tree[memo.cap + i] = e.as_ref().map_or(Node::default(), Node::leaf);
+        }
+        for n in (1..memo.cap).rev() {
+            memo.tree[n] = Node::join(memo.tree[2 * n], memo.tree[2 * n + 1]);
+        }
+        memo.entries.truncate(queued.count());
+    }
+
+    /// max_block_ over `entries`' queues: the smallest lag, then each
+    /// queue's best within the window.
+    fn steal_among<'a>(
+        &mut self,
+        st: &SchedState,
+        entries: impl Iterator<Item = &'a Entry> + Clone,
+    ) -> Option<ThreadId> {
+        let min_lag = entries.clone().filter_map(|e| e.min_lag).min()?;
+        let thr = min_lag.saturating_add(self.window());
+        let mut best: Option<Ranked> = None;
+        for e in entries {
+            let x = match e.own {
+                Some(x) if x.1 <= thr => Some(x),
+                _ => self
+                    .queue_best(st, e.core, e.base, thr)
+                    .map(|(t, lag)| (t, lag, self.block_level(t))),
+            };
+            if let Some(x) = x {
+                if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
+                    best = Some(x);
+                }
+            }
+        }
+        best.map(|(t, ..)| t)
     }
 
     /// `c`'s queued threads with their lags behind its min_vruntime.
