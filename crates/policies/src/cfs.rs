@@ -122,13 +122,6 @@ pub struct CfsCore {
     /// caller may keep values computed from them until it changes.
     stamp: Vec<u64>,
     next_stamp: u64,
-    /// Cores touched since the log was last cleared, in order, for a caller
-    /// that keeps values per core and stamp and wants the changed cores
-    /// without a pass over all of them (kept only once asked for). Past a
-    /// few entries per core it is cleared and its epoch renewed.
-    touched: Vec<CoreId>,
-    log_on: bool,
-    log_epoch: u64,
 }
 
 impl CfsCore {
@@ -148,9 +141,6 @@ impl CfsCore {
             last_new_vr: vec![i64::MIN; n],
             stamp: vec![0; n],
             next_stamp: 0,
-            touched: Vec::new(),
-            log_on: false,
-            log_epoch: 0,
         }
     }
 
@@ -158,28 +148,6 @@ impl CfsCore {
     pub fn touch(&mut self, c: CoreId) {
         self.next_stamp += 1;
         self.stamp[c.idx()] = self.next_stamp;
-        if self.log_on {
-            if self.touched.len() >= 4 * self.stamp.len() + 64 {
-                self.clear_touch_log();
-            }
-            self.touched.push(c);
-        }
-    }
-
-    /// Keeps the log of touched cores from now on.
-    pub fn log_touches(&mut self) {
-        self.log_on = true;
-    }
-
-    /// The log's epoch (renewed at each clearing) and the cores touched
-    /// since it was cleared, in order.
-    pub fn touch_log(&self) -> (u64, &[CoreId]) {
-        (self.log_epoch, &self.touched)
-    }
-
-    pub fn clear_touch_log(&mut self) {
-        self.touched.clear();
-        self.log_epoch += 1;
     }
 
     /// `c`'s stamp: the same as before only if nothing it covers changed.

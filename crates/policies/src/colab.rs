@@ -264,8 +264,16 @@ pub struct Colab {
     memos: Vec<StealMemo>,
     /// Scratch for a steal without a memo (machines of up to 64 cores).
     entries: Vec<Entry>,
-    /// The instant the CFS touch log was last cleared at.
+    /// The instant the touch log was last cleared at.
     log_now: Option<Nanos>,
+    /// The cores whose CFS stamp this policy renewed (every call that
+    /// touches one goes through a hook below) since the log was cleared,
+    /// in order, kept on machines of more than 64 cores for the steal
+    /// memos; past a few entries per core it is cleared and its epoch
+    /// renewed, so that it stays short between steals.
+    touched: Vec<CoreId>,
+    log_on: bool,
+    log_epoch: u64,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
@@ -427,6 +435,9 @@ impl Colab {
             memos: Vec::new(),
             entries: Vec::new(),
             log_now: None,
+            touched: Vec::new(),
+            log_on: false,
+            log_epoch: 0,
             on_little: RunningIndex::new(CoreMask::EMPTY),
             steal_view: Vec::new(),
         }
@@ -440,7 +451,7 @@ impl Colab {
             self.steal_view = vec![Steal::default(); st.topo.num_cores()];
             self.memos = vec![StealMemo::default(); 2 * st.topo.clusters.len()];
             if st.topo.num_cores() > 64 {
-                self.cfs.as_mut().expect("just made").log_touches();
+                self.log_on = true;
             }
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
@@ -722,6 +733,21 @@ impl Colab {
         found
     }
 
+    /// Logs that `c`'s CFS stamp was renewed (see `touched`).
+    fn log_touch(&mut self, c: CoreId) {
+        if self.log_on {
+            if self.touched.len() >= 4 * self.steal_view.len() + 64 {
+                self.clear_touch_log();
+            }
+            self.touched.push(c);
+        }
+    }
+
+    fn clear_touch_log(&mut self) {
+        self.touched.clear();
+        self.log_epoch += 1;
+    }
+
     /// A steal's entry for queued core `o` at this instant, from its kept
     /// view (read again if its stamp changed).
     fn steal_entry(&self, view: &mut [Steal], st: &SchedState, o: CoreId) -> Entry {
@@ -839,9 +865,9 @@ impl Colab {
         if self.log_now != Some(st.now) {
             // Memos of earlier instants are all stale: the log restarts.
             self.log_now = Some(st.now);
-            self.cfs.as_mut().expect("initialised").clear_touch_log();
+            self.clear_touch_log();
         }
-        let (epoch, log) = self.cfs().touch_log();
+        let (epoch, log) = (self.log_epoch, &self.touched);
         let fresh = memo.now == st.now && memo.domain == domain && memo.epoch == epoch;
         if fresh {
             let mut full = false;
@@ -1031,6 +1057,7 @@ impl Policy for Colab {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         let new = st.thread(t).last_core.is_none() && wakeup;
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
+        self.log_touch(c);
         self.index(st, c, t);
     }
 
@@ -1074,6 +1101,7 @@ impl Policy for Colab {
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         let scale = self.progress_scale(st, c, t);
         self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+        self.log_touch(c);
         self.note_running(st, c, t);
     }
 
@@ -1081,10 +1109,13 @@ impl Policy for Colab {
         let cfs = self.cfs.as_mut().unwrap();
         let scale = cfs.run_scale(c);
         cfs.stopped(st, c, t, ran, scale);
+        self.log_touch(c);
     }
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
         self.cfs.as_mut().unwrap().migrated(st, t, from, to);
+        self.log_touch(from);
+        self.log_touch(to);
     }
 
     /// Scale-slice: big-core slices shrink by the predicted speedup.
@@ -1124,6 +1155,7 @@ impl Policy for Colab {
                 if let Some(c) = th.core {
                     if is_queued_on(st, c, th.id) {
                         self.cfs.as_mut().expect("initialised").touch(c);
+                        self.log_touch(c);
                         self.index(st, c, th.id);
                     } else if st.core(c).current == Some(th.id) {
                         self.note_running(st, c, th.id);
