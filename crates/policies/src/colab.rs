@@ -923,17 +923,19 @@ impl Colab {
             memo.slot_core.push(o);
             memo.entries.push(Some(self.steal_entry(view, st, o)));
         }
-        memo.cap = (memo.entries.len() + 8).next_power_of_two();
-        memo.entries.resize(memo.cap, None);
-        memo.tree.clear();
-        memo.tree.resize(2 * memo.cap, Node::default());
+        // Leaves written once each (empty past the entries), then the
+        // nodes above them: no fill of the whole tree first.
+        let k = memo.entries.len();
+        memo.cap = (k + 8).next_power_of_two();
+        let cap = memo.cap;
+        memo.tree.resize(2 * cap, Node::default());
         for (i, e) in memo.entries.iter().enumerate() {
-            memo.tree[memo.cap + i] = e.as_ref().map_or(Node::default(), Node::leaf);
+            memo.tree[cap + i] = e.as_ref().map_or(Node::default(), Node::leaf);
         }
-        for n in (1..memo.cap).rev() {
+        memo.tree[cap + k..].fill(Node::default());
+        for n in (1..cap).rev() {
             memo.tree[n] = Node::join(memo.tree[2 * n], memo.tree[2 * n + 1]);
         }
-        memo.entries.truncate(queued.count());
     }
 
     /// max_block_ over `entries`' queues: the smallest lag, then each
