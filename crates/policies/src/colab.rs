@@ -259,10 +259,21 @@ pub struct Colab {
     /// Long queues in max_block_'s order, so that a pick reads the first
     /// entry inside the fairness window instead of passing over the queue.
     by_block: QueueIndex<BlockKey>,
-    /// Scratch for a steal: each queued core of the domain with its
-    /// min_vruntime, computed once per pick, and a short queue's best
-    /// thread (with its lag) regardless of the fairness window.
-    bases: Vec<(CoreId, i64, Option<Ranked>)>,
+    /// Per steal domain (two per cluster: its own cores, the others), its
+    /// queued cores as the last steal at the same instant saw them.
+    memos: Vec<StealMemo>,
+    /// Scratch for a steal without a memo (machines of up to 64 cores).
+    entries: Vec<Entry>,
+    /// The instant the touch log was last cleared at.
+    log_now: Option<Nanos>,
+    /// The cores whose CFS stamp this policy renewed (every call that
+    /// touches one goes through a hook below) since the log was cleared,
+    /// in order, kept on machines of more than 64 cores for the steal
+    /// memos; past a few entries per core it is cleared and its epoch
+    /// renewed, so that it stays short between steals.
+    touched: Vec<CoreId>,
+    log_on: bool,
+    log_epoch: u64,
     /// The threads running on little cores by [`RemoteKey`], on machines
     /// with many little cores (see [`Colab::remote_kept`]).
     on_little: RunningIndex<RemoteKey>,
@@ -279,6 +290,94 @@ fn ranked_cmp((a, la, va): Ranked, (b, lb, vb): Ranked) -> Ordering {
     va.total_cmp(&vb)
         .then_with(|| lb.cmp(&la))
         .then_with(|| b.cmp(&a))
+}
+
+/// A queued core as a steal sees it at one instant: its min_vruntime, its
+/// leftmost thread's lag, and a short queue's best thread regardless of the
+/// fairness window (with its lag); valid while its CFS stamp stands.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    core: CoreId,
+    base: i64,
+    min_lag: Option<i64>,
+    own: Option<Ranked>,
+}
+
+/// What a steal reads of a set of entries: the smallest leftmost lag, the
+/// best own candidate (max_block_'s order), and whether a long queue (no
+/// own candidate kept) is among them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    min_lag: Option<i64>,
+    top: Option<Ranked>,
+    long: bool,
+}
+
+impl Node {
+    fn leaf(e: &Entry) -> Node {
+        Node {
+            min_lag: e.min_lag,
+            top: e.own,
+            long: e.own.is_none(),
+        }
+    }
+
+    fn join(a: Node, b: Node) -> Node {
+        let min_lag = match (a.min_lag, b.min_lag) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let top = match (a.top, b.top) {
+            (Some(x), Some(y)) => Some(if ranked_cmp(x, y) == Ordering::Greater {
+                x
+            } else {
+                y
+            }),
+            (x, y) => x.or(y),
+        };
+        Node {
+            min_lag,
+            top,
+            long: a.long || b.long,
+        }
+    }
+}
+
+/// One steal domain's queued cores at instant `now`, on machines of more
+/// than 64 cores. Idle cores steal in bursts at the same instant (wake-ups
+/// and completions coincide), and between two steals few queues change:
+/// the entries sit in a tournament tree, and a steal reads again only the
+/// cores CFS touched since the last one (its touch log), so that its
+/// answer is the tree's root whenever the best own candidate lies inside
+/// the window (always, when no queue is long and levels are equal).
+#[derive(Clone, Debug, Default)]
+struct StealMemo {
+    now: Nanos,
+    domain: CoreMask,
+    /// The touch log's epoch and length when last read.
+    epoch: u64,
+    read: usize,
+    /// Cores with a live entry.
+    cores: CoreMask,
+    /// Per core, its entry's slot (`u32::MAX`: none); per slot, its core.
+    slot: Vec<u32>,
+    slot_core: Vec<CoreId>,
+    entries: Vec<Option<Entry>>,
+    /// Leaves (one per slot) from `cap` on; node i joins 2i and 2i+1.
+    tree: Vec<Node>,
+    cap: usize,
+}
+
+impl StealMemo {
+    fn set(&mut self, i: usize, e: Option<Entry>) {
+        self.entries[i] = e;
+        let mut n = self.cap + i;
+        self.tree[n] = e.as_ref().map_or(Node::default(), Node::leaf);
+        while n > 1 {
+            n /= 2;
+            self.tree[n] = Node::join(self.tree[2 * n], self.tree[2 * n + 1]);
+        }
+    }
 }
 
 /// A queued core as a steal sees it, kept while the core's CFS stamp
@@ -333,7 +432,12 @@ impl Colab {
             range: SpeedupRange { min: 1.0, max: 1.0 },
             rank_scratch: Default::default(),
             by_block: QueueIndex::new(0),
-            bases: Vec::new(),
+            memos: Vec::new(),
+            entries: Vec::new(),
+            log_now: None,
+            touched: Vec::new(),
+            log_on: false,
+            log_epoch: 0,
             on_little: RunningIndex::new(CoreMask::EMPTY),
             steal_view: Vec::new(),
         }
@@ -345,6 +449,10 @@ impl Colab {
             self.by_block = QueueIndex::new(st.topo.num_cores());
             self.on_little = RunningIndex::new(st.topo.little_mask());
             self.steal_view = vec![Steal::default(); st.topo.num_cores()];
+            self.memos = vec![StealMemo::default(); 2 * st.topo.clusters.len()];
+            if st.topo.num_cores() > 64 {
+                self.log_on = true;
+            }
             let f = &st.topo.core_types[st.topo.fastest_type];
             let s = &st.topo.core_types[st.topo.slowest_type];
             // The range over every possible phase (memory fraction 0..1).
@@ -625,10 +733,72 @@ impl Colab {
         found
     }
 
-    /// max_block_ over the queues of `domain` but `c`'s: each queue's
-    /// min_vruntime computed once, its smallest lag, then each queue's best
-    /// within the window.
-    fn steal_pick(&mut self, st: &SchedState, c: CoreId, domain: CoreMask) -> Option<ThreadId> {
+    /// Logs that `c`'s CFS stamp was renewed (see `touched`).
+    fn log_touch(&mut self, c: CoreId) {
+        if self.log_on {
+            if self.touched.len() >= 4 * self.steal_view.len() + 64 {
+                self.clear_touch_log();
+            }
+            self.touched.push(c);
+        }
+    }
+
+    fn clear_touch_log(&mut self) {
+        self.touched.clear();
+        self.log_epoch += 1;
+    }
+
+    /// A steal's entry for queued core `o` at this instant, from its kept
+    /// view (read again if its stamp changed).
+    fn steal_entry(&self, view: &mut [Steal], st: &SchedState, o: CoreId) -> Entry {
+        let cfs = self.cfs();
+        if view[o.idx()].stamp != cfs.stamp(o) {
+            let rq = &st.core(o).rq;
+            // A long queue's leftmost is at hand in CFS's heap (its best
+            // comes from the index later); a short queue is passed over
+            // once for its leftmost and its best regardless of the
+            // window, which stands unless it falls outside the window.
+            let (leftmost, best) = if rq.len() > 16 {
+                (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()]), None)
+            } else {
+                let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
+                let m = vrs.clone().map(|(_, v)| v).min();
+                let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
+                (m, best.map(|(t, v)| (t, v, self.block_level(t))))
+            };
+            let run = st
+                .core(o)
+                .current
+                .map(|t| (cfs.vr[t.idx()], st.core(o).run_start, cfs.run_scale(o)));
+            view[o.idx()] = Steal {
+                stamp: cfs.stamp(o),
+                kept: cfs.min_vr[o.idx()],
+                leftmost,
+                run,
+                best,
+            };
+        }
+        let v = &view[o.idx()];
+        let base = v.base(st.now);
+        debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
+        Entry {
+            core: o,
+            base,
+            min_lag: v.leftmost.map(|l| l - base),
+            own: v.best.map(|(t, vr, level)| (t, vr - base, level)),
+        }
+    }
+
+    /// max_block_ over the queues of `domain` (steal domain number `key`)
+    /// but `c`'s: each queue's min_vruntime computed once, its smallest
+    /// lag, then each queue's best within the window.
+    fn steal_pick(
+        &mut self,
+        st: &SchedState,
+        c: CoreId,
+        domain: CoreMask,
+        key: usize,
+    ) -> Option<ThreadId> {
         let queued = domain.intersect(st.queued_mask());
         if !self.params.mech.block_first {
             let cands = queued
@@ -637,66 +807,37 @@ impl Colab {
                 .flat_map(|o| self.queue_lags(st, o));
             return self.max_block(cands);
         }
-        let mut bases = std::mem::take(&mut self.bases);
-        let mut view = std::mem::take(&mut self.steal_view);
-        bases.clear();
-        let mut min_lag: Option<i64> = None;
-        let cfs = self.cfs();
-        for o in queued.iter().filter(|&o| o != c) {
-            if view[o.idx()].stamp != cfs.stamp(o) {
-                let rq = &st.core(o).rq;
-                // A long queue's leftmost is at hand in CFS's heap (its best
-                // comes from the index later); a short queue is passed over
-                // once for its leftmost and its best regardless of the
-                // window, which stands unless it falls outside the window.
-                let (leftmost, best) = if rq.len() > 16 {
-                    (cfs.leftmost(st, o).map(|t| cfs.vr[t.idx()]), None)
-                } else {
-                    let vrs = rq.iter().map(|&t| (t, cfs.vr[t.idx()]));
-                    let m = vrs.clone().map(|(_, v)| v).min();
-                    let best = vrs.max_by(|&a, &b| self.block_cmp(a, b));
-                    (m, best.map(|(t, v)| (t, v, self.block_level(t))))
-                };
-                let run = st
-                    .core(o)
-                    .current
-                    .map(|t| (cfs.vr[t.idx()], st.core(o).run_start, cfs.run_scale(o)));
-                view[o.idx()] = Steal {
-                    stamp: cfs.stamp(o),
-                    kept: cfs.min_vr[o.idx()],
-                    leftmost,
-                    run,
-                    best,
-                };
-            }
-            let v = &view[o.idx()];
-            let base = v.base(st.now);
-            debug_assert_eq!(base, cfs.min_vruntime(st, o), "kept min_vruntime of {o}");
-            let m = v.leftmost.map(|l| l - base);
-            let best = v.best.map(|(t, vr, level)| (t, vr - base, level));
-            bases.push((o, base, best));
-            min_lag = min_lag.min(m).or(min_lag).or(m);
+        if queued.is_empty() {
+            return None;
         }
-        self.steal_view = view;
-        let found = min_lag.and_then(|m| {
-            let thr = m.saturating_add(self.window());
-            let mut best: Option<Ranked> = None;
-            for &(o, base, own) in &bases {
-                let x = match own {
-                    Some(x) if x.1 <= thr => Some(x),
-                    _ => self
-                        .queue_best(st, o, base, thr)
-                        .map(|(t, lag)| (t, lag, self.block_level(t))),
-                };
-                if let Some(x) = x {
-                    if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
-                        best = Some(x);
-                    }
+        let mut view = std::mem::take(&mut self.steal_view);
+        let found = if st.topo.num_cores() > 64 && !queued.contains(c) {
+            let mut memo = std::mem::take(&mut self.memos[key]);
+            self.sync_memo(&mut memo, &mut view, st, domain, queued);
+            let root = memo.tree.get(1).copied().unwrap_or_default();
+            let window = self.window();
+            let found = match (root.min_lag, root.top) {
+                (Some(m), Some(top)) if !root.long && top.1 <= m.saturating_add(window) => {
+                    Some(top.0)
                 }
-            }
-            best.map(|(t, ..)| t)
-        });
-        self.bases = bases;
+                _ => self.steal_among(st, memo.entries.iter().flatten()),
+            };
+            self.memos[key] = memo;
+            found
+        } else {
+            let mut entries = std::mem::take(&mut self.entries);
+            entries.clear();
+            entries.extend(
+                queued
+                    .iter()
+                    .filter(|&o| o != c)
+                    .map(|o| self.steal_entry(&mut view, st, o)),
+            );
+            let found = self.steal_among(st, entries.iter());
+            self.entries = entries;
+            found
+        };
+        self.steal_view = view;
         debug_assert_eq!(
             found,
             self.max_block(
@@ -708,6 +849,119 @@ impl Colab {
             "max_block_ over the queues of {queued:?} but core {c}'s differs from a pass"
         );
         found
+    }
+
+    /// Brings `memo` to this instant: built afresh at a new instant (or
+    /// when its log was lost or its tree is full), else the cores touched
+    /// since its last read read again.
+    fn sync_memo(
+        &mut self,
+        memo: &mut StealMemo,
+        view: &mut [Steal],
+        st: &SchedState,
+        domain: CoreMask,
+        queued: CoreMask,
+    ) {
+        if self.log_now != Some(st.now) {
+            // Memos of earlier instants are all stale: the log restarts.
+            self.log_now = Some(st.now);
+            self.clear_touch_log();
+        }
+        let (epoch, log) = (self.log_epoch, &self.touched);
+        let fresh = memo.now == st.now && memo.domain == domain && memo.epoch == epoch;
+        if fresh {
+            let mut full = false;
+            for &o in &log[memo.read..] {
+                if !domain.contains(o) {
+                    continue;
+                }
+                let e = queued.contains(o).then(|| self.steal_entry(view, st, o));
+                let i = memo.slot[o.idx()];
+                if i != u32::MAX {
+                    memo.set(i as usize, e);
+                } else if let Some(e) = e {
+                    if memo.entries.len() == memo.cap {
+                        full = true;
+                        break;
+                    }
+                    memo.slot[o.idx()] = memo.entries.len() as u32;
+                    memo.slot_core.push(o);
+                    memo.entries.push(None);
+                    memo.set(memo.entries.len() - 1, Some(e));
+                }
+                if queued.contains(o) {
+                    memo.cores.insert(o);
+                } else {
+                    memo.cores.remove(o);
+                }
+            }
+            // Every change of a queue touches its core; should a core have
+            // joined or left the queued ones without, the memo is rebuilt.
+            debug_assert!(
+                full || memo.cores == queued,
+                "memo's cores after the touch log"
+            );
+            if !full && memo.cores == queued {
+                memo.read = log.len();
+                return;
+            }
+        }
+        // Built afresh, with room for a few cores queued later this instant.
+        for &o in &memo.slot_core {
+            memo.slot[o.idx()] = u32::MAX;
+        }
+        memo.slot_core.clear();
+        memo.slot.resize(st.topo.num_cores(), u32::MAX);
+        memo.now = st.now;
+        memo.domain = domain;
+        memo.epoch = epoch;
+        memo.read = log.len();
+        memo.cores = queued;
+        memo.entries.clear();
+        for o in queued.iter() {
+            memo.slot[o.idx()] = memo.entries.len() as u32;
+            memo.slot_core.push(o);
+            memo.entries.push(Some(self.steal_entry(view, st, o)));
+        }
+        // Leaves written once each (empty past the entries), then the
+        // nodes above them: no fill of the whole tree first.
+        let k = memo.entries.len();
+        memo.cap = (k + 8).next_power_of_two();
+        let cap = memo.cap;
+        memo.tree.resize(2 * cap, Node::default());
+        for (i, e) in memo.entries.iter().enumerate() {
+            memo.tree[cap + i] = e.as_ref().map_or(Node::default(), Node::leaf);
+        }
+        memo.tree[cap + k..].fill(Node::default());
+        for n in (1..cap).rev() {
+            memo.tree[n] = Node::join(memo.tree[2 * n], memo.tree[2 * n + 1]);
+        }
+    }
+
+    /// max_block_ over `entries`' queues: the smallest lag, then each
+    /// queue's best within the window.
+    fn steal_among<'a>(
+        &mut self,
+        st: &SchedState,
+        entries: impl Iterator<Item = &'a Entry> + Clone,
+    ) -> Option<ThreadId> {
+        let min_lag = entries.clone().filter_map(|e| e.min_lag).min()?;
+        let thr = min_lag.saturating_add(self.window());
+        let mut best: Option<Ranked> = None;
+        for e in entries {
+            let x = match e.own {
+                Some(x) if x.1 <= thr => Some(x),
+                _ => self
+                    .queue_best(st, e.core, e.base, thr)
+                    .map(|(t, lag)| (t, lag, self.block_level(t))),
+            };
+            if let Some(x) = x {
+                if best.is_none_or(|b| ranked_cmp(x, b) == Ordering::Greater) {
+                    best = Some(x);
+                }
+            }
+        }
+        best.map(|(t, ..)| t)
     }
 
     /// `c`'s queued threads with their lags behind its min_vruntime.
@@ -805,6 +1059,7 @@ impl Policy for Colab {
     fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         let new = st.thread(t).last_core.is_none() && wakeup;
         self.cfs.as_mut().unwrap().enqueued(st, c, t, wakeup, new);
+        self.log_touch(c);
         self.index(st, c, t);
     }
 
@@ -823,11 +1078,12 @@ impl Policy for Colab {
             return Pick::Local(t);
         }
         let big = topo.is_big(c) || !topo.is_asymmetric();
-        let own = topo.cluster_mask(topo.cluster_of(c));
+        let cl = topo.cluster_of(c);
+        let own = topo.cluster_mask(cl);
         // 2. The same cluster's queues, then the rest of the machine.
         let others = topo.all_mask().minus(own);
-        for domain in [own, others] {
-            if let Some(t) = self.steal_pick(st, c, domain) {
+        for (i, domain) in [own, others].into_iter().enumerate() {
+            if let Some(t) = self.steal_pick(st, c, domain, 2 * cl + i) {
                 let from = st.thread(t).core.expect("a queued thread has a core");
                 return Pick::Steal { from, thread: t };
             }
@@ -847,6 +1103,7 @@ impl Policy for Colab {
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         let scale = self.progress_scale(st, c, t);
         self.cfs.as_mut().unwrap().set_run_scale(c, scale);
+        self.log_touch(c);
         self.note_running(st, c, t);
     }
 
@@ -854,10 +1111,13 @@ impl Policy for Colab {
         let cfs = self.cfs.as_mut().unwrap();
         let scale = cfs.run_scale(c);
         cfs.stopped(st, c, t, ran, scale);
+        self.log_touch(c);
     }
 
     fn migrated(&mut self, st: &SchedState, t: ThreadId, from: CoreId, to: CoreId) {
         self.cfs.as_mut().unwrap().migrated(st, t, from, to);
+        self.log_touch(from);
+        self.log_touch(to);
     }
 
     /// Scale-slice: big-core slices shrink by the predicted speedup.
@@ -897,6 +1157,7 @@ impl Policy for Colab {
                 if let Some(c) = th.core {
                     if is_queued_on(st, c, th.id) {
                         self.cfs.as_mut().expect("initialised").touch(c);
+                        self.log_touch(c);
                         self.index(st, c, th.id);
                     } else if st.core(c).current == Some(th.id) {
                         self.note_running(st, c, th.id);

@@ -15,6 +15,13 @@
 //! more than a pass over a few dozen ids), so a core's index is built only
 //! when its queue reaches [`INDEX_FROM`] threads and dropped when it falls
 //! below [`UNINDEX_BELOW`]; while a core is not indexed, callers scan.
+//!
+//! An index pushed to more often than it is read (a policy keeps several
+//! orders of a queue and reads some rarely) is dropped once it has taken
+//! more pushes since its last read than its queue holds, and rebuilt from
+//! the queue at the next read: sorting the queue once costs less than the
+//! inserts it replaces. A rebuilt set holds exactly the live entries, so
+//! reads find what the kept set would have given.
 
 use colab_core::{CoreId, CoreMask, RunState, SchedState, ThreadId};
 use std::collections::BTreeSet;
@@ -32,13 +39,20 @@ pub fn is_queued_on(st: &SchedState, c: CoreId, t: ThreadId) -> bool {
 pub struct QueueIndex<K: Ord + Copy> {
     sets: Vec<BTreeSet<(K, ThreadId)>>,
     on: Vec<bool>,
+    /// Per core, pushes since the last read, or `DORMANT` while its set is
+    /// dropped (to be rebuilt at the next read).
+    unread: Vec<u32>,
 }
+
+/// [`QueueIndex::unread`] of a long queue whose set was dropped.
+const DORMANT: u32 = u32::MAX;
 
 impl<K: Ord + Copy> QueueIndex<K> {
     pub fn new(cores: usize) -> QueueIndex<K> {
         QueueIndex {
             sets: vec![BTreeSet::new(); cores],
             on: vec![false; cores],
+            unread: vec![0; cores],
         }
     }
 
@@ -60,9 +74,21 @@ impl<K: Ord + Copy> QueueIndex<K> {
         if !self.on[c.idx()] {
             if rq.len() >= INDEX_FROM {
                 self.on[c.idx()] = true;
+                self.unread[c.idx()] = 0;
                 set.clear();
                 set.extend(rq.iter().map(|&x| (key_of(x), x)));
             }
+            return;
+        }
+        let unread = &mut self.unread[c.idx()];
+        if *unread == DORMANT {
+            return;
+        }
+        *unread += 1;
+        if *unread as usize > rq.len() + 64 {
+            // Rarely read: rebuilt when next read instead of kept.
+            *unread = DORMANT;
+            set.clear();
             return;
         }
         let key = key_of(t);
@@ -85,6 +111,19 @@ impl<K: Ord + Copy> QueueIndex<K> {
         self.on[c.idx()]
     }
 
+    /// Before a read of `c`: its set rebuilt from the queue if it was
+    /// dropped, and its count of unread pushes reset.
+    fn wake(&mut self, st: &SchedState, c: CoreId, key_of: &impl Fn(ThreadId) -> K) {
+        let unread = &mut self.unread[c.idx()];
+        if *unread == DORMANT {
+            let mut all: Vec<(K, ThreadId)> =
+                st.core(c).rq.iter().map(|&x| (key_of(x), x)).collect();
+            all.sort_unstable();
+            self.sets[c.idx()] = BTreeSet::from_iter(all);
+        }
+        *unread = 0;
+    }
+
     /// The live entries of `c` in key order, up to and including the first
     /// one `stop` accepts (all of them if none is); dead ones met on the way
     /// are dropped. Only for a core [`QueueIndex::is_on`] said is indexed.
@@ -95,6 +134,7 @@ impl<K: Ord + Copy> QueueIndex<K> {
         key_of: impl Fn(ThreadId) -> K,
         mut stop: impl FnMut(K, ThreadId) -> bool,
     ) {
+        self.wake(st, c, &key_of);
         let set = &mut self.sets[c.idx()];
         let mut dead = Vec::new();
         for &(k, t) in set.iter() {
@@ -119,6 +159,7 @@ impl<K: Ord + Copy> QueueIndex<K> {
         c: CoreId,
         key_of: impl Fn(ThreadId) -> K,
     ) -> Option<(K, ThreadId)> {
+        self.wake(st, c, &key_of);
         let set = &mut self.sets[c.idx()];
         while let Some(&(k, t)) = set.first() {
             if is_queued_on(st, c, t) && key_of(t) == k {
