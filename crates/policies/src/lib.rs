@@ -84,15 +84,15 @@ pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by de
         "rota",
         "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
 queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
-thread, then to the thread whose program's slowdown a unit of fast-core time lowers most, \
-which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
+thread, then to the thread whose program's slowdown a unit of fast-core time lowers most \
+(its progress per unit of time its threads were runnable, summed over its threads), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
 a program's threads take turns on its fast cores; previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; an idle fast core \
 waits a migration's time for its short sleeper; each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
-sync-preempt, place, fit, stay, hold, sibling-turns, share-fast, gain = on|off; order = \
-capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog; cap = quanta; rotate-after = wait|turn|owed; \
+sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain = on|off; order = \
+capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta; rotate-after = wait|turn|owed; \
 pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \
 quantum = migrations|slice|age; migration-us = US)",
     ),
