@@ -354,6 +354,16 @@ fn rota_sibling_turns_share_a_programs_fast_core_among_its_threads() {
     assert_eq!(swaps_at("sibling-turns=off"), None);
 }
 
+/// Which of threads 0 and 1 ranks first for a fast core (they must not tie).
+fn first_of_two(p: &Rota, st: &SchedState) -> u32 {
+    let (r0, r1) = (
+        p.fast_rank(st, ThreadId(0), 0),
+        p.fast_rank(st, ThreadId(1), 0),
+    );
+    assert_ne!(r0, r1);
+    u32::from(r1 < r0)
+}
+
 /// `full-wait`: a thread's runnable time runs from its wake-up, across
 /// preemptions. Thread 0 woke at 0 and thread 1 at 20 ms, both have run
 /// 10 ms on slow cores and wait again at 60 ms, thread 0 since a
@@ -375,16 +385,7 @@ fn rota_full_wait_counts_runnable_time_across_preemptions() {
             st.threads[t].sum_exec_ns = 10 * MS;
             st.threads[t].runnable_since = since;
         }
-        let (r0, r1) = (
-            p.fast_rank(&st, ThreadId(0), 0),
-            p.fast_rank(&st, ThreadId(1), 0),
-        );
-        assert_ne!(r0, r1);
-        if r0 < r1 {
-            0
-        } else {
-            1
-        }
+        first_of_two(&p, &st)
     };
     // Runnable 60 ms against 40 ms for the same progress: thread 0 is the
     // further behind.
@@ -416,16 +417,7 @@ fn rota_ntt_pr_ranks_by_the_programs_rate() {
             p.enqueued(&st, CoreId(c), ThreadId(t), true);
         }
         st.now += MS;
-        let (r0, r1) = (
-            p.fast_rank(&st, ThreadId(0), 0),
-            p.fast_rank(&st, ThreadId(1), 0),
-        );
-        assert_ne!(r0, r1);
-        if r0 < r1 {
-            0
-        } else {
-            1
-        }
+        first_of_two(&p, &st)
     };
     assert_eq!(first("order=ntt-pr:full-wait=on"), 1);
     // Per thread, the two are alike and the lower id goes first.
