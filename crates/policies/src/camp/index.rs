@@ -16,7 +16,10 @@
 //!
 //! Members are the runnable and running threads; where they are (queued on
 //! a core, running on a core) comes from the policy's hooks, which the
-//! simulator calls at every such move.
+//! simulator calls at every such move. A thread that stops being a member
+//! keeps its entry in its application's SF order (*kept*, its class kept
+//! current by the same walks), so that a sleep and a wake-up, or a steal,
+//! cost no move in that order unless its class or SF changed meanwhile.
 
 use colab_core::{CoreId, CoreMask, Nanos, ThreadId};
 use std::collections::BTreeSet;
@@ -75,6 +78,9 @@ struct Member {
     since: Nanos,
     /// Its vruntime when queued (fixed while queued).
     vr: i64,
+    /// In its application's `by_cls` under `sf`, `cls` its class under the
+    /// application's cached context (every member is; others may be).
+    kept: bool,
 }
 
 impl Default for Member {
@@ -86,17 +92,22 @@ impl Default for Member {
             sf: 0,
             since: 0,
             vr: 0,
+            kept: false,
         }
     }
 }
 
 #[derive(Clone, Debug, Default)]
 struct Prog {
-    /// Members per class, in SF order (empty where classes are fixed).
+    /// Kept threads per class, in SF order (empty where classes are fixed).
     by_cls: [BTreeSet<Key>; NCLS],
-    /// The context every member's class was computed under.
+    /// The context every kept thread's class was computed under.
     ctx: Ctx,
     members: usize,
+    /// Members per class (a whole-class move needs all of a class's).
+    placed: [usize; NCLS],
+    /// Kept threads.
+    kept: usize,
 }
 
 /// Per class: the fast cores' queues (by vruntime), the queued threads per
@@ -177,6 +188,7 @@ impl CandIndex {
         let m = self.mem[t.idx()];
         let j = m.cls;
         self.count[j] -= usize::from(m.loc != Loc::Out);
+        self.progs[m.prog].placed[j] -= usize::from(m.loc != Loc::Out);
         match m.loc {
             Loc::Out => {}
             Loc::Queued(c) => {
@@ -208,6 +220,7 @@ impl CandIndex {
         let m = self.mem[t.idx()];
         let j = m.cls;
         self.count[j] += usize::from(m.loc != Loc::Out);
+        self.progs[m.prog].placed[j] += usize::from(m.loc != Loc::Out);
         match m.loc {
             Loc::Out => {}
             Loc::Queued(c) => {
@@ -247,7 +260,7 @@ impl CandIndex {
     /// `t` of application `prog`, SF key `sf`, is now at `loc` (queued with
     /// vruntime `vr`, runnable since `since`), or no longer a member
     /// (`Loc::Out`). A thread that becomes a member gets its class from
-    /// `class(ctx, t)` under the application's cached context (`now` when
+    /// `class(ctx, t)` under the application's cached context (`now()` when
     /// it has no members).
     #[allow(clippy::too_many_arguments)]
     pub fn put(
@@ -258,7 +271,7 @@ impl CandIndex {
         loc: Loc,
         since: Nanos,
         vr: i64,
-        now: Ctx,
+        now: impl FnOnce() -> Ctx,
         class: impl Fn(&Ctx, ThreadId) -> usize,
     ) {
         if self.mem.len() <= t.idx() {
@@ -269,54 +282,90 @@ impl CandIndex {
         }
         let m = self.mem[t.idx()];
         self.unplace(t);
-        if m.loc != Loc::Out && loc != Loc::Out && m.prog == prog && m.sf == sf {
-            // Moved, still a member with the same keys: its class stands.
-            self.mem[t.idx()] = Member {
-                loc,
-                since,
-                vr,
-                ..m
-            };
+        if m.kept && (m.prog != prog || m.sf != sf) {
+            self.unkeep(t);
+        }
+        let m = self.mem[t.idx()];
+        self.progs[m.prog].members -= usize::from(m.loc != Loc::Out);
+        // Called at most once, and only where the application has no member.
+        let mut now = Some(now);
+        // Kept with the same keys (moved, left, or back): its class stands,
+        // unless it comes back to an application with no member, whose
+        // cached context may be old.
+        let mut stands = m.kept;
+        if m.kept && loc != Loc::Out && m.loc == Loc::Out && self.progs[prog].members == 0 {
+            let ctx = self.progs[prog].ctx;
+            if let Some(cx) = now.take().map(|f| f()).filter(|&cx| cx != ctx) {
+                // Out of the walk: it is re-classed under `cx` below.
+                stands = false;
+                self.unkeep(t);
+                self.resync(prog, cx, &class);
+            }
+        }
+        if stands || loc == Loc::Out {
+            let mm = &mut self.mem[t.idx()];
+            (mm.loc, mm.since, mm.vr, mm.sf, mm.prog) = (loc, since, vr, sf, prog);
+            self.progs[prog].members += usize::from(loc != Loc::Out);
             self.replace(t);
             return;
         }
-        if m.loc != Loc::Out {
-            let p = &mut self.progs[m.prog];
-            if !self.fixed {
-                p.by_cls[m.cls].remove(&key(m.sf, t));
+        if self.progs[prog].members == 0 {
+            if let Some(cx) = now.take().map(|f| f()) {
+                if self.progs[prog].ctx != cx {
+                    self.resync(prog, cx, &class);
+                }
             }
-            p.members -= 1;
         }
-        let mut m = Member {
+        let p = &mut self.progs[prog];
+        let cls = class(&p.ctx, t);
+        if !self.fixed {
+            p.by_cls[cls].insert(key(sf, t));
+        }
+        p.members += 1;
+        p.kept += 1;
+        self.mem[t.idx()] = Member {
             loc,
             prog,
-            cls: 0,
+            cls,
             sf,
             since,
             vr,
+            kept: true,
         };
-        if loc != Loc::Out {
-            let p = &mut self.progs[prog];
-            if p.members == 0 {
-                p.ctx = now;
-            }
-            m.cls = class(&p.ctx, t);
-            if !self.fixed {
-                p.by_cls[m.cls].insert(key(sf, t));
-            }
-            p.members += 1;
-        }
-        self.mem[t.idx()] = m;
         self.replace(t);
     }
 
-    /// A member's SF changed to `sf`: its class under its application's
-    /// cached context.
+    /// Takes a thread that is not a member out of its application's SF
+    /// order (it exited: its entry would only cost walks).
+    pub fn forget(&mut self, t: ThreadId) {
+        if self
+            .mem
+            .get(t.idx())
+            .is_some_and(|m| m.kept && m.loc == Loc::Out)
+        {
+            self.unkeep(t);
+        }
+    }
+
+    /// Takes kept `t` out of its application's SF order (not out of the
+    /// per-place sets).
+    fn unkeep(&mut self, t: ThreadId) {
+        let m = &mut self.mem[t.idx()];
+        m.kept = false;
+        let p = &mut self.progs[m.prog];
+        if !self.fixed {
+            p.by_cls[m.cls].remove(&key(m.sf, t));
+        }
+        p.kept -= 1;
+    }
+
+    /// A thread's SF changed to `sf`: a kept one gets its class under its
+    /// application's cached context.
     pub fn resf(&mut self, t: ThreadId, sf: u64, class: impl Fn(&Ctx, ThreadId) -> usize) {
         let Some(&m) = self.mem.get(t.idx()) else {
             return;
         };
-        if m.loc == Loc::Out || m.sf == sf || self.fixed {
+        if !m.kept || m.sf == sf || self.fixed {
             self.mem[t.idx()].sf = sf;
             return;
         }
@@ -331,67 +380,77 @@ impl CandIndex {
         self.replace(t);
     }
 
-    /// Brings every application with members to its context `ctx(p)`,
-    /// re-classing (with `class`) the members whose class changed.
+    /// Brings every application with kept threads to its context `ctx(p)`,
+    /// re-classing (with `class`) the threads whose class changed.
     pub fn sync(&mut self, ctx: impl Fn(usize) -> Ctx, class: impl Fn(&Ctx, ThreadId) -> usize) {
         if self.fixed {
             return;
         }
         for p in 0..self.progs.len() {
-            if self.progs[p].members == 0 {
+            if self.progs[p].kept == 0 {
                 continue;
             }
             let now = ctx(p);
-            if self.progs[p].ctx == now {
-                continue;
-            }
-            self.progs[p].ctx = now;
-            // A boosted thread ranks above threads of larger SF: the sole
-            // runnable thread is kept out of the walk and re-classed alone.
-            let sole = now.sole.filter(|&s| {
-                self.mem
-                    .get(s.idx())
-                    .is_some_and(|m| m.loc != Loc::Out && m.prog == p)
-            });
-            if let Some(s) = sole {
-                let m = self.mem[s.idx()];
-                self.progs[p].by_cls[m.cls].remove(&key(m.sf, s));
-            }
-            for j in 0..NCLS {
-                if self.move_whole(p, j, &now, &class) {
-                    continue;
-                }
-                // From the low end up, while the class dropped; from the
-                // high end down, while it rose; what lies between is
-                // bracketed by threads that kept class j.
-                while let Some(&k) = self.progs[p].by_cls[j].first() {
-                    let (t, k) = (tid(k), class(&now, tid(k)));
-                    if k >= j {
-                        break;
-                    }
-                    self.set_cls(t, k);
-                }
-                while let Some(&k) = self.progs[p].by_cls[j].last() {
-                    let (t, k) = (tid(k), class(&now, tid(k)));
-                    if k <= j {
-                        break;
-                    }
-                    self.set_cls(t, k);
-                }
-            }
-            if let Some(s) = sole {
-                let m = self.mem[s.idx()];
-                self.progs[p].by_cls[m.cls].insert(key(m.sf, s));
-                self.set_cls(s, class(&now, s));
+            if self.progs[p].ctx != now {
+                self.resync(p, now, &class);
             }
         }
     }
 
-    /// Moves application `p`'s members of class `j` to another class at
-    /// once, when all of them change to the same class `k` (its first and
-    /// last in SF order do: the class is monotone in the SF), they are all
-    /// the members of class `j`, and class `k` has none: then class `j`'s
-    /// sets become class `k`'s as they are. An application's threads of
+    /// Brings application `p`'s kept threads to context `now`.
+    fn resync(&mut self, p: usize, now: Ctx, class: &impl Fn(&Ctx, ThreadId) -> usize) {
+        self.progs[p].ctx = now;
+        if self.fixed {
+            return;
+        }
+        // A boosted thread ranks above threads of larger SF: the sole
+        // runnable thread is kept out of the walk (and of the counts a
+        // whole-class move reads) and re-classed alone.
+        let sole = now
+            .sole
+            .filter(|&s| self.mem.get(s.idx()).is_some_and(|m| m.kept && m.prog == p));
+        if let Some(s) = sole {
+            let m = self.mem[s.idx()];
+            self.progs[p].by_cls[m.cls].remove(&key(m.sf, s));
+            self.unplace(s);
+        }
+        for j in 0..NCLS {
+            if self.move_whole(p, j, &now, class) {
+                continue;
+            }
+            // From the low end up, while the class dropped; from the
+            // high end down, while it rose; what lies between is
+            // bracketed by threads that kept class j.
+            while let Some(&k) = self.progs[p].by_cls[j].first() {
+                let (t, k) = (tid(k), class(&now, tid(k)));
+                if k >= j {
+                    break;
+                }
+                self.set_cls(t, k);
+            }
+            while let Some(&k) = self.progs[p].by_cls[j].last() {
+                let (t, k) = (tid(k), class(&now, tid(k)));
+                if k <= j {
+                    break;
+                }
+                self.set_cls(t, k);
+            }
+        }
+        if let Some(s) = sole {
+            let j = class(&now, s);
+            let m = &mut self.mem[s.idx()];
+            m.cls = j;
+            self.progs[p].by_cls[j].insert(key(m.sf, s));
+            self.replace(s);
+        }
+    }
+
+    /// Moves application `p`'s kept threads of class `j` to another class
+    /// at once, when all of them change to the same class `k` (its first
+    /// and last in SF order do: the class is monotone in the SF), its
+    /// members among them are all the members of class `j`, class `k` has
+    /// no members and `p` no kept thread in `k`: then class `j`'s sets
+    /// become class `k`'s as they are. An application's threads of
     /// one SF (PA: all of them) change class together at every crossing of
     /// a threshold by its runnable count; one by one, that is a few set
     /// moves per thread. Whether it applies changes nothing in the result.
@@ -402,12 +461,18 @@ impl CandIndex {
         now: &Ctx,
         class: &impl Fn(&Ctx, ThreadId) -> usize,
     ) -> bool {
-        let by = &self.progs[p].by_cls[j];
+        let pr = &self.progs[p];
+        let by = &pr.by_cls[j];
         let (Some(&lo), Some(&hi)) = (by.first(), by.last()) else {
             return false;
         };
         let k = class(now, tid(lo));
-        if k == j || self.count[k] != 0 || self.count[j] != by.len() || class(now, tid(hi)) != k {
+        if k == j
+            || self.count[k] != 0
+            || self.count[j] != pr.placed[j]
+            || !pr.by_cls[k].is_empty()
+            || class(now, tid(hi)) != k
+        {
             return false;
         }
         self.local.swap(j, k);
@@ -417,7 +482,9 @@ impl CandIndex {
         self.count.swap(j, k);
         self.run_fast.swap(j, k);
         self.queued_fast.swap(j, k);
-        let by = &mut self.progs[p].by_cls;
+        let pr = &mut self.progs[p];
+        pr.placed.swap(j, k);
+        let by = &mut pr.by_cls;
         by.swap(j, k);
         for &e in &by[k] {
             self.mem[tid(e).idx()].cls = k;
@@ -437,6 +504,28 @@ impl CandIndex {
             .enumerate()
             .filter(|(_, m)| m.loc != Loc::Out)
             .map(|(i, m)| (ThreadId(i as u32), m.cls, m.loc, m.since, m.vr))
+    }
+
+    /// Kept threads, for checks: (thread, class), and whether the entry is
+    /// where its class and SF put it.
+    #[cfg(test)]
+    fn kept(&self) -> Vec<(ThreadId, usize, bool)> {
+        let mut out = Vec::new();
+        for (i, m) in self.mem.iter().enumerate().filter(|(_, m)| m.kept) {
+            let t = ThreadId(i as u32);
+            let there = self.fixed || self.progs[m.prog].by_cls[m.cls].contains(&key(m.sf, t));
+            out.push((t, m.cls, there));
+        }
+        let n: usize = self.progs.iter().map(|p| p.kept).sum();
+        let entries: usize = self
+            .progs
+            .iter()
+            .flat_map(|p| &p.by_cls)
+            .map(BTreeSet::len)
+            .sum();
+        assert_eq!(n, out.len(), "kept count");
+        assert!(self.fixed || entries == n, "entries {entries} for {n} kept");
+        out
     }
 
     /// The highest class with a candidate (a queued thread, or one running
@@ -553,6 +642,9 @@ mod tests {
             t: usize,
             sf: u64,
         },
+        Forget {
+            t: usize,
+        },
         Ctx {
             p: usize,
             n: u32,
@@ -566,6 +658,7 @@ mod tests {
             4 => (0..THREADS, 0..3u8, 0..CORES, 0..6u64, -3..6i64)
                 .prop_map(|(t, loc, core, since, vr)| Op::Put { t, loc, core, since, vr }),
             1 => (0..THREADS, 0..6u64).prop_map(|(t, sf)| Op::Resf { t, sf }),
+            1 => (0..THREADS).prop_map(|t| Op::Forget { t }),
             1 => (0..PROGS, 0..8u32, proptest::option::of(0..THREADS), 0..3u32)
                 .prop_map(|(p, n, sole, created)| Op::Ctx { p, n, sole, created }),
         ]
@@ -656,12 +749,12 @@ mod tests {
                         if let Loc::Running(_) = loc {
                             if let Some(o) = (0..THREADS).find(|&o| o != t && locs[o] == loc) {
                                 let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
-                                ix.put(ThreadId(o as u32), prog(o), sf[o], Loc::Out, 0, 0, ctx[prog(o)], f);
+                                ix.put(ThreadId(o as u32), prog(o), sf[o], Loc::Out, 0, 0, || ctx[prog(o)], f);
                                 locs[o] = Loc::Out;
                             }
                         }
                         let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
-                        ix.put(ThreadId(t as u32), prog(t), sf[t], loc, s, v, ctx[prog(t)], f);
+                        ix.put(ThreadId(t as u32), prog(t), sf[t], loc, s, v, || ctx[prog(t)], f);
                         (locs[t], since[t], vr[t]) = (loc, s, v);
                     }
                     Op::Resf { t, sf: s } => {
@@ -669,6 +762,7 @@ mod tests {
                         let f = |cx: &Ctx, x: ThreadId| class(fixed, &sf, cx, x);
                         ix.resf(ThreadId(t as u32), s, f);
                     }
+                    Op::Forget { t } => ix.forget(ThreadId(t as u32)),
                     Op::Ctx { p, n, sole, created } => {
                         let sole = sole.filter(|&s| prog(s) == p).map(|s| ThreadId(s as u32));
                         ctx[p] = Ctx { n, sole, seq: None, boost_used: 0, created };
@@ -678,6 +772,11 @@ mod tests {
                 let cls: Vec<usize> = (0..THREADS)
                     .map(|t| class(fixed, &sf, &ctx[prog(t)], ThreadId(t as u32)))
                     .collect();
+                // Kept threads, members or not, hold their class now.
+                for (t, j, there) in ix.kept() {
+                    prop_assert!(there, "entry of {}", t);
+                    prop_assert_eq!(j, cls[t.idx()], "kept class of {}", t);
+                }
                 for (t, j, loc, s, v) in ix.members() {
                     prop_assert_eq!(j, cls[t.idx()], "class of {}", t);
                     prop_assert_eq!((loc, s), (locs[t.idx()], since[t.idx()]));
@@ -742,7 +841,7 @@ mod tests {
                 loc,
                 t as u64,
                 -(t as i64),
-                ctx,
+                || ctx,
                 f,
             );
         }

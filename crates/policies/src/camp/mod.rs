@@ -531,8 +531,8 @@ impl Camp {
             return;
         };
         let p = st.thread(t).program.idx();
-        let v = self.view(st, None, None);
-        let now = self.ctx_of(&v, p);
+        // The context is read only where the application has no member.
+        let now = || self.ctx_of(&self.view(st, None, None), p);
         let since = st.thread(t).runnable_since;
         let vr = self.cfs().vr[t.idx()];
         let sf = self.sf_key(t);
@@ -952,6 +952,9 @@ impl Policy for Camp {
         }
         self.read(st, t);
         let gone = (why == StopReason::Exited).then_some(t);
+        if let (Some(t), Some(ix)) = (gone, self.ix.as_mut()) {
+            ix.forget(t);
+        }
         let v = self.view(st, None, gone);
         self.refresh(st.thread(t).program.idx(), &v);
     }
