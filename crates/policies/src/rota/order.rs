@@ -1,0 +1,335 @@
+//! How ROTA ranks the threads that want a fast core: each order's key
+//! (fast-core time owed, share, the slowdown gradient, least attained
+//! service, ...), the per-program rate sums `order=ntt-pr` reads, and the
+//! capped order's placement of a waking thread's account.
+
+use super::{Order, Rota, FP};
+use colab_core::{Nanos, RunState, SchedState, ThreadId};
+
+/// A program's threads' runnable time and fast-core-equivalent progress,
+/// summed and kept as they change (per-thread-group counters in a kernel),
+/// so that its rate is read without a pass over its threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ProgRate {
+    /// Runnable time of its threads' finished runnable spells (wake to block).
+    pub(super) run_done_ns: u64,
+    /// The wake-up times of its runnable threads, summed: their open spells
+    /// are `active * now - woke_sum`.
+    pub(super) woke_sum: u128,
+    /// Progress of its threads' finished runs, ns x FP: each thread's fast
+    /// time times FP plus its slow time times FP^2 / s, s its speedup as
+    /// predicted now (as [`Rota::ntt_gain`] counts a thread's progress).
+    pub(super) done_fp: u128,
+    /// Its running threads' progress factors, summed, and the factors times
+    /// the runs' start times: the open runs' progress is
+    /// `factor_sum * now - factor_start_sum`.
+    pub(super) factor_sum: u128,
+    pub(super) factor_start_sum: u128,
+}
+
+impl Rota {
+    /// Fast-core time of `t` per unit of predicted speedup (what the
+    /// rotation equalises), counting a current fast-core run.
+    pub(super) fn owed_key(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let ns = self.fast_time_now(st, t);
+        if self.params.weighted {
+            match self.weight_fp(t) {
+                0 => (1 << 62) | ns.min((1 << 62) - 1),
+                w => ns.saturating_mul(FP) / w,
+            }
+        } else {
+            ns
+        }
+    }
+
+    /// What a unit of fast-core time is worth to `t`, fixed point: its
+    /// predicted speedup, or with `gain` what it gains over a slow core
+    /// (speedup - 1, 0 for a thread that gains nothing), as Prop-SP's
+    /// credits.
+    fn weight_fp(&self, t: ThreadId) -> u64 {
+        let s = self.th[t.idx()].speed_fp.max(FP);
+        if self.params.gain {
+            s - FP
+        } else {
+            s
+        }
+    }
+
+    /// `t`'s fast-core time so far, counting a current fast-core run.
+    fn fast_time_now(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let on_fast = st.thread(t).core.is_some_and(|c| self.is_fast(c));
+        self.th[t.idx()].fast_ns + if on_fast { self.current_run(st, t) } else { 0 }
+    }
+
+    /// `t`'s CPU time so far, counting a current run.
+    pub(super) fn cpu_time_now(&self, st: &SchedState, t: ThreadId) -> u64 {
+        st.thread(t).sum_exec_ns + self.current_run(st, t)
+    }
+
+    /// Since when `t` has been runnable without a break: since it last woke
+    /// (`full-wait`), or as the simulator's queue order counts, since it was
+    /// last queued, which a preemption restarts (the earlier freezes'
+    /// reading, which lost the runnable time before a preemption).
+    pub(super) fn runnable_from(&self, st: &SchedState, t: ThreadId) -> Nanos {
+        if self.params.full_wait {
+            self.th[t.idx()].woke_at_ns
+        } else {
+            st.thread(t).runnable_since
+        }
+    }
+
+    /// How long `t` has been running on its core now (0 if it is not running).
+    fn current_run(&self, st: &SchedState, t: ThreadId) -> u64 {
+        match st.thread(t).core {
+            Some(c) if st.core(c).current == Some(t) => st.current_ran(c),
+            _ => 0,
+        }
+    }
+
+    /// Fast-core time over runnable time (x 2^20), per unit of speedup.
+    fn share_key(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let s = &self.th[t.idx()];
+        let th = st.thread(t);
+        let fast = self.fast_time_now(st, t);
+        let mut runnable = s.runnable_ns;
+        if matches!(th.state, RunState::Runnable | RunState::Running) {
+            runnable += st.now.saturating_sub(self.runnable_from(st, t));
+        }
+        let k = ((fast as u128) << 20) / (runnable as u128 + 1);
+        let k = if self.params.weighted {
+            k * FP as u128 / s.speed_fp.max(FP) as u128
+        } else {
+            k
+        };
+        k.min(u64::MAX as u128) as u64
+    }
+
+    /// What a unit of fast-core time lowers `t`'s slowdown by, up to a
+    /// constant factor (`order=ntt`): (1 - 1/s) / r^2, with r its
+    /// fast-core-equivalent progress (fast time, plus slow time over the
+    /// predicted speedup s) per unit of time runnable. Both times start
+    /// with a rotation quantum at full speed, so that a new thread's first
+    /// wait does not rank it as starved before it has had a turn
+    /// (assumption: one quantum, the rotation's own granularity). Integer
+    /// only: r^-1 in 16 fractional bits, capped at 256 (a thread that
+    /// progressed at under 1/256 of full speed ranks as if at 1/256), so
+    /// the product stays under 2^58.
+    fn ntt_gain(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let s = &self.th[t.idx()];
+        let th = st.thread(t);
+        let speed = s.speed_fp.max(FP);
+        let gain = (speed - FP) * FP / speed;
+        let fast = self.fast_time_now(st, t);
+        let slow = self.cpu_time_now(st, t).saturating_sub(fast);
+        let q = self.m().quantum_ns as u128;
+        let mut runnable = s.runnable_ns;
+        if matches!(th.state, RunState::Runnable | RunState::Running) {
+            runnable += st.now.saturating_sub(self.runnable_from(st, t));
+        }
+        let progress = fast as u128 + slow as u128 * FP as u128 / speed as u128 + q;
+        let inv_rate = (((runnable as u128 + q) << 16) / progress).min(1 << 24) as u64;
+        if self.params.order == Order::NttLas {
+            // Per unit of fast time, over the program's length estimated by
+            // its progress so far (as least-attained-service does).
+            let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
+            return gain * inv_rate * per_len;
+        }
+        if self.params.order == Order::NttPr {
+            let p = th.program.idx();
+            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+            let inv = self.prog_inv_rate(st, p);
+            return gain * inv * inv / n;
+        }
+        let prio = gain * inv_rate * inv_rate;
+        if self.params.order == Order::NttProg {
+            // A program's progress is its threads' mean: a unit of fast time
+            // to one of its n runnable threads speeds the program by 1/n of it.
+            let p = th.program.idx();
+            return prio / self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+        }
+        prio
+    }
+
+    /// Program `p`'s runnable time over its progress (x 2^16), its threads'
+    /// summed, each sum starting with one quantum at full speed (as
+    /// [`Rota::ntt_gain`]'s per thread), capped at 256.
+    fn prog_inv_rate(&self, st: &SchedState, p: usize) -> u64 {
+        let Some(r) = self.prog_rate.get(p) else {
+            return 1 << 16;
+        };
+        let q = self.m().quantum_ns as u128;
+        let now = st.now as u128;
+        let active = self.active.get(p).copied().unwrap_or(0) as u128;
+        let run = r.run_done_ns as u128 + (active * now).saturating_sub(r.woke_sum) + q;
+        let open = (r.factor_sum * now).saturating_sub(r.factor_start_sum);
+        #[cfg(debug_assertions)]
+        self.check_prog_rate(st, p, run - q, r.done_fp + open);
+        let prog = (r.done_fp + open) / FP as u128 + q;
+        ((run << 16) / prog).min(1 << 24) as u64
+    }
+
+    /// Debug builds: the kept sums against a pass over the program's threads
+    /// (progress within two units per thread for the rounding of FP^2 / s,
+    /// and one per ns of a current slow run, whose factor is rounded).
+    #[cfg(debug_assertions)]
+    fn check_prog_rate(&self, st: &SchedState, p: usize, run: u128, progress_fp: u128) {
+        let (mut want_run, mut want_fp, mut slack) = (0u128, 0u128, 0u128);
+        for th in st.threads.iter().filter(|x| x.program.idx() == p) {
+            let s = &self.th[th.id.idx()];
+            want_run += s.runnable_ns as u128;
+            if s.awake {
+                want_run += st.now.saturating_sub(s.woke_at_ns) as u128;
+            }
+            let cur = self.current_run(st, th.id) as u128;
+            let (fast, slow) = match s.run_factor_fp {
+                0 => (s.fast_ns as u128, s.slow_ns as u128),
+                _ if s.run_fast => (s.fast_ns as u128 + cur, s.slow_ns as u128),
+                _ => (s.fast_ns as u128, s.slow_ns as u128 + cur),
+            };
+            want_fp += fast * FP as u128 + slow * (FP * FP) as u128 / s.speed_fp.max(FP) as u128;
+            slack += 2 + if s.run_fast { 0 } else { cur };
+        }
+        debug_assert_eq!(run, want_run, "program {p}'s runnable time");
+        debug_assert!(
+            progress_fp.abs_diff(want_fp) <= slack,
+            "program {p}'s progress {progress_fp} against {want_fp}"
+        );
+    }
+
+    /// Counts `t`'s current run (begun at `run_start`, on the kind of core
+    /// `run_fast` says) in its program's open progress, at its speedup now.
+    pub(super) fn set_run_factor(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let f = if s.run_fast {
+            FP
+        } else {
+            FP * FP / s.speed_fp.max(FP)
+        };
+        s.run_factor_fp = f;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.factor_sum += f as u128;
+        r.factor_start_sum += f as u128 * s.run_start as u128;
+    }
+
+    /// Takes `t`'s current run out of its program's open progress.
+    pub(super) fn clear_run_factor(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let (f, start) = (s.run_factor_fp as u128, s.run_start as u128);
+        s.run_factor_fp = 0;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.factor_sum = r.factor_sum.saturating_sub(f);
+        r.factor_start_sum = r.factor_start_sum.saturating_sub(f * start);
+    }
+
+    /// Recounts `t`'s finished runs' progress in its program's, after its
+    /// times or its predicted speedup changed.
+    pub(super) fn refresh_progress(&mut self, st: &SchedState, t: ThreadId) {
+        let s = &mut self.th[t.idx()];
+        let new = s.fast_ns as u128 * FP as u128
+            + s.slow_ns as u128 * (FP * FP) as u128 / s.speed_fp.max(FP) as u128;
+        let r = &mut self.prog_rate[st.thread(t).program.idx()];
+        r.done_fp = r.done_fp.saturating_sub(s.progress_fp) + new;
+        s.progress_fp = new;
+    }
+
+    /// How far ahead of the least-served waiting thread a thread may be in
+    /// fast-core time (per unit of speedup) and keep its FIFO place.
+    pub(super) fn cap_ns(&self) -> u64 {
+        self.m().quantum_ns.saturating_mul(self.params.cap_quanta)
+    }
+
+    /// Places a new or waking thread's fast-core account against the least
+    /// served of the other threads that want a core (waiting, or on a fast
+    /// core): level with it if new, at most a cap behind it if waking.
+    pub(super) fn place(&mut self, st: &SchedState, t: ThreadId, new: bool) {
+        let on_fast = self
+            .m()
+            .fast
+            .iter()
+            .filter_map(|c| st.core(c).current.map(|x| (c, x)));
+        let Some(least) = self
+            .waiting(st)
+            .chain(on_fast)
+            .filter(|&(_, x)| x != t)
+            .map(|(_, x)| self.owed_key(st, x))
+            .min()
+        else {
+            return;
+        };
+        let floor = if new {
+            least
+        } else {
+            least.saturating_sub(self.cap_ns())
+        };
+        let w = self.weight_fp(t);
+        if self.owed_key(st, t) < floor && !(self.params.weighted && w == 0) {
+            let s = &mut self.th[t.idx()];
+            s.fast_ns = if self.params.weighted {
+                // owed_key = fast_ns * FP / weight, so this is its inverse,
+                // rounded up so that the key reaches the floor.
+                (floor.saturating_mul(w)).div_ceil(FP)
+            } else {
+                floor
+            };
+        }
+    }
+
+    /// What the capped order ranks against: the least fast-core time (per
+    /// unit of speedup) of the threads that want a fast core; 0 in the
+    /// other orders, which do not read it.
+    pub(crate) fn rank_floor(&self, st: &SchedState) -> u64 {
+        if self.params.order != Order::Capped {
+            return 0;
+        }
+        self.waiting(st)
+            .map(|(_, t)| self.owed_key(st, t))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Priority for a fast core: serial phases and bottleneck threads first
+    /// (when switched on), then the order's key, then the lower id. Smaller
+    /// first. `floor`: [`Rota::rank_floor`] of the same moment.
+    pub(crate) fn fast_rank(
+        &self,
+        st: &SchedState,
+        t: ThreadId,
+        floor: u64,
+    ) -> (bool, bool, u64, ThreadId) {
+        let serial = self.is_serial(st, t);
+        let blocking = self.params.block_first && self.th[t.idx()].high_block;
+        let key = match self.params.order {
+            Order::Owed => self.owed_key(st, t),
+            Order::Fifo => st.thread(t).runnable_since,
+            Order::Share => self.share_key(st, t),
+            Order::Capped => {
+                let ahead = self.owed_key(st, t) > floor.saturating_add(self.cap_ns());
+                ((ahead as u64) << 62) | st.thread(t).runnable_since.min((1 << 62) - 1)
+            }
+            Order::Turn => self.th[t.idx()].fast_left_at,
+            Order::Speed => {
+                let waited = st.now.saturating_sub(st.thread(t).runnable_since);
+                u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
+            }
+            Order::Las | Order::Plas => {
+                let done = if self.params.order == Order::Las {
+                    st.thread(t).sum_exec_ns
+                } else {
+                    let p = st.thread(t).program.idx();
+                    self.prog_exec.get(p).copied().unwrap_or(0)
+                };
+                let ns = done + self.current_run(st, t);
+                ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
+            }
+            Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr => {
+                u64::MAX - self.ntt_gain(st, t)
+            }
+            Order::Tlp => {
+                let p = st.thread(t).program.idx();
+                let n = self.active.get(p).copied().unwrap_or(1) as u64;
+                (n << 44) | st.thread(t).runnable_since.min((1 << 44) - 1)
+            }
+        };
+        (!serial, !blocking, key, t)
+    }
+}
