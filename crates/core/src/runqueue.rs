@@ -33,6 +33,9 @@ pub type Iter<'a> = std::iter::Filter<std::slice::Iter<'a, ThreadId>, fn(&&Threa
 pub struct RunQueue {
     slots: Vec<ThreadId>,
     live: usize,
+    /// Removals so far: while unchanged, the slots read before still hold
+    /// what they held (pushes only append).
+    removals: u64,
 }
 
 impl RunQueue {
@@ -42,11 +45,18 @@ impl RunQueue {
     }
     /// (slot, thread) of every waiting thread.
     pub fn slots(&self) -> impl Iterator<Item = (usize, ThreadId)> + '_ {
-        self.slots
-            .iter()
-            .copied()
-            .enumerate()
+        self.slots_from(0)
+    }
+    /// (slot, thread) of the waiting threads in slots `from` on.
+    pub fn slots_from(&self, from: usize) -> impl Iterator<Item = (usize, ThreadId)> + '_ {
+        let tail = self.slots.get(from..).unwrap_or_default();
+        (from..)
+            .zip(tail.iter().copied())
             .filter(|&(_, t)| t != HOLE)
+    }
+    /// How many threads have been taken out (see [`RunQueue::slots_from`]).
+    pub fn removals(&self) -> u64 {
+        self.removals
     }
     pub fn len(&self) -> usize {
         self.live
@@ -81,6 +91,7 @@ impl RunQueue {
         debug_assert!(self.at(slot).is_some(), "slot {slot} holds no thread");
         self.slots[slot] = HOLE;
         self.live -= 1;
+        self.removals += 1;
         while self.slots.last() == Some(&HOLE) {
             self.slots.pop();
         }
@@ -103,10 +114,12 @@ impl RunQueue {
     pub fn retain(&mut self, mut keep: impl FnMut(&ThreadId) -> bool) {
         self.slots.retain(|t| *t != HOLE && keep(t));
         self.live = self.slots.len();
+        self.removals += 1;
     }
     pub fn clear(&mut self) {
         self.slots.clear();
         self.live = 0;
+        self.removals += 1;
     }
 }
 
@@ -124,6 +137,7 @@ impl FromIterator<ThreadId> for RunQueue {
         RunQueue {
             live: slots.len(),
             slots,
+            removals: 0,
         }
     }
 }
@@ -149,9 +163,20 @@ mod tests {
         for t in 0..40 {
             assert_eq!(q.push(ThreadId(t)), t as usize);
         }
+        assert_eq!(
+            q.slots_from(38).collect::<Vec<_>>(),
+            [(38, ThreadId(38)), (39, ThreadId(39))]
+        );
+        assert_eq!(q.slots_from(41).count(), 0);
         assert!(!q.remove_slot(10));
         assert!(q.remove(ThreadId(0)));
         assert!(!q.remove(ThreadId(0)), "already gone");
+        assert_eq!(q.removals(), 2);
+        assert_eq!(
+            q.slots_from(10).next(),
+            Some((11, ThreadId(11))),
+            "past the hole"
+        );
         assert_eq!(q.len(), 38);
         assert_eq!(q.front(), Some(ThreadId(1)));
         assert_eq!(q.at(10), None);

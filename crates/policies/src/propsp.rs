@@ -339,6 +339,9 @@ struct FastLayer {
     cfs: CfsCore,
     /// Fast-core credits per thread, ns (infinite for HSP's chosen threads).
     credit: Vec<f64>,
+    /// Threads whose `credit` is positive (exited ones included): while
+    /// there are none, no thread can be a swap partner.
+    holders: usize,
     /// When credits were last assigned: fast-core time before it was billed
     /// to the previous period.
     period_start: Nanos,
@@ -359,9 +362,11 @@ struct FastLayer {
     /// core, at its core's tick (the counters, so the prediction, are read
     /// just before) and when credits change.
     slow_running: RunningIndex<ClaimKey>,
-    /// Every queued thread by (no credits, runnable_since) on machines of
-    /// more than 64 cores, so that an idle fast core finds the longest
-    /// waiting credit holder without a pass over the queues.
+    /// Every queued credit holder by (no credits, runnable_since) on
+    /// machines of more than 64 cores, so that an idle fast core finds the
+    /// longest waiting one without a pass over the queues. Threads without
+    /// credits are not pushed (they would only end the search); one whose
+    /// credits run out while queued has a key that no longer matches.
     all_by_wait: QueuedIndex<(bool, Nanos)>,
 }
 
@@ -384,6 +389,7 @@ impl FastLayer {
         FastLayer {
             cfs: CfsCore::new(st),
             credit: Vec::new(),
+            holders: 0,
             period_start: 0,
             claimed: Vec::new(),
             claimed_at: 0,
@@ -434,7 +440,7 @@ impl FastLayer {
         });
         self.by_credit
             .push(st, c, t, |t| Self::credit_key(credit, t));
-        if Self::queued_kept(st) {
+        if Self::queued_kept(st) && !Self::broke(credit, t) {
             self.all_by_wait.push(st, t, |t| {
                 (Self::broke(credit, t), st.thread(t).runnable_since)
             });
@@ -496,6 +502,7 @@ impl FastLayer {
                 self.credit[t.idx()] = c;
             }
         }
+        self.holders = self.credit.iter().filter(|&&c| c > 0.0).count();
         self.period_start = st.now;
         // Threads on slow cores carry their new credits.
         if self.slow_kept(st) {
@@ -782,11 +789,20 @@ impl FastLayer {
             self.claimed.clear();
             self.claimed_at = st.now;
         }
-        // Per slow core: its running thread and its best queued holder.
+        debug_assert_eq!(
+            self.holders,
+            self.credit.iter().filter(|&&c| c > 0.0).count(),
+            "credit holders counted"
+        );
+        // Per slow core: its running thread and its best queued holder;
+        // no pass while no thread holds credits (before the first
+        // assignment), as it would find none.
         let mut cands = Vec::new();
-        for o in st.topo.little_mask().iter() {
-            cands.extend(st.core(o).current);
-            cands.extend(self.partner_queued(st, o, c));
+        if self.holders > 0 {
+            for o in st.topo.little_mask().iter() {
+                cands.extend(st.core(o).current);
+                cands.extend(self.partner_queued(st, o, c));
+            }
         }
         let partner = cands
             .into_iter()
@@ -831,7 +847,11 @@ impl FastLayer {
         if Self::active(st) && st.topo.is_big(c) {
             let billed = ran.min(st.now.saturating_sub(self.period_start));
             if let Some(cr) = self.credit.get_mut(t.idx()) {
+                let had = *cr > 0.0;
                 *cr -= billed as f64;
+                if had && *cr <= 0.0 {
+                    self.holders -= 1;
+                }
             }
         }
     }
@@ -1028,7 +1048,11 @@ impl Policy for Hsp {
         self.layer(st).thread_created(t);
         // A new thread of a chosen application shares its entitlement at once.
         if self.chosen.contains(&st.thread(t).program) {
-            self.layer(st).credit[t.idx()] = f64::INFINITY;
+            let layer = self.layer(st);
+            if layer.credit[t.idx()] <= 0.0 {
+                layer.holders += 1;
+            }
+            layer.credit[t.idx()] = f64::INFINITY;
         }
     }
     layer_hooks!();

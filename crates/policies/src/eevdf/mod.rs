@@ -179,6 +179,20 @@ pub struct Eevdf {
     sum_v: Vec<i128>,
     count: Vec<i128>,
     counted_on: Vec<Option<CoreId>>,
+    /// Per core, part of [`Eevdf::rq_util`] kept for the current instant.
+    util_prefix: Vec<UtilPrefix>,
+}
+
+/// The utilisation of a core's queued tasks in slots before `upto`,
+/// summed in queue order at `now`, while its queue had `removals`
+/// removals: a task's utilisation does not change while it waits and
+/// pushes only append, so the sum stands until either changes.
+#[derive(Clone, Copy, Debug, Default)]
+struct UtilPrefix {
+    now: Nanos,
+    removals: u64,
+    upto: usize,
+    sum: f64,
 }
 
 impl Default for Eevdf {
@@ -201,6 +215,7 @@ impl Eevdf {
             sum_v: Vec::new(),
             count: Vec::new(),
             counted_on: Vec::new(),
+            util_prefix: Vec::new(),
         }
     }
 
@@ -215,6 +230,7 @@ impl Eevdf {
             self.tree_on = vec![false; n];
             self.sum_v = vec![0; n];
             self.count = vec![0; n];
+            self.util_prefix = vec![UtilPrefix::default(); n];
         }
     }
 
@@ -516,13 +532,53 @@ impl Eevdf {
         resched
     }
 
-    /// Sum of the utilisation of the tasks on `c` (cfs_rq util_avg without
-    /// blocked contributions).
-    fn rq_util(&self, st: &SchedState, c: CoreId, skip: ThreadId) -> f64 {
+    /// Sum of the utilisation of the tasks on `c` other than `skip`
+    /// (cfs_rq util_avg without blocked contributions).
+    fn rq_util_scan(&self, st: &SchedState, c: CoreId, skip: ThreadId) -> f64 {
         Self::entities(st, c)
             .filter(|&t| t != skip)
             .map(|t| self.util[t.idx()].at(st.now))
             .sum()
+    }
+
+    /// [`Eevdf::rq_util_scan`], in the same order. A spawn of thousands
+    /// of tasks at one instant asks it for each new task on its core, so
+    /// the sum over the queue before the new task is kept for the instant
+    /// ([`UtilPrefix`]) and extended, not redone.
+    fn rq_util(&mut self, st: &SchedState, c: CoreId, skip: ThreadId) -> f64 {
+        if !st.active_tracked {
+            return self.rq_util_scan(st, c, skip);
+        }
+        let rq = &st.core(c).rq;
+        let p = &mut self.util_prefix[c.idx()];
+        if p.now != st.now || p.removals != rq.removals() {
+            *p = UtilPrefix {
+                now: st.now,
+                removals: rq.removals(),
+                ..UtilPrefix::default()
+            };
+        }
+        let at = |t: ThreadId| self.util[t.idx()].at(st.now);
+        let (mut sum, mut kept) = (p.sum, true);
+        for (slot, t) in rq.slots_from(p.upto) {
+            if t == skip {
+                kept = false;
+                continue;
+            }
+            sum += at(t);
+            if kept {
+                (p.upto, p.sum) = (slot + 1, sum);
+            }
+        }
+        if let Some(t) = st.core(c).current.filter(|&t| t != skip) {
+            sum += at(t);
+        }
+        debug_assert_eq!(
+            sum,
+            self.rq_util_scan(st, c, skip),
+            "kept utilisation of core {c}"
+        );
+        sum
     }
 
     /// `update_misfit_status` for the current task of `c`.

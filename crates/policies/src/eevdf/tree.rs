@@ -7,7 +7,9 @@
 //!
 //! A treap on an arena indexed by thread (a thread is queued on one core at
 //! most); priorities are a fixed hash of the thread id, so the shape, like
-//! everything else in the simulator, is deterministic.
+//! everything else in the simulator, is deterministic. Nodes know their
+//! parent, so a removal starts at the node and climbs only while the
+//! removed entity was the smallest below; insert and split are loops.
 
 use colab_core::{CoreId, ThreadId};
 
@@ -21,6 +23,7 @@ struct Node {
     prio: u32,
     left: u32,
     right: u32,
+    parent: u32,
     /// Smallest (vruntime, thread) in this subtree.
     min_v: (i64, u32),
     /// The core whose tree holds it, or NIL.
@@ -34,6 +37,7 @@ impl Default for Node {
             prio: 0,
             left: NIL,
             right: NIL,
+            parent: NIL,
             min_v: (0, 0),
             on: NIL,
         }
@@ -90,21 +94,67 @@ impl EntityTrees {
         self.nodes[i as usize].min_v = m;
     }
 
-    /// Splits subtree `i` into keys < `key` and keys >= `key`.
-    fn split(&mut self, i: u32, key: (i64, i64, u32)) -> (u32, u32) {
-        if i == NIL {
-            return (NIL, NIL);
+    /// Splits subtree `i` into keys < `key` and keys >= `key`, top down:
+    /// the left part's nodes are chained by their right links, the right
+    /// part's by their left links, then each chain is pulled bottom up.
+    /// The parents of the two roots are the caller's to set.
+    fn split(&mut self, mut i: u32, key: (i64, i64, u32)) -> (u32, u32) {
+        let (mut l_root, mut l_tail, mut r_root, mut r_tail) = (NIL, NIL, NIL, NIL);
+        while i != NIL {
+            let next;
+            if self.nodes[i as usize].key < key {
+                next = self.nodes[i as usize].right;
+                if l_tail == NIL {
+                    l_root = i;
+                } else {
+                    self.nodes[l_tail as usize].right = i;
+                    self.nodes[i as usize].parent = l_tail;
+                }
+                l_tail = i;
+            } else {
+                next = self.nodes[i as usize].left;
+                if r_tail == NIL {
+                    r_root = i;
+                } else {
+                    self.nodes[r_tail as usize].left = i;
+                    self.nodes[i as usize].parent = r_tail;
+                }
+                r_tail = i;
+            }
+            i = next;
         }
-        if self.nodes[i as usize].key < key {
-            let (l, r) = self.split(self.nodes[i as usize].right, key);
-            self.nodes[i as usize].right = l;
+        if l_tail != NIL {
+            self.nodes[l_tail as usize].right = NIL;
+            self.pull_up(l_tail, l_root);
+        }
+        if r_tail != NIL {
+            self.nodes[r_tail as usize].left = NIL;
+            self.pull_up(r_tail, r_root);
+        }
+        (l_root, r_root)
+    }
+
+    /// Pulls `i` and its ancestors up to `top`.
+    fn pull_up(&mut self, mut i: u32, top: u32) {
+        loop {
             self.pull(i);
-            (i, r)
-        } else {
-            let (l, r) = self.split(self.nodes[i as usize].left, key);
-            self.nodes[i as usize].left = r;
-            self.pull(i);
-            (l, i)
+            if i == top {
+                return;
+            }
+            i = self.nodes[i as usize].parent;
+        }
+    }
+
+    /// Makes `x` the child of `p` on the given side (the root of core
+    /// `c`'s tree if `p` is NIL).
+    fn link(&mut self, c: usize, p: u32, left: bool, x: u32) {
+        match p {
+            NIL => self.roots[c] = x,
+            _ if left => self.nodes[p as usize].left = x,
+            _ => self.nodes[p as usize].right = x,
+        }
+        if x != NIL {
+            self.nodes[x as usize].parent = p;
         }
     }
 
@@ -119,11 +169,13 @@ impl EntityTrees {
         if self.nodes[a as usize].prio >= self.nodes[b as usize].prio {
             let r = self.merge(self.nodes[a as usize].right, b);
             self.nodes[a as usize].right = r;
+            self.nodes[r as usize].parent = a;
             self.pull(a);
             a
         } else {
             let l = self.merge(a, self.nodes[b as usize].left);
             self.nodes[b as usize].left = l;
+            self.nodes[l as usize].parent = b;
             self.pull(b);
             b
         }
@@ -134,77 +186,56 @@ impl EntityTrees {
     pub fn insert(&mut self, c: CoreId, t: ThreadId, deadline: i64, vruntime: i64) {
         self.grow(t);
         debug_assert_eq!(self.nodes[t.idx()].on, NIL, "thread {t} queued twice");
-        let key = (deadline, vruntime, t.0);
+        let (n, key, prio, m) = (
+            t.0,
+            (deadline, vruntime, t.0),
+            prio_of(t.0),
+            (vruntime, t.0),
+        );
         self.nodes[t.idx()] = Node {
             key,
-            prio: prio_of(t.0),
+            prio,
             left: NIL,
             right: NIL,
-            min_v: (vruntime, t.0),
+            parent: NIL,
+            min_v: m,
             on: u32::from(c.0),
         };
-        self.roots[c.idx()] = self.insert_at(self.roots[c.idx()], t.0);
-    }
-
-    /// Inserts node `n` into subtree `i` in one descent: down by key to
-    /// where `n`'s priority puts it, which splits what is below.
-    fn insert_at(&mut self, i: u32, n: u32) -> u32 {
-        if i == NIL {
-            return n;
+        // Down by key to where `n`'s priority puts it, each subtree on the
+        // way taking its smallest; what is below there is split.
+        let (mut p, mut left, mut i) = (NIL, false, self.roots[c.idx()]);
+        while i != NIL && self.nodes[i as usize].prio >= prio {
+            let node = &mut self.nodes[i as usize];
+            node.min_v = node.min_v.min(m);
+            (p, left) = (i, key < node.key);
+            i = if left { node.left } else { node.right };
         }
-        let key = self.nodes[n as usize].key;
-        if self.nodes[n as usize].prio > self.nodes[i as usize].prio {
+        if i != NIL {
             let (l, r) = self.split(i, key);
-            let node = &mut self.nodes[n as usize];
-            node.left = l;
-            node.right = r;
+            self.link(c.idx(), n, true, l);
+            self.link(c.idx(), n, false, r);
             self.pull(n);
-            return n;
         }
-        // `n` joins this subtree: its smallest is found without reading the
-        // children again on the way back.
-        let m = self.nodes[n as usize].min_v;
-        let node = &mut self.nodes[i as usize];
-        node.min_v = node.min_v.min(m);
-        let (left, right, below) = (node.left, node.right, key < node.key);
-        if below {
-            let l = self.insert_at(left, n);
-            self.nodes[i as usize].left = l;
-        } else {
-            let r = self.insert_at(right, n);
-            self.nodes[i as usize].right = r;
-        }
-        i
+        self.link(c.idx(), p, left, n);
     }
 
-    /// Takes the node of `key` out of subtree `i` (one descent, then its
-    /// children merged in its place).
-    fn remove_at(&mut self, i: u32, key: (i64, i64, u32)) -> u32 {
-        let node = self.nodes[i as usize];
-        if node.key == key {
-            return self.merge(node.left, node.right);
-        }
-        if key < node.key {
-            let l = self.remove_at(node.left, key);
-            self.nodes[i as usize].left = l;
-        } else {
-            let r = self.remove_at(node.right, key);
-            self.nodes[i as usize].right = r;
-        }
-        // Only a subtree whose smallest was the removed entity has another.
-        if node.min_v == (key.1, key.2) {
-            self.pull(i);
-        }
-        i
-    }
-
-    /// Takes `t` out of whichever tree holds it; false if none does.
+    /// Takes `t` out of whichever tree holds it; false if none does. Its
+    /// children merged take its place, and its ancestors whose smallest
+    /// it was take another.
     pub fn remove(&mut self, t: ThreadId) -> bool {
         let Some(c) = self.core_of(t) else {
             return false;
         };
-        let key = self.nodes[t.idx()].key;
-        self.roots[c.idx()] = self.remove_at(self.roots[c.idx()], key);
+        let n = self.nodes[t.idx()];
+        let m = self.merge(n.left, n.right);
+        let p = n.parent;
+        let left = p != NIL && self.nodes[p as usize].left == t.0;
+        self.link(c.idx(), p, left, m);
+        let mut a = p;
+        while a != NIL && self.nodes[a as usize].min_v == (n.key.1, n.key.2) {
+            self.pull(a);
+            a = self.nodes[a as usize].parent;
+        }
         self.nodes[t.idx()] = Node::default();
         true
     }
@@ -253,6 +284,33 @@ impl EntityTrees {
         let mut out = Vec::new();
         walk(self, self.roots[c.idx()], &mut out);
         out
+    }
+
+    /// Panics unless every node of `c`'s tree links back to its parent,
+    /// has a priority no higher than it and knows its subtree's smallest.
+    #[cfg(test)]
+    pub fn check_links(&self, c: CoreId) {
+        fn walk(tr: &EntityTrees, i: u32, parent: u32) -> Option<(i64, u32)> {
+            if i == NIL {
+                return None;
+            }
+            let n = tr.nodes[i as usize];
+            assert_eq!(n.parent, parent, "parent of {i}");
+            if parent != NIL {
+                assert!(
+                    n.prio <= tr.nodes[parent as usize].prio,
+                    "heap order at {i}"
+                );
+            }
+            let below = [walk(tr, n.left, i), walk(tr, n.right, i)];
+            let m = below
+                .into_iter()
+                .flatten()
+                .fold((n.key.1, n.key.2), |a, b| a.min(b));
+            assert_eq!(n.min_v, m, "smallest below {i}");
+            Some(m)
+        }
+        walk(self, self.roots[c.idx()], NIL);
     }
 }
 
@@ -311,6 +369,7 @@ mod tests {
                     let mut sorted = queue.clone();
                     sorted.sort();
                     prop_assert_eq!(tr.in_order(core), sorted.iter().map(|e| ThreadId(e.2)).collect::<Vec<_>>());
+                    tr.check_links(core);
                 }
             }
         }
