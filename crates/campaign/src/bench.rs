@@ -95,6 +95,19 @@ fn best_of(
     Ok((best, stats.context("at least one run")?))
 }
 
+/// A scaling benchmark's work: `n` threads (a main thread and `n - 1`
+/// workers) of 200 us computes and 100 us sleeps, `rounds` rounds in all.
+pub fn scale_workload(n: u64, rounds: u64) -> Result<Workload> {
+    let text = format!(
+        "name = \"scale{n}\"\n[thread.main]\nops = [ {{ spawn = \"w\", count = {} }}, {{ join = \"w\" }} ]\n[thread.w]\nops = [ {{ loop = {}, body = [ {{ compute = 200, speedup = 2.0 }}, {{ sleep = 100 }} ] }} ]\n",
+        n.max(2) - 1,
+        (rounds / n.max(1)).max(1)
+    );
+    let mut lib = Library::default();
+    let name = lib.add_program_text("bench", &text)?;
+    Ok(lib.single(&name, None)?)
+}
+
 /// Events/s of each policy on two sizes of the same work: `n` threads of
 /// 200 us computes and 100 us sleeps, `rounds` rounds in all (so both
 /// sides simulate about the same number of events). Best of three runs.
@@ -115,15 +128,7 @@ pub fn bench_scaling(
         for side in &sides {
             let topo = Topology::named(side.machine, CoreOrder::BigFirst)?;
             let kind = predictor_on(predictor, pol, &topo)?;
-            let n = side.threads;
-            let text = format!(
-                "name = \"scale{n}\"\n[thread.main]\nops = [ {{ spawn = \"w\", count = {} }}, {{ join = \"w\" }} ]\n[thread.w]\nops = [ {{ loop = {}, body = [ {{ compute = 200, speedup = 2.0 }}, {{ sleep = 100 }} ] }} ]\n",
-                n - 1,
-                (rounds / n).max(1)
-            );
-            let mut lib = Library::default();
-            let name = lib.add_program_text("bench", &text)?;
-            let w = lib.single(&name, None)?;
+            let w = scale_workload(side.threads, rounds)?;
             let (best, stats) = best_of(3, &w, &topo, pol, &kind)?;
             rates.push(stats.events as f64 / best);
         }
