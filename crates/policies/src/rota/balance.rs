@@ -63,7 +63,7 @@ impl Rota {
         let Some((xc, x)) = self
             .waiting(st)
             .filter(|&(o, t)| o != c && (!by_turn || self.th[t.idx()].fast_left_at < since))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t, 0))
+            .min_by_key(self.ranker(st, 0))
         else {
             return;
         };
@@ -206,6 +206,7 @@ impl Rota {
         let slow_running = self
             .m()
             .slow
+            .minus(st.idle_mask())
             .iter()
             .filter_map(move |o| st.core(o).current.map(|t| (o, t)));
         queued.chain(slow_running)

@@ -494,7 +494,7 @@ impl Rota {
             .iter()
             .filter(|&o| o != skip)
             .flat_map(|o| st.core(o).rq.iter().map(move |&t| (o, t)))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
+            .min_by_key(self.ranker(st, floor))
     }
 
     /// The slow-core running thread a fast core should take over.
@@ -509,12 +509,21 @@ impl Rota {
         } else {
             0
         };
+        // With `hold`, whether `c` may pull does not depend on the thread:
+        // asked once, not per slow core.
+        let held = self.params.hold && self.params.pull_min;
+        if held && !self.may_pull_any(st, c) {
+            return None;
+        }
         self.m()
             .slow
+            .minus(st.idle_mask())
             .iter()
             .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .filter(|&(o, t)| self.ran_in_phase(st, o, t) >= min && self.may_pull(st, c, t))
-            .min_by_key(|&(_, t)| self.fast_rank(st, t, floor))
+            .filter(|&(o, t)| {
+                self.ran_in_phase(st, o, t) >= min && (held || self.may_pull(st, c, t))
+            })
+            .min_by_key(self.ranker(st, floor))
     }
 
     /// With `recheck`: the earliest time at which idle fast core `c` may take
@@ -562,16 +571,21 @@ impl Rota {
     /// migration (slow cores' ticks make idle fast cores look again).
     /// With `hold`, `c` waits so for a thread of any program.
     fn may_pull(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
-        if !self.params.pull_min {
+        let Some((occ, _)) = self.occupant[c.idx()].filter(|_| self.params.pull_min) else {
             return true;
-        }
+        };
+        (!self.params.hold && st.thread(occ).program != st.thread(t).program)
+            || self.may_pull_any(st, c)
+    }
+
+    /// May idle fast core `c` take over a thread of any program ([`Rota::may_pull`]'s
+    /// rules that do not read the thread)?
+    fn may_pull_any(&self, st: &SchedState, c: CoreId) -> bool {
         let Some((occ, _)) = self.occupant[c.idx()] else {
             return true;
         };
-        let o = st.thread(occ);
         let worth = self.m().idle_worth_ns;
-        o.state == RunState::Exited
-            || (!self.params.hold && o.program != st.thread(t).program)
+        st.thread(occ).state == RunState::Exited
             || self.th[occ.idx()].avg_sleep_ns >= worth
             || self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
     }

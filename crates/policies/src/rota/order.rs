@@ -4,7 +4,10 @@
 //! capped order's placement of a waking thread's account.
 
 use super::{Order, Rota, FP};
-use colab_core::{Nanos, RunState, SchedState, ThreadId};
+use colab_core::{CoreId, Nanos, RunState, SchedState, ThreadId};
+
+/// A thread's priority for a fast core ([`Rota::fast_rank`]), smaller first.
+pub(super) type Rank = (bool, bool, u64, ThreadId);
 
 /// A program's threads' runnable time and fast-core-equivalent progress,
 /// summed and kept as they change (per-thread-group counters in a kernel),
@@ -114,11 +117,23 @@ impl Rota {
     /// only: r^-1 in 16 fractional bits, capped at 256 (a thread that
     /// progressed at under 1/256 of full speed ranks as if at 1/256), so
     /// the product stays under 2^58.
-    fn ntt_gain(&self, st: &SchedState, t: ThreadId) -> u64 {
+    fn ntt_gain(
+        &self,
+        st: &SchedState,
+        t: ThreadId,
+        prog_inv: &mut impl FnMut(usize) -> u64,
+    ) -> u64 {
         let s = &self.th[t.idx()];
         let th = st.thread(t);
         let speed = s.speed_fp.max(FP);
         let gain = (speed - FP) * FP / speed;
+        if self.params.order == Order::NttPr {
+            // The program's rate only: the thread's own is not read.
+            let p = th.program.idx();
+            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+            let inv = prog_inv(p);
+            return gain * inv * inv / n;
+        }
         let fast = self.fast_time_now(st, t);
         let slow = self.cpu_time_now(st, t).saturating_sub(fast);
         let q = self.m().quantum_ns as u128;
@@ -133,12 +148,6 @@ impl Rota {
             // its progress so far (as least-attained-service does).
             let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
             return gain * inv_rate * per_len;
-        }
-        if self.params.order == Order::NttPr {
-            let p = th.program.idx();
-            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
-            let inv = self.prog_inv_rate(st, p);
-            return gain * inv * inv / n;
         }
         let prio = gain * inv_rate * inv_rate;
         if self.params.order == Order::NttProg {
@@ -290,12 +299,44 @@ impl Rota {
     /// Priority for a fast core: serial phases and bottleneck threads first
     /// (when switched on), then the order's key, then the lower id. Smaller
     /// first. `floor`: [`Rota::rank_floor`] of the same moment.
-    pub(crate) fn fast_rank(
+    pub(crate) fn fast_rank(&self, st: &SchedState, t: ThreadId, floor: u64) -> Rank {
+        self.rank_with(st, t, floor, &mut |p| self.prog_inv_rate(st, p))
+    }
+
+    /// [`Rota::fast_rank`] for a pass over the threads that want a fast
+    /// core at one instant: a program's rate (`order=ntt-pr`) is read once
+    /// per run of its threads rather than once per thread, since nothing
+    /// changes during the pass.
+    pub(super) fn ranker<'a>(
+        &'a self,
+        st: &'a SchedState,
+        floor: u64,
+    ) -> impl FnMut(&(CoreId, ThreadId)) -> Rank + 'a {
+        let mut last: Option<(usize, u64)> = None;
+        move |&(_, t)| {
+            let mut prog_inv = |p: usize| match last {
+                Some((q, inv)) if q == p => {
+                    debug_assert_eq!(inv, self.prog_inv_rate(st, p), "program {p}'s rate");
+                    inv
+                }
+                _ => {
+                    let inv = self.prog_inv_rate(st, p);
+                    last = Some((p, inv));
+                    inv
+                }
+            };
+            self.rank_with(st, t, floor, &mut prog_inv)
+        }
+    }
+
+    /// [`Rota::fast_rank`], reading a program's rate through `prog_inv`.
+    fn rank_with(
         &self,
         st: &SchedState,
         t: ThreadId,
         floor: u64,
-    ) -> (bool, bool, u64, ThreadId) {
+        prog_inv: &mut impl FnMut(usize) -> u64,
+    ) -> Rank {
         let serial = self.is_serial(st, t);
         let blocking = self.params.block_first && self.th[t.idx()].high_block;
         let key = match self.params.order {
@@ -322,7 +363,7 @@ impl Rota {
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
             Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr => {
-                u64::MAX - self.ntt_gain(st, t)
+                u64::MAX - self.ntt_gain(st, t, prog_inv)
             }
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
