@@ -36,6 +36,8 @@ pub struct RunQueue {
     /// Removals so far: while unchanged, the slots read before still hold
     /// what they held (pushes only append).
     removals: u64,
+    /// Pushes so far (see [`RunQueue::pushed_after`]).
+    pushes: u64,
 }
 
 impl RunQueue {
@@ -58,6 +60,19 @@ impl RunQueue {
     pub fn removals(&self) -> u64 {
         self.removals
     }
+    /// How many threads have been pushed.
+    pub fn pushes(&self) -> u64 {
+        self.pushes
+    }
+    /// The waiting threads pushed after the first `n` pushes, and maybe
+    /// some pushed before: pushes append, so those still waiting are among
+    /// the last `pushes - n` slots.
+    pub fn pushed_after(&self, n: u64) -> Iter<'_> {
+        let k = self.pushes.saturating_sub(n).min(self.slots.len() as u64) as usize;
+        self.slots[self.slots.len() - k..]
+            .iter()
+            .filter(not_hole as fn(&&ThreadId) -> bool)
+    }
     pub fn len(&self) -> usize {
         self.live
     }
@@ -75,6 +90,7 @@ impl RunQueue {
     pub fn push(&mut self, t: ThreadId) -> usize {
         self.slots.push(t);
         self.live += 1;
+        self.pushes += 1;
         self.slots.len() - 1
     }
     /// The thread in `slot`, if any.
@@ -136,6 +152,7 @@ impl FromIterator<ThreadId> for RunQueue {
         let slots: Vec<ThreadId> = it.into_iter().collect();
         RunQueue {
             live: slots.len(),
+            pushes: slots.len() as u64,
             slots,
             removals: 0,
         }

@@ -34,13 +34,25 @@ use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, RunState, SchedState, ThreadId, WakeKind, NS_PER_MS,
     NS_PER_US,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// One core's queued threads as (vruntime, enqueue number, thread id), the
 /// smallest on top.
 type QueueIndex = BinaryHeap<Reverse<(i64, u64, u32)>>;
+
+/// A superset of the affinity masks of one core's queued threads, as bits
+/// of their entries in `CfsCore::masks` (entries from 63 on share bit 63,
+/// taken to allow every core), covering the queue's first `pushes` pushes,
+/// found under `CfsCore::mask_gen` `gen`. Threads leaving the queue only
+/// make it looser, so it stays a superset without being told.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueuedKinds {
+    bits: u64,
+    pushes: u64,
+    gen: u64,
+}
 
 /// CFS tunables, after log scaling with the core count.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +134,12 @@ pub struct CfsCore {
     /// caller may keep values computed from them until it changes.
     stamp: Vec<u64>,
     next_stamp: u64,
+    /// Per core, the masks its queued threads may have: an idle core's pull
+    /// skips, without a pass, a queue of threads none of which may run on
+    /// it (WASH's long queues of big-only threads seen from a little core).
+    kinds: Vec<Cell<QueuedKinds>>,
+    /// Renewed whenever a thread's mask entry changes, which voids `kinds`.
+    mask_gen: u64,
 }
 
 impl CfsCore {
@@ -141,6 +159,8 @@ impl CfsCore {
             last_new_vr: vec![i64::MIN; n],
             stamp: vec![0; n],
             next_stamp: 0,
+            kinds: vec![Cell::default(); n],
+            mask_gen: 0,
         }
     }
 
@@ -463,6 +483,14 @@ impl CfsCore {
 
     /// Sets the cores `t` may run on (sched_setaffinity).
     pub fn set_allowed(&mut self, t: ThreadId, mask: CoreMask) {
+        let i = self.mask_index(mask);
+        self.set_allowed_index(t, i);
+    }
+
+    /// The entry of `mask` among the masks in use, added if new: a policy
+    /// that sets one of a few masks on thousands of threads looks each up
+    /// once and sets it with [`Self::set_allowed_index`].
+    pub fn mask_index(&mut self, mask: CoreMask) -> u32 {
         let i = match self.masks.iter().position(|&m| m == mask) {
             Some(i) => i,
             None => {
@@ -470,7 +498,75 @@ impl CfsCore {
                 self.masks.len() - 1
             }
         };
-        self.allowed_idx[t.idx()] = i as u32;
+        i as u32
+    }
+
+    /// Sets the cores `t` may run on to the mask of entry `i` (from
+    /// [`Self::mask_index`]).
+    pub fn set_allowed_index(&mut self, t: ThreadId, i: u32) {
+        if self.allowed_idx[t.idx()] != i {
+            self.mask_gen += 1;
+        }
+        self.allowed_idx[t.idx()] = i;
+    }
+
+    /// `t`'s bit in [`QueuedKinds`].
+    fn kind_bit(&self, t: ThreadId) -> u64 {
+        1 << self.allowed_idx[t.idx()].min(63)
+    }
+
+    /// The [`QueuedKinds`] bits of the masks that allow `c`.
+    fn kinds_allowing(&self, c: CoreId) -> u64 {
+        let mut bits = 1 << 63;
+        for (i, m) in self.masks.iter().enumerate().take(63) {
+            if m.contains(c) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+
+    /// Does `o`'s queue hold a thread `ok` accepts? A queue whose kinds have
+    /// none of `fits` (the bits of the masks that allow the asking core) is
+    /// answered without a pass; a pass that finds nothing makes `o`'s kinds
+    /// exact.
+    fn queue_has(
+        &self,
+        st: &SchedState,
+        o: CoreId,
+        fits: u64,
+        ok: impl Fn(ThreadId) -> bool,
+    ) -> bool {
+        let rq = &st.core(o).rq;
+        let cell = &self.kinds[o.idx()];
+        let mut k = cell.get();
+        if k.gen == self.mask_gen {
+            for &t in rq.pushed_after(k.pushes) {
+                k.bits |= self.kind_bit(t);
+            }
+            k.pushes = rq.pushes();
+            cell.set(k);
+            if k.bits & fits == 0 {
+                debug_assert!(
+                    !rq.iter().any(|&t| ok(t)),
+                    "the kinds of core {o}'s queue miss a thread"
+                );
+                return false;
+            }
+        }
+        let mut bits = 0;
+        for &t in rq {
+            if ok(t) {
+                return true;
+            }
+            bits |= self.kind_bit(t);
+        }
+        cell.set(QueuedKinds {
+            bits,
+            pushes: rq.pushes(),
+            gen: self.mask_gen,
+        });
+        false
     }
 
     /// Least loaded allowed core in `mask`, lowest number on ties.
@@ -630,10 +726,17 @@ impl CfsCore {
             return None;
         }
         let ok = |t: ThreadId| self.is_allowed(t, c) && may(t);
+        // Queue kinds are kept from the simulator's pushes, so only on a
+        // tracked state, and matter only with several masks in use.
+        let fits = (st.active_tracked && self.masks.len() > 1).then(|| self.kinds_allowing(c));
         let own = st.topo.cluster_mask(st.topo.cluster_of(c));
         let domains = [Some(own), system.then_some(self.all)];
         for domain in domains.into_iter().flatten() {
-            let busiest = st.busiest_in(domain, |o| o != c && st.core(o).rq.iter().any(|&t| ok(t)));
+            // Two calls, so that the plain pass stays inlined in the walk.
+            let busiest = match fits {
+                Some(fits) => st.busiest_in(domain, |o| o != c && self.queue_has(st, o, fits, ok)),
+                None => st.busiest_in(domain, |o| o != c && st.core(o).rq.iter().any(|&t| ok(t))),
+            };
             if let Some(b) = busiest {
                 // A core whose only thread is running has nothing to give.
                 if st.nr_running(b) >= 2 || st.core(b).current.is_none() {

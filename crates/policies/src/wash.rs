@@ -32,6 +32,7 @@ use colab_core::{
     Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
     WakeKind, NS_PER_MS,
 };
+use std::cmp::Reverse;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct WashParams {
@@ -68,6 +69,35 @@ pub struct Wash {
     pub params: WashParams,
     cfs: Option<CfsCore>,
     hist: Vec<Hist>,
+    /// Buffers of the last quantum, kept so that a pass over thousands of
+    /// threads per quantum allocates nothing.
+    scratch: Scratch,
+}
+
+/// Where Algorithm 1 puts a thread: on the big cores, or on any core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Big,
+    All,
+}
+
+#[derive(Default)]
+struct Scratch {
+    live: Vec<ThreadId>,
+    got: Vec<Nanos>,
+    /// ExecRank entries: (sort key, index into `live`, adjusted priority).
+    active: Vec<(Reverse<i64>, usize, f64)>,
+    by_lock: Vec<(Reverse<Nanos>, usize)>,
+    chosen: Vec<bool>,
+    sums: Vec<(u64, u64)>,
+    places: Vec<(ThreadId, Place)>,
+}
+
+/// An i64 whose order is `f64::total_cmp`'s (the same mapping), so that a
+/// sort by it is an integer sort.
+fn total_key(v: f64) -> i64 {
+    let k = v.to_bits() as i64;
+    k ^ (((k >> 63) as u64) >> 1) as i64
 }
 
 impl Wash {
@@ -76,6 +106,7 @@ impl Wash {
             params,
             cfs: None,
             hist: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -85,13 +116,27 @@ impl Wash {
 
     /// The affinity Algorithm 1 gives every live thread now.
     pub fn compute_affinities(&mut self, st: &SchedState) -> Vec<(ThreadId, CoreMask)> {
+        let (big, all) = (st.topo.big_mask(), st.topo.all_mask());
+        self.place(st);
+        self.scratch
+            .places
+            .iter()
+            .map(|&(t, p)| (t, if p == Place::Big { big } else { all }))
+            .collect()
+    }
+
+    /// Algorithm 1 for every live thread, into `scratch.places`.
+    fn place(&mut self, st: &SchedState) {
         let topo = &st.topo;
         let big = topo.big_mask();
-        let all = topo.all_mask();
-        let live: Vec<ThreadId> = st.live_threads().map(|t| t.id).collect();
+        let s = &mut self.scratch;
+        s.places.clear();
+        s.live.clear();
+        s.live.extend(st.live_threads().map(|t| t.id));
+        let live = &s.live;
         // Update history for the quantum that just ended.
-        let mut got: Vec<Nanos> = Vec::with_capacity(live.len());
-        for &t in &live {
+        s.got.clear();
+        for &t in live {
             let th = st.thread(t);
             if self.hist.len() <= t.idx() {
                 self.hist.resize(t.idx() + 1, Hist::default());
@@ -108,14 +153,18 @@ impl Wash {
             h.last_exec = th.sum_exec_ns;
             h.last_retired = th.retired;
             h.idle_quanta = if d_exec > 0 { 0 } else { h.idle_quanta + 1 };
-            got.push(d_exec);
+            s.got.push(d_exec);
         }
+        let every = |s: &mut Scratch, p: Place| {
+            let Scratch { live, places, .. } = s;
+            places.extend(live.iter().map(|&t| (t, p)));
+        };
         if !topo.is_asymmetric() {
-            return live.iter().map(|&t| (t, all)).collect();
+            return every(s, Place::All);
         }
         // Line 7-8: no more application threads than big cores.
         if live.len() <= big.count() {
-            return live.iter().map(|&t| (t, big)).collect();
+            return every(s, Place::Big);
         }
         let lock_pct = |t: ThreadId| {
             let th = st.thread(t);
@@ -123,78 +172,94 @@ impl Wash {
             th.mutex_wait_ns as f64 / age as f64
         };
         let contended = live.iter().any(|&t| lock_pct(t) >= self.params.lock_thresh);
-        let behind = self.someone_behind(st, &live, &got);
+        let behind = someone_behind(&self.params, st, live, &s.got, &mut s.sums);
         // Line 11-12: scalable and no contention: every thread on every core.
         if !contended && !behind {
-            return live.iter().map(|&t| (t, all)).collect();
+            return every(s, Place::All);
         }
         // Lines 14-19: non-scalable.
-        let mut chosen = vec![false; live.len()];
-        // ExecRank over active threads.
-        let mut active: Vec<(usize, f64)> = live
-            .iter()
-            .enumerate()
-            .filter(|(_, &t)| self.hist[t.idx()].idle_quanta < 2)
-            .map(|(i, &t)| {
-                (
-                    i,
-                    self.hist[t.idx()].adjusted * st.thread(t).predicted_speedup.max(1.0),
-                )
-            })
-            .collect();
-        active.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let total: f64 = active.iter().map(|a| a.1).sum();
+        s.chosen.clear();
+        s.chosen.resize(live.len(), false);
+        // ExecRank over active threads, by priority descending, then index.
+        s.active.clear();
+        s.active.extend(
+            live.iter()
+                .enumerate()
+                .filter(|(_, &t)| self.hist[t.idx()].idle_quanta < 2)
+                .map(|(i, &t)| {
+                    let v = self.hist[t.idx()].adjusted * st.thread(t).predicted_speedup.max(1.0);
+                    (Reverse(total_key(v)), i, v)
+                }),
+        );
+        // Keys are distinct (the index is in them): unstable is stable here.
+        s.active.sort_unstable_by_key(|&(k, i, _)| (k, i));
+        debug_assert!(
+            s.active
+                .is_sorted_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)).is_le()),
+            "ExecRank keys order as total_cmp"
+        );
+        let total: f64 = s.active.iter().map(|a| a.2).sum();
         let cap_big: f64 = big.iter().map(|c| topo.capacity(c)).sum();
         let cap_all: f64 = topo.cores().map(|c| topo.capacity(c)).sum();
         let share = cap_big / cap_all;
         let mut acc = 0.0;
-        for &(i, v) in &active {
+        for &(_, i, v) in &s.active {
             if total <= 0.0 || acc + v > share * total + 1e-9 {
                 break;
             }
             acc += v;
-            chosen[i] = true;
+            s.chosen[i] = true;
         }
         // LockRank over the threads others waited on.
-        let mut by_lock: Vec<(usize, Nanos)> = live
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| (i, st.thread(t).mutex_blocked_others_ns))
-            .filter(|&(_, b)| b > 0)
-            .collect();
-        by_lock.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        s.by_lock.clear();
+        s.by_lock.extend(
+            live.iter()
+                .enumerate()
+                .map(|(i, &t)| (Reverse(st.thread(t).mutex_blocked_others_ns), i))
+                .filter(|&(Reverse(b), _)| b > 0),
+        );
+        s.by_lock.sort_unstable();
         let frac = big.count() as f64 / topo.num_cores() as f64;
         let k = (frac * live.len() as f64).ceil() as usize;
-        for &(i, _) in by_lock.iter().take(k) {
-            chosen[i] = true;
+        for &(_, i) in s.by_lock.iter().take(k) {
+            s.chosen[i] = true;
         }
-        live.iter()
-            .zip(chosen)
-            .map(|(&t, c)| (t, if c { big } else { all }))
-            .collect()
+        s.places.extend(
+            live.iter()
+                .zip(&s.chosen)
+                .map(|(&t, &c)| (t, if c { Place::Big } else { Place::All })),
+        );
     }
+}
 
-    fn someone_behind(&self, st: &SchedState, live: &[ThreadId], got: &[Nanos]) -> bool {
-        // Per program: mean CPU time of threads that were runnable or running.
-        let mut sums: Vec<(u64, u64)> = Vec::new();
-        for (i, &t) in live.iter().enumerate() {
-            let p = st.thread(t).program.idx();
-            if sums.len() <= p {
-                sums.resize(p + 1, (0, 0));
-            }
-            if matches!(st.thread(t).state, RunState::Runnable | RunState::Running) {
-                sums[p].0 += got[i];
-                sums[p].1 += 1;
-            }
+/// The progress check: has a runnable or running thread got less than
+/// `behind_frac` of its program's mean CPU time in the last quantum?
+fn someone_behind(
+    params: &WashParams,
+    st: &SchedState,
+    live: &[ThreadId],
+    got: &[Nanos],
+    sums: &mut Vec<(u64, u64)>,
+) -> bool {
+    // Per program: mean CPU time of threads that were runnable or running.
+    sums.clear();
+    for (i, &t) in live.iter().enumerate() {
+        let p = st.thread(t).program.idx();
+        if sums.len() <= p {
+            sums.resize(p + 1, (0, 0));
         }
-        live.iter().enumerate().any(|(i, &t)| {
-            let th = st.thread(t);
-            let (s, n) = sums[th.program.idx()];
-            n >= 2
-                && matches!(th.state, RunState::Runnable | RunState::Running)
-                && (got[i] as f64) < self.params.behind_frac * (s as f64 / n as f64)
-        })
+        if matches!(st.thread(t).state, RunState::Runnable | RunState::Running) {
+            sums[p].0 += got[i];
+            sums[p].1 += 1;
+        }
     }
+    live.iter().enumerate().any(|(i, &t)| {
+        let th = st.thread(t);
+        let (s, n) = sums[th.program.idx()];
+        n >= 2
+            && matches!(th.state, RunState::Runnable | RunState::Running)
+            && (got[i] as f64) < params.behind_frac * (s as f64 / n as f64)
+    })
 }
 
 impl Policy for Wash {
@@ -239,14 +304,17 @@ impl Policy for Wash {
         Some(self.params.quantum_ns)
     }
     fn periodic(&mut self, st: &SchedState, out: &mut Vec<Action>) {
-        let aff = self.compute_affinities(st);
-        for (t, mask) in aff {
-            let cfs = self.cfs(st);
-            cfs.set_allowed(t, mask);
+        self.place(st);
+        let big = st.topo.big_mask();
+        let cfs = self.cfs.get_or_insert_with(|| CfsCore::new(st));
+        // Two masks, looked up once rather than per thread.
+        let (big_i, all_i) = (cfs.mask_index(big), cfs.mask_index(st.topo.all_mask()));
+        for &(t, place) in &self.scratch.places {
+            cfs.set_allowed_index(t, if place == Place::Big { big_i } else { all_i });
             // sched_setaffinity moves a thread off a core it may no longer use.
             if let Some(c) = st.thread(t).core {
-                if !mask.contains(c) {
-                    if let Some(to) = cfs.idlest_in(st, t, mask) {
+                if place == Place::Big && !big.contains(c) {
+                    if let Some(to) = cfs.idlest_in(st, t, big) {
                         out.push(Action::Migrate { thread: t, to });
                     }
                 }
