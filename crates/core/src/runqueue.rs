@@ -223,4 +223,35 @@ mod tests {
         q.clear();
         assert!(q.is_empty() && q.front().is_none());
     }
+
+    #[test]
+    fn pushed_after_holds_every_later_push_still_waiting() {
+        // A superset of the later pushes still waiting, and only waiting ones.
+        let check = |q: &RunQueue, n: u64, later: &[u32]| {
+            let got: Vec<u32> = q.pushed_after(n).map(|t| t.0).collect();
+            let waiting: Vec<u32> = q.iter().map(|t| t.0).collect();
+            assert!(
+                later.iter().all(|t| got.contains(t)),
+                "{got:?} misses one of {later:?}"
+            );
+            assert!(
+                got.iter().all(|t| waiting.contains(t)),
+                "{got:?} not all waiting"
+            );
+        };
+        let mut q: RunQueue = (0..3).map(ThreadId).collect();
+        assert_eq!(q.pushes(), 3);
+        assert_eq!(q.pushed_after(3).count(), 0);
+        q.push(ThreadId(3));
+        q.push(ThreadId(4));
+        assert_eq!(q.pushed_after(3).map(|t| t.0).collect::<Vec<_>>(), [3, 4]);
+        assert!(q.remove(ThreadId(4)));
+        check(&q, 3, &[3]);
+        q.push(ThreadId(9));
+        assert!(q.remove(ThreadId(0)));
+        q.retain(|t| t.0 != 1);
+        // Squeezed, the later pushes still sit in the last slots.
+        check(&q, 3, &[3, 9]);
+        check(&q, 0, &[2, 3, 9]);
+    }
 }
