@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 43] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 44] = [
     "rota",
     "rota:full-wait=off:order=ntt-prog",
     "rota:full-wait=off",
@@ -206,6 +206,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 43] = [
     "rota:group=on",
     "rota:swap=on",
     "rota:sync-preempt=on",
+    "rota:floor=on",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

@@ -1423,3 +1423,50 @@ fn rota_ntt_prog_divides_the_gain_among_a_programs_runnable_threads() {
     assert_eq!(ntt_pick_with(1.8, "order=ntt-prog", true), ThreadId(0));
     assert_eq!(ntt_pick_with(1.8, "order=ntt", true), ThreadId(1));
 }
+
+#[test]
+fn rota_floor_ranks_first_a_thread_more_than_a_quantum_behind_an_even_split() {
+    // Four threads want a core on two fast cores: the even split gives each
+    // half a fast core. Thread 0 holds fast core 0 throughout; thread 2 waits.
+    let mut st = state("2B2S", 4);
+    let mut p = rota(&st, "floor=on");
+    let mut zero = rota(&st, "floor=on:cap=0");
+    for q in [&mut p, &mut zero] {
+        for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
+            q.enqueued(&st, CoreId(c), ThreadId(t), true);
+        }
+    }
+    run_on(&mut st, 0, 0);
+    p.running(&st, CoreId(0), ThreadId(0));
+    queue(&mut st, 2, 2);
+    // 30 ms: thread 2 is owed 15 ms, under the one-quantum (20 ms) slack;
+    // with cap=0 any shortfall counts.
+    st.now = 30 * MS;
+    assert!(!p.below_floor(&st, ThreadId(2)));
+    assert!(zero.below_floor(&st, ThreadId(2)));
+    // 50 ms: owed 25 ms, over the slack; thread 0 has had 50 ms, not owed.
+    st.now = 50 * MS;
+    assert_eq!(p.even_ns(&st, ThreadId(2)), 25 * MS);
+    assert!(p.below_floor(&st, ThreadId(2)));
+    assert!(!p.below_floor(&st, ThreadId(0)));
+    // The floor's group ranks first whatever the order's key says.
+    assert!(p.fast_rank(&st, ThreadId(2), 0) < p.fast_rank(&st, ThreadId(0), 0));
+    // A sleeping thread wants nothing; its spell so far stays counted. Two
+    // threads left wanting a core: each is owed a whole fast core.
+    st.threads[3].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[3].core = None;
+    p.stopped(&st, CoreId(3), ThreadId(3), 0, StopReason::Blocked);
+    st.threads[1].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[1].core = None;
+    p.stopped(&st, CoreId(1), ThreadId(1), 0, StopReason::Blocked);
+    assert!(!p.below_floor(&st, ThreadId(3)));
+    st.now = 60 * MS;
+    // Thread 2: 25 ms owed at 50 ms, then 10 ms more at the full rate;
+    // thread 3 keeps its 25 ms and gains nothing asleep.
+    assert_eq!(p.even_ns(&st, ThreadId(2)), 35 * MS);
+    assert_eq!(p.even_ns(&st, ThreadId(3)), 25 * MS);
+    assert!(p.below_floor(&st, ThreadId(2)));
+    p.enqueued(&st, CoreId(3), ThreadId(3), true);
+    // Thread 3 woke with 25 ms owed and nothing since: 25 > 0 + 20.
+    assert!(p.below_floor(&st, ThreadId(3)));
+}

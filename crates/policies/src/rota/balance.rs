@@ -128,6 +128,10 @@ impl Rota {
         if self.params.quantum != Quantum::Age {
             return m.quantum_ns;
         }
+        // Below the floor it is owed its turn: no longer than CFS's slice.
+        if self.params.floor && self.below_floor(st, x) {
+            return m.min_quantum_ns;
+        }
         self.cpu_time_now(st, x)
             .clamp(m.min_quantum_ns, m.quantum_ns)
     }

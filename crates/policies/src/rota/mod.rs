@@ -149,7 +149,10 @@
 //! by age, so a restarted program waited behind older ones); and after
 //! the eighth, a rotation quantum of CFS's minimum slice for every thread
 //! (`quantum=slice`: better on the design set, worse on Prop-SP's machine
-//! with ten slow cores at the paper's lengths).
+//! with ten slow cores at the paper's lengths); and after the eleventh, a
+//! floor under an even split of the fast cores (`floor`: a thread more
+//! than `cap` quanta below it ranks first and takes its turn after CFS's
+//! minimum slice; level on the design set).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -235,6 +238,10 @@ struct ThreadSt {
     awake: bool,
     /// Its finished runs' progress, as counted in [`ProgRate::done_fp`].
     progress_fp: u128,
+    /// With `floor`: its even-split fast-core time of finished spells
+    /// (wake to block), ns, and [`Rota::even_fp`] at its last wake-up.
+    even_done_ns: u64,
+    even_from_fp: u128,
 }
 
 #[derive(Clone, Debug)]
@@ -276,6 +283,10 @@ pub struct Rota {
     prog_rate: Vec<ProgRate>,
     /// Runnable or running threads in all (the sum of `active`).
     wanting: u64,
+    /// With `floor`: the even-split fast-core time one thread wanting a
+    /// core all along would have had (ns x FP), up to `even_at`.
+    even_fp: u128,
+    even_at: Nanos,
     /// Per core, its queue in [`Rota::local`]'s order.
     local_ix: QueueIndex<LocalKey>,
     /// Programs in a serial phase ([`Rota::is_serial`]), so that the serial
@@ -302,6 +313,8 @@ impl Rota {
             prog_exec: Vec::new(),
             prog_rate: Vec::new(),
             wanting: 0,
+            even_fp: 0,
+            even_at: 0,
             local_ix: QueueIndex::default(),
             serial_progs: BTreeSet::new(),
         }
@@ -769,6 +782,10 @@ impl Policy for Rota {
             self.prog_rate[p].woke_sum += st.now as u128;
             self.active[p] += 1;
             self.note_serial(p);
+            if self.params.floor {
+                self.advance_even(st.now);
+                self.th[t.idx()].even_from_fp = self.even_fp;
+            }
             self.wanting += 1;
             if st.thread(t).last_core.is_some() {
                 let s = &mut self.th[t.idx()];
@@ -897,6 +914,11 @@ impl Policy for Rota {
             let a = &mut self.active[p];
             *a = a.saturating_sub(1);
             self.note_serial(p);
+            if self.params.floor {
+                self.advance_even(st.now);
+                let s = &mut self.th[t.idx()];
+                s.even_done_ns += ((self.even_fp - s.even_from_fp) / FP as u128) as u64;
+            }
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
             self.th[t.idx()].blocked_at = st.now;

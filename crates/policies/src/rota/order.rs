@@ -241,6 +241,40 @@ impl Rota {
         s.progress_fp = new;
     }
 
+    /// The even split's fast-core time per thread wanting a core, per ns,
+    /// fixed point: min(1, fast cores / threads wanting a core).
+    fn even_rate_fp(&self) -> u128 {
+        match self.wanting {
+            0 => 0,
+            n => (self.m().fast.count() as u128 * FP as u128 / n as u128).min(FP as u128),
+        }
+    }
+
+    /// Brings [`Rota::even_fp`] up to `now`; called before `wanting` changes.
+    pub(super) fn advance_even(&mut self, now: Nanos) {
+        let dt = now.saturating_sub(self.even_at) as u128;
+        self.even_fp += dt * self.even_rate_fp();
+        self.even_at = now;
+    }
+
+    /// The fast-core time the even split has given `t` so far, ns.
+    pub(crate) fn even_ns(&self, st: &SchedState, t: ThreadId) -> u64 {
+        let s = &self.th[t.idx()];
+        if !s.awake {
+            return s.even_done_ns;
+        }
+        let now_fp =
+            self.even_fp + st.now.saturating_sub(self.even_at) as u128 * self.even_rate_fp();
+        s.even_done_ns + ((now_fp - s.even_from_fp) / FP as u128) as u64
+    }
+
+    /// `floor`: has `t`, wanting a core, had more than `cap` quanta less
+    /// fast-core time than the even split gives it?
+    pub(crate) fn below_floor(&self, st: &SchedState, t: ThreadId) -> bool {
+        self.th[t.idx()].awake
+            && self.even_ns(st, t) > self.fast_time_now(st, t).saturating_add(self.cap_ns())
+    }
+
     /// How far ahead of the least-served waiting thread a thread may be in
     /// fast-core time (per unit of speedup) and keep its FIFO place.
     pub(super) fn cap_ns(&self) -> u64 {
@@ -370,6 +404,12 @@ impl Rota {
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;
                 (n << 44) | st.thread(t).runnable_since.min((1 << 44) - 1)
             }
+        };
+        // The floor's group goes first, the order's key (halved) within it.
+        let key = if self.params.floor {
+            ((!self.below_floor(st, t) as u64) << 63) | (key >> 1)
+        } else {
+            key
         };
         (!serial, !blocking, key, t)
     }

@@ -118,6 +118,14 @@ pub struct RotaParams {
     /// rotation only, the CPU time the first waiting thread has had so
     /// far, between those two (`age`).
     pub quantum: Quantum,
+    /// A floor under each thread's fast-core time: a thread that wants a
+    /// core and has had more than `cap` quanta less fast-core time than an
+    /// even split would have given it (each thread that wants a core gets
+    /// min(1, fast cores / threads wanting a core) of a fast core while it
+    /// wants one, the share a per-thread fair scheduler aims at) ranks
+    /// before every thread that has not, the order's key deciding among
+    /// each group. Tried after the eleventh freeze.
+    pub floor: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -156,6 +164,7 @@ impl Default for RotaParams {
             full_wait: true,
             share_fast: true,
             quantum: Quantum::Age,
+            floor: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -164,7 +173,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta (0-1000); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -277,6 +286,7 @@ impl RotaParams {
                 "sibling-turns" => self.sibling_turns = on,
                 "full-wait" => self.full_wait = on,
                 "share-fast" => self.share_fast = on,
+                "floor" => self.floor = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
