@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 44] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 46] = [
     "rota",
     "rota:full-wait=off:order=ntt-prog",
     "rota:full-wait=off",
@@ -207,6 +207,8 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 44] = [
     "rota:swap=on",
     "rota:sync-preempt=on",
     "rota:floor=on",
+    "rota:stay=fast",
+    "rota:order=ntt-pt",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

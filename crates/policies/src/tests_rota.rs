@@ -1190,6 +1190,40 @@ fn rota_stay_takes_an_idle_core_of_the_own_cluster_first() {
 }
 
 #[test]
+fn rota_stay_fast_lets_a_short_burst_thread_leave_slow_cores_only() {
+    // Thread 0 ran a 50 us burst on slow core 2 and blocked; both slow
+    // cores are busy now and both fast cores idle. Staying (`on`), it
+    // queues in its slow cluster, and would at every wake-up; with
+    // `stay=fast` it takes an idle fast core.
+    let mut st = state("2B2S", 4);
+    let mut on = rota(&st, "");
+    let mut fast = rota(&st, "stay=fast");
+    run_on(&mut st, 2, 0);
+    for p in [&mut on, &mut fast] {
+        p.running(&st, CoreId(2), ThreadId(0));
+    }
+    st.now += 50 * US;
+    st.cores[2].current = None;
+    st.threads[0].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[0].core = None;
+    for p in [&mut on, &mut fast] {
+        p.stopped(&st, CoreId(2), ThreadId(0), 50 * US, StopReason::Blocked);
+    }
+    run_on(&mut st, 2, 1);
+    run_on(&mut st, 3, 2);
+    assert_eq!(wake(&mut on, &st, 0), CoreId(2));
+    assert_eq!(wake(&mut fast, &st, 0), CoreId(0));
+    // From a fast core both stay: thread 3 ran 50 us bursts on fast core 1,
+    // fast core 0 is busy, slow cores idle: it queues on a fast core.
+    let mut st = state("2B2S", 4);
+    let mut fast = rota(&st, "stay=fast");
+    ran_and_blocked(&mut fast, &mut st, 1, 3, 50 * US);
+    run_on(&mut st, 0, 0);
+    run_on(&mut st, 1, 1);
+    assert_eq!(wake(&mut fast, &st, 3), CoreId(1));
+}
+
+#[test]
 fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
     // Thread 1 has run 10 ms on slow core 2, but woke thread 2 (its
     // barrier partner) 100 us ago: a new phase, under pull_min (400 us).
@@ -1469,4 +1503,28 @@ fn rota_floor_ranks_first_a_thread_more_than_a_quantum_behind_an_even_split() {
     p.enqueued(&st, CoreId(3), ThreadId(3), true);
     // Thread 3 woke with 25 ms owed and nothing since: 25 > 0 + 20.
     assert!(p.below_floor(&st, ThreadId(3)));
+}
+
+#[test]
+fn rota_ntt_pt_weighs_each_thread_as_a_program_of_its_own() {
+    // Program 0 has four runnable threads, program 1 one; nothing has run,
+    // so both programs' rates are the prior's. The program gradient
+    // (`ntt-pr`) ranks the lone thread first, since a unit of fast time
+    // advances program 0 by a quarter of it; per thread (`ntt-pt`) they tie
+    // and the lower id goes first.
+    let st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (0, 2.0), (0, 2.0), (1, 2.0)]);
+    let mut pr = rota(&st, "");
+    let mut pt = rota(&st, "order=ntt-pt");
+    for p in [&mut pr, &mut pt] {
+        p.periodic(&st, &mut Vec::new());
+        for t in 0..5 {
+            p.enqueued(&st, CoreId(2), ThreadId(t), true);
+        }
+    }
+    assert!(pr.fast_rank(&st, ThreadId(4), 0) < pr.fast_rank(&st, ThreadId(0), 0));
+    assert!(pt.fast_rank(&st, ThreadId(0), 0) < pt.fast_rank(&st, ThreadId(4), 0));
+    assert_eq!(
+        pt.fast_rank(&st, ThreadId(0), 0).2,
+        pt.fast_rank(&st, ThreadId(4), 0).2
+    );
 }

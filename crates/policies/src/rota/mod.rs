@@ -152,7 +152,11 @@
 //! with ten slow cores at the paper's lengths); and after the eleventh, a
 //! floor under an even split of the fast cores (`floor`: a thread more
 //! than `cap` quanta below it ranks first and takes its turn after CFS's
-//! minimum slice; level on the design set).
+//! minimum slice; level on the design set), short-burst threads kept in
+//! their cluster only on fast cores (`stay=fast`: level), and the program
+//! rate's gradient without the division by its runnable threads
+//! (`order=ntt-pt`: better on the design set, worse on CAMP's and
+//! Prop-SP's machines with one or two fast cores).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -195,7 +199,9 @@ mod balance;
 mod order;
 mod params;
 
-pub use params::{Local, Order, PullFrom, Quantum, RotaParams, RotateAfter, ROTA_OPTIONS_HELP};
+pub use params::{
+    Local, Order, PullFrom, Quantum, RotaParams, RotateAfter, Stay, ROTA_OPTIONS_HELP,
+};
 
 /// Fixed-point unit of speedups (1.0 = 1024).
 const FP: u64 = 1024;
@@ -436,12 +442,18 @@ impl Rota {
             && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
     }
 
-    /// Does `t` stay in its previous cluster at wake-up (`stay`)? It has
-    /// slept, and its bursts, on average and the last one, are shorter than
-    /// a cross-cluster migration.
-    fn stays(&self, t: ThreadId) -> bool {
+    /// Does `t` stay in the cluster of its previous core `prev` at wake-up
+    /// (`stay`)? It has slept, and its bursts, on average and the last one,
+    /// are shorter than a cross-cluster migration (with `stay=fast`, only
+    /// from a fast core).
+    fn stays(&self, t: ThreadId, prev: CoreId) -> bool {
         let s = &self.th[t.idx()];
-        self.params.stay && s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().idle_worth_ns
+        let on = match self.params.stay {
+            Stay::Off => false,
+            Stay::On => true,
+            Stay::Fast => self.is_fast(prev),
+        };
+        on && s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().idle_worth_ns
     }
 
     fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
@@ -673,6 +685,7 @@ impl Policy for Rota {
                     | Order::NttLas
                     | Order::NttProg
                     | Order::NttPr
+                    | Order::NttPt
             )
             || self.params.swap
     }
@@ -721,7 +734,7 @@ impl Policy for Rota {
                 .or_else(|| self.shortest_in(st, fast, prev))
                 .unwrap_or(CoreId(0));
         }
-        if let Some(p) = prev.filter(|_| self.stays(t)) {
+        if let Some(p) = prev.filter(|&p| self.stays(t, p)) {
             // A short-burst thread: the shortest queue of its cluster, its
             // previous core on a tie (an idle core is a queue of none).
             let cl = st.topo.cluster_mask(st.topo.cluster_of(p));

@@ -127,10 +127,13 @@ impl Rota {
         let th = st.thread(t);
         let speed = s.speed_fp.max(FP);
         let gain = (speed - FP) * FP / speed;
-        if self.params.order == Order::NttPr {
+        if matches!(self.params.order, Order::NttPr | Order::NttPt) {
             // The program's rate only: the thread's own is not read.
             let p = th.program.idx();
-            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
+            let n = match self.params.order {
+                Order::NttPr => self.active.get(p).copied().unwrap_or(1).max(1) as u64,
+                _ => 1,
+            };
             let inv = prog_inv(p);
             return gain * inv * inv / n;
         }
@@ -396,7 +399,7 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
-            Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr => {
+            Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr | Order::NttPt => {
                 u64::MAX - self.ntt_gain(st, t, prog_inv)
             }
             Order::Tlp => {

@@ -77,8 +77,12 @@ pub struct RotaParams {
     /// A waking thread whose bursts between sleeps are shorter than a
     /// cross-cluster migration stays in its previous core's cluster (an
     /// idle core there, else the shortest queue there): the move would
-    /// cost more than the burst it serves.
-    pub stay: bool,
+    /// cost more than the burst it serves (`on`); or only when that cluster
+    /// is the fast one (`fast`): from a slow core the move also buys a
+    /// speedup that lasts while the thread keeps staying, and a short-burst
+    /// thread that stayed on slow cores never reached a fast one (ferret's
+    /// pipeline in 4B-9); or never (`off`).
+    pub stay: Stay,
     /// Where a new thread starts in its core's queue: CFS's START_DEBIT, a
     /// slice of the period behind min_vruntime (`debit`; the slice shrinks
     /// as the queue grows, so a thread created later can start ahead of an
@@ -157,7 +161,7 @@ impl Default for RotaParams {
             group: false,
             sync_preempt: false,
             fit: false,
-            stay: true,
+            stay: Stay::On,
             new_start: NewStart::DebitFifo,
             hold: true,
             sibling_turns: true,
@@ -173,7 +177,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -214,6 +218,11 @@ impl RotaParams {
                     v,
                     &[("cfs", Cfs), ("eevdf", Eevdf), ("eevdf-fast", EevdfFast)],
                 )?;
+                continue;
+            }
+            if k == "stay" {
+                use Stay::*;
+                self.stay = crate::one_of(k, v, &[("on", On), ("off", Off), ("fast", Fast)])?;
                 continue;
             }
             if k == "quantum" {
@@ -261,6 +270,7 @@ impl RotaParams {
                         ("ntt-las", NttLas),
                         ("ntt-prog", NttProg),
                         ("ntt-pr", NttPr),
+                        ("ntt-pt", NttPt),
                     ],
                 )?;
                 continue;
@@ -281,7 +291,6 @@ impl RotaParams {
                 "sync-preempt" => self.sync_preempt = on,
                 "place" => self.place = on,
                 "fit" => self.fit = on,
-                "stay" => self.stay = on,
                 "hold" => self.hold = on,
                 "sibling-turns" => self.sibling_turns = on,
                 "full-wait" => self.full_wait = on,
@@ -348,6 +357,10 @@ pub enum Order {
     /// runnable; summed over the program, the runnable time of those that
     /// do wait counts for all of them.
     NttPr,
+    /// As `NttPr` without the division by the program's runnable threads:
+    /// each thread weighs as much as a program of its own, as per-thread
+    /// fair schedulers weigh threads (tried after the eleventh freeze).
+    NttPt,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
@@ -387,6 +400,14 @@ pub enum Local {
     /// late threads get in on a fast core held by a long program's thread
     /// within a base slice, while slow cores keep CFS's sleeper credit.
     EevdfFast,
+}
+
+/// Where a short-burst thread stays at wake-up ([`RotaParams::stay`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stay {
+    Off,
+    On,
+    Fast,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
