@@ -91,8 +91,9 @@ cluster; a takeover counts a run from the thread's last synchronisation; an idle
 waits a migration's time for its short sleeper; each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
-sync-preempt, place, fit, stay, hold, sibling-turns, full-wait, share-fast, gain = on|off; order = \
-capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr; cap = quanta; rotate-after = wait|turn|owed; \
+sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; \
+stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt; \
+cap = quanta; rotate-after = wait|turn|owed; \
 pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \
 quantum = migrations|slice|age; migration-us = US)",
     ),
