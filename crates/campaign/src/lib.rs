@@ -8,7 +8,7 @@
 //! H_ANTT comparable); T_alone, for Unfairness, is the program alone on the
 //! same configuration under the same policy, core order and seed.
 
-use colab_core::{CoreOrder, Topology};
+use colab_core::{CoreOrder, Nanos, Topology};
 use colab_report::{ProgramRecord, RunRecord};
 use colab_sim::{simulate, PredictorKind, SimConfig, SimResult};
 use colab_workload::{Library, Program, Workload};
@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 46] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 47] = [
     "rota",
     "rota:full-wait=off:order=ntt-prog",
     "rota:full-wait=off",
@@ -209,6 +209,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 46] = [
     "rota:floor=on",
     "rota:stay=fast",
     "rota:order=ntt-pt",
+    "rota:order=sjf-oracle",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",
@@ -703,22 +704,29 @@ pub fn run(
     jobs.dedup();
     progress.start(jobs.len() as u64);
     let events = AtomicU64::new(0);
-    let results: Vec<(Job, Result<SimResult, CampaignError>)> = jobs
-        .par_iter()
-        .map(|job| {
-            let r = run_job(spec, &programs, &kinds, job);
-            if let Ok(r) = &r {
-                events.fetch_add(r.stats.events, Ordering::Relaxed);
-            }
-            progress.inc();
-            (job.clone(), r)
-        })
-        .collect();
-    progress.finish();
+    // The programs alone first, then the mixes: a policy in oracle mode
+    // reads its programs' T_SB before its run.
+    let (alone_jobs, mix_jobs): (Vec<Job>, Vec<Job>) = jobs
+        .into_iter()
+        .partition(|j| matches!(j, Job::Alone { .. }));
     let mut done: BTreeMap<Job, SimResult> = BTreeMap::new();
-    for (j, r) in results {
-        done.insert(j, r?);
+    for phase in [alone_jobs, mix_jobs] {
+        let results: Vec<(Job, Result<SimResult, CampaignError>)> = phase
+            .par_iter()
+            .map(|job| {
+                let r = run_job(spec, &programs, &kinds, &done, job);
+                if let Ok(r) = &r {
+                    events.fetch_add(r.stats.events, Ordering::Relaxed);
+                }
+                progress.inc();
+                (job.clone(), r)
+            })
+            .collect();
+        for (j, r) in results {
+            done.insert(j, r?);
+        }
     }
+    progress.finish();
     let mut records = Vec::new();
     for (j, r) in &done {
         let Job::Mix {
@@ -787,6 +795,7 @@ fn run_job(
     spec: &CampaignSpec,
     programs: &BTreeMap<String, Program>,
     kinds: &Predictors,
+    alone: &BTreeMap<Job, SimResult>,
     job: &Job,
 ) -> Result<SimResult, CampaignError> {
     let (workload, config, policy, order, seed) = match job {
@@ -822,6 +831,24 @@ fn run_job(
         (Topology::named(config, order)?, config.as_str())
     };
     let mut pol = spec.policy(policy)?;
+    if pol.wants_oracle_lengths() {
+        // Oracle mode (ablations): each program's T_SB, run before the mixes.
+        let t_sb: Vec<Nanos> = workload
+            .programs
+            .iter()
+            .map(|p| {
+                let key = Job::Alone {
+                    prog_key: prog_key(p),
+                    config: format!("sb:{config}"),
+                    policy: "cfs".into(),
+                    order: CoreOrder::BigFirst,
+                    seed,
+                };
+                alone.get(&key).map_or(0, |r| r.programs[0].turnaround_ns)
+            })
+            .collect();
+        pol.oracle_program_lengths(&t_sb);
+    }
     // The machine's predictor (its model covers both of its core types).
     let predictor = kinds[&(policy.clone(), machine.to_string())].clone();
     let cfg = SimConfig {

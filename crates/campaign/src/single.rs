@@ -47,12 +47,10 @@ pub fn simulate_with_baselines(
         ..cfg.clone()
     };
     let seed = cfg.seed;
-    let t0 = Instant::now();
-    let result = run(w, topo, pol.as_mut(), cfg)
-        .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
-    let wall_s = t0.elapsed().as_secs_f64();
-    // CFS gets the predictor campaigns give it (it reads no predictions: the oracle).
+    // The baselines first: a policy in oracle mode reads its programs' T_SB
+    // before its run.
     let sb_topo = topo.all_fastest();
+    // CFS gets the predictor campaigns give it (it reads no predictions: the oracle).
     let sb_base = SimConfig {
         seed,
         predictor: predictor_on(predictor_label, "cfs", topo)?,
@@ -61,20 +59,34 @@ pub fn simulate_with_baselines(
     };
     let mut t_sb_ns = Vec::new();
     let mut t_alone_ns = Vec::new();
+    let what = |a: &Workload, on: &str| format!("simulating {} alone on {on} (a baseline)", a.name);
     for p in &w.programs {
         let a = Workload::alone(p);
         let mut cfs = colab_policies::by_name("cfs")?;
+        let sb =
+            run(&a, &sb_topo, cfs.as_mut(), &sb_base).with_context(|| what(&a, &sb_topo.name))?;
+        t_sb_ns.push(sb.programs[0].turnaround_ns as f64);
+    }
+    if pol.wants_oracle_lengths() {
+        pol.oracle_program_lengths(&t_sb_ns.iter().map(|&t| t as u64).collect::<Vec<_>>());
+    }
+    let t0 = Instant::now();
+    let result = run(w, topo, pol.as_mut(), cfg)
+        .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
+    let wall_s = t0.elapsed().as_secs_f64();
+    for p in &w.programs {
+        let a = Workload::alone(p);
         let base = SimConfig {
             seed,
             predictor: predictor.clone(),
             max_events: cfg.max_events,
             ..SimConfig::default()
         };
-        let what = |on: &str| format!("simulating {} alone on {on} (a baseline)", a.name);
-        let sb = run(&a, &sb_topo, cfs.as_mut(), &sb_base).with_context(|| what(&sb_topo.name))?;
-        t_sb_ns.push(sb.programs[0].turnaround_ns as f64);
         let mut same = colab_policies::by_name(policy)?;
-        let here = run(&a, topo, same.as_mut(), &base).with_context(|| what(&topo.name))?;
+        if same.wants_oracle_lengths() {
+            same.oracle_program_lengths(&[t_sb_ns[t_alone_ns.len()] as u64]);
+        }
+        let here = run(&a, topo, same.as_mut(), &base).with_context(|| what(&a, &topo.name))?;
         t_alone_ns.push(here.programs[0].turnaround_ns as f64);
     }
     let t_m: Vec<f64> = result

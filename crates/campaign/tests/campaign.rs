@@ -430,3 +430,45 @@ fn paper_lengths_scale_each_program_to_its_reference_run() {
         "{name}: {got} s, want {want} s"
     );
 }
+
+/// Oracle mode: a policy that asks for its programs' lengths gets, before
+/// its run, the T_SB the campaign records for each program, and the
+/// lengths move its schedule.
+#[test]
+fn a_campaign_hands_an_oracle_policy_its_programs_t_sb_before_the_run() {
+    let lib = Library::builtin();
+    let mut spec = CampaignSpec::paper(&lib, true).unwrap();
+    let w = lib.mix("Comm-2-cgo").unwrap();
+    spec.workloads = vec![w.clone()];
+    spec.configs = vec!["2B4S".into()];
+    spec.policies = vec!["rota:order=sjf-oracle".into()];
+    spec.orders = vec![CoreOrder::BigFirst];
+    spec.seeds = vec![2];
+    spec.predictor = "oracle".into();
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(records.len(), 1);
+    let rec = &records[0];
+    let t_sb: Vec<u64> = rec.programs.iter().map(|p| p.t_sb_ns).collect();
+    let topo = Topology::named("2B4S", CoreOrder::BigFirst).unwrap();
+    let by_hand = |lengths: &[u64]| -> Vec<u64> {
+        let mut p = colab_policies::by_name("rota:order=sjf-oracle").unwrap();
+        assert!(p.wants_oracle_lengths());
+        p.oracle_program_lengths(lengths);
+        let cfg = SimConfig {
+            seed: 2,
+            predictor: PredictorKind::Oracle,
+            ..SimConfig::default()
+        };
+        let r = simulate(&w, &topo, p.as_mut(), &cfg).unwrap();
+        r.programs.iter().map(|p| p.turnaround_ns).collect()
+    };
+    let got: Vec<u64> = rec.programs.iter().map(|p| p.turnaround_ns).collect();
+    assert_eq!(got, by_hand(&t_sb), "lengths {t_sb:?}");
+    // The lengths matter: swapped, the short program no longer goes first.
+    let swapped: Vec<u64> = t_sb.iter().rev().copied().collect();
+    assert_ne!(got, by_hand(&swapped));
+    // Policies outside oracle mode ask for nothing.
+    assert!(!colab_policies::by_name("rota")
+        .unwrap()
+        .wants_oracle_lengths());
+}

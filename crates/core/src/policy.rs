@@ -81,6 +81,18 @@ pub trait Policy: Send {
         true
     }
 
+    /// Explicit oracle mode, for ablations only: does the policy want each
+    /// program's run time alone on big cores (T_SB, the metrics' baseline),
+    /// which no real kernel knows? Campaigns then run the programs alone
+    /// first and hand the times over with [`Policy::oracle_program_lengths`]
+    /// before the run.
+    fn wants_oracle_lengths(&self) -> bool {
+        false
+    }
+
+    /// Each program's T_SB in ns, by program index (oracle mode, above).
+    fn oracle_program_lengths(&mut self, _t_sb_ns: &[Nanos]) {}
+
     /// A thread was created (before its first `select_core`).
     fn thread_created(&mut self, _st: &SchedState, _t: ThreadId) {}
 

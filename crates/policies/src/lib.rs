@@ -92,7 +92,7 @@ waits a migration's time for its short sleeper; each core's queue by CFS's rules
 rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
 sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; \
-stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt; \
+stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; \
 cap = quanta; rotate-after = wait|turn|owed; \
 pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \
 quantum = migrations|slice|age; migration-us = US)",

@@ -1528,3 +1528,20 @@ fn rota_ntt_pt_weighs_each_thread_as_a_program_of_its_own() {
         pt.fast_rank(&st, ThreadId(4), 0).2
     );
 }
+
+#[test]
+fn rota_sjf_oracle_ranks_the_program_shortest_alone_first() {
+    // Oracle mode: program 1 runs 5 ms alone on big cores, program 0 50 ms;
+    // program 1's thread goes first whatever the ids. Without the lengths
+    // (a program the hook did not cover) a thread ranks last.
+    let st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (2, 2.0)]);
+    let mut p = rota(&st, "order=sjf-oracle");
+    assert!(p.wants_oracle_lengths());
+    p.oracle_program_lengths(&[50 * MS, 5 * MS]);
+    for t in 0..3 {
+        p.enqueued(&st, CoreId(2), ThreadId(t), true);
+    }
+    let r = |t| p.fast_rank(&st, ThreadId(t), 0);
+    assert!(r(1) < r(0));
+    assert!(r(0) < r(2));
+}

@@ -289,6 +289,8 @@ pub struct Rota {
     prog_rate: Vec<ProgRate>,
     /// Runnable or running threads in all (the sum of `active`).
     wanting: u64,
+    /// `order=sjf-oracle`: each program's T_SB, ns (oracle mode).
+    oracle_len: Vec<u64>,
     /// With `floor`: the even-split fast-core time one thread wanting a
     /// core all along would have had (ns x FP), up to `even_at`.
     even_fp: u128,
@@ -319,6 +321,7 @@ impl Rota {
             prog_exec: Vec::new(),
             prog_rate: Vec::new(),
             wanting: 0,
+            oracle_len: Vec::new(),
             even_fp: 0,
             even_at: 0,
             local_ix: QueueIndex::default(),
@@ -686,8 +689,17 @@ impl Policy for Rota {
                     | Order::NttProg
                     | Order::NttPr
                     | Order::NttPt
+                    | Order::SjfOracle
             )
             || self.params.swap
+    }
+
+    fn wants_oracle_lengths(&self) -> bool {
+        self.params.order == Order::SjfOracle
+    }
+
+    fn oracle_program_lengths(&mut self, t_sb_ns: &[Nanos]) {
+        self.oracle_len = t_sb_ns.to_vec();
     }
 
     fn thread_created(&mut self, st: &SchedState, t: ThreadId) {

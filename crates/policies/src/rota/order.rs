@@ -402,6 +402,10 @@ impl Rota {
             Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr | Order::NttPt => {
                 u64::MAX - self.ntt_gain(st, t, prog_inv)
             }
+            Order::SjfOracle => {
+                let p = st.thread(t).program.idx();
+                self.oracle_len.get(p).copied().unwrap_or(u64::MAX)
+            }
             Order::Tlp => {
                 let p = st.thread(t).program.idx();
                 let n = self.active.get(p).copied().unwrap_or(1) as u64;

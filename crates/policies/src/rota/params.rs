@@ -177,7 +177,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -271,6 +271,7 @@ impl RotaParams {
                         ("ntt-prog", NttProg),
                         ("ntt-pr", NttPr),
                         ("ntt-pt", NttPt),
+                        ("sjf-oracle", SjfOracle),
                     ],
                 )?;
                 continue;
@@ -361,6 +362,12 @@ pub enum Order {
     /// each thread weighs as much as a program of its own, as per-thread
     /// fair schedulers weigh threads (tried after the eleventh freeze).
     NttPt,
+    /// Oracle mode, for ablations only: the program shortest alone on big
+    /// cores first (its T_SB, handed over before the run; no real kernel
+    /// knows it). With every program started at once, shortest-first is
+    /// what minimises the mean slowdown on one core; it measures what a
+    /// program's length would be worth to the other rules.
+    SjfOracle,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
