@@ -1545,3 +1545,42 @@ fn rota_sjf_oracle_ranks_the_program_shortest_alone_first() {
     assert!(r(1) < r(0));
     assert!(r(0) < r(2));
 }
+
+#[test]
+fn rota_straggler_takes_the_blocked_occupants_sibling_before_a_queued_thread() {
+    // Thread 0 (program 0) ran 2 ms phases on fast core 0, slept 1 ms once
+    // and blocked again; its sibling, thread 1, runs on slow core 2; thread 2
+    // (program 1) waits on slow core 3. The idle fast core takes the queued
+    // thread by default; with `straggler` the sibling, whose phase ends the
+    // barrier.
+    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
+    let mut on = rota(&st, "straggler=on");
+    let mut off = rota(&st, "");
+    for (p, first) in [(&mut on, true), (&mut off, false)] {
+        let mut s = st.clone();
+        ran_and_blocked(p, &mut s, 0, 0, 2 * MS);
+        s.now += MS;
+        p.enqueued(&s, CoreId(0), ThreadId(0), true);
+        ran_and_blocked(p, &mut s, 0, 0, 2 * MS);
+        if first {
+            st = s;
+        }
+    }
+    run_on(&mut st, 2, 1);
+    run_on(&mut st, 1, 3);
+    queue(&mut st, 3, 2);
+    assert_eq!(
+        on.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote {
+            from: CoreId(2),
+            thread: ThreadId(1)
+        }
+    );
+    assert_eq!(
+        off.pick_next(&st, CoreId(0)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(2)
+        }
+    );
+}

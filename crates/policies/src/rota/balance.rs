@@ -4,7 +4,7 @@
 
 use super::{Order, Quantum, Rota, RotateAfter};
 use crate::queue_index::is_queued_on;
-use colab_core::{Action, CoreId, Nanos, SchedState, ThreadId};
+use colab_core::{Action, CoreId, Nanos, RunState, SchedState, ThreadId};
 
 impl Rota {
     /// Rotation at a fast core's tick: its occupant of a quantum or more
@@ -195,6 +195,35 @@ impl Rota {
         };
         out.push(Action::Migrate { thread: y, to: xc });
         out.push(Action::Migrate { thread: x, to: c });
+    }
+
+    /// `straggler`: a thread of the program of `c`'s last occupant, which
+    /// blocked, running on a slow core, that `c` may take over.
+    pub(super) fn straggler(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        floor: u64,
+    ) -> Option<(CoreId, ThreadId)> {
+        let (occ, _) = self.occupant[c.idx()]?;
+        if !matches!(st.thread(occ).state, RunState::Blocked(_)) {
+            return None;
+        }
+        // The sibling's phase predicts the straggler's: worth a move when
+        // the occupant's bursts are (`pull_min`'s measure, from the sibling).
+        if self.params.pull_min
+            && (!self.may_pull_any(st, c) || self.th[occ.idx()].avg_burst_ns < self.m().pull_min_ns)
+        {
+            return None;
+        }
+        let p = st.thread(occ).program;
+        self.m()
+            .slow
+            .minus(st.idle_mask())
+            .iter()
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .filter(|&(_, t)| st.thread(t).program == p)
+            .min_by_key(self.ranker(st, floor))
     }
 
     /// Threads that want a fast core, with the core they are on: queued

@@ -156,7 +156,10 @@
 //! their cluster only on fast cores (`stay=fast`: level), and the program
 //! rate's gradient without the division by its runnable threads
 //! (`order=ntt-pt`: better on the design set, worse on CAMP's and
-//! Prop-SP's machines with one or two fast cores).
+//! Prop-SP's machines with one or two fast cores), and an idle fast core
+//! taking its blocked occupant's sibling from a slow core first
+//! (`straggler`: level, NSync-1 better, other cells worse); `order=
+//! sjf-oracle` is an oracle-mode ablation (program lengths handed over).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
@@ -851,6 +854,11 @@ impl Policy for Rota {
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
             let floor = self.rank_floor(st);
+            if self.params.straggler && self.params.remote {
+                if let Some((from, thread)) = self.straggler(st, c, floor) {
+                    return Pick::PreemptRemote { from, thread };
+                }
+            }
             if let Some((from, thread)) = self.best_queued(st, c, floor) {
                 return Pick::Steal { from, thread };
             }

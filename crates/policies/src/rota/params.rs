@@ -130,6 +130,12 @@ pub struct RotaParams {
     /// before every thread that has not, the order's key deciding among
     /// each group. Tried after the eleventh freeze.
     pub floor: bool,
+    /// An idle fast core whose thread blocked first takes over a thread of
+    /// the same program running on a slow core (within `pull_min` and
+    /// `hold`'s rules), before any queued thread: a barrier phase ends with
+    /// its slowest thread, which is the one to speed up (tried after the
+    /// eleventh freeze).
+    pub straggler: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -169,6 +175,7 @@ impl Default for RotaParams {
             share_fast: true,
             quantum: Quantum::Age,
             floor: false,
+            straggler: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -177,7 +184,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -297,6 +304,7 @@ impl RotaParams {
                 "full-wait" => self.full_wait = on,
                 "share-fast" => self.share_fast = on,
                 "floor" => self.floor = on,
+                "straggler" => self.straggler = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
