@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 48] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 49] = [
     "rota",
     "rota:full-wait=off:order=ntt-prog",
     "rota:full-wait=off",
@@ -211,6 +211,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 48] = [
     "rota:order=ntt-pt",
     "rota:order=sjf-oracle",
     "rota:straggler=on",
+    "rota:gang=on",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

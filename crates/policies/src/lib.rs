@@ -91,7 +91,7 @@ cluster; a takeover counts a run from the thread's last synchronisation; an idle
 waits a migration's time for its short sleeper; each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
-sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler = on|off; \
+sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang = on|off; \
 stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; \
 cap = quanta; rotate-after = wait|turn|owed; \
 pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \

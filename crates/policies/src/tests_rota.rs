@@ -1584,3 +1584,51 @@ fn rota_straggler_takes_the_blocked_occupants_sibling_before_a_queued_thread() {
         }
     );
 }
+
+#[test]
+fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
+    // Program 0: thread 0 ran on fast core 0 and blocked (a barrier), its
+    // sibling thread 1 runs on fast core 1. Program 1: thread 2 waits on
+    // slow core 2, thread 3 runs on slow core 3. With `gang` the idle fast
+    // core waits for thread 0 (CFS's minimum slice, 2.25 ms on four cores)
+    // rather than split program 0; by default it takes thread 2.
+    let setup = |opts: &str, sibling_on: u16| {
+        let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
+        let mut p = rota(&st, opts);
+        for t in 0..4 {
+            p.enqueued(&st, CoreId(0), ThreadId(t), true);
+        }
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        run_on(&mut st, sibling_on, 1);
+        p.running(&st, CoreId(sibling_on), ThreadId(1));
+        run_on(&mut st, 3, 3);
+        queue(&mut st, 2, 2);
+        (st, p)
+    };
+    let steal = Pick::Steal {
+        from: CoreId(2),
+        thread: ThreadId(2),
+    };
+    let (mut st, mut gang) = setup("gang=on", 1);
+    let now = st.now;
+    assert_eq!(
+        gang.pick_next(&st, CoreId(0)),
+        Pick::IdleUntil(now + 2250 * US)
+    );
+    // Once the slice has passed, the core takes the waiting thread.
+    st.now += 2250 * US;
+    assert_eq!(gang.pick_next(&st, CoreId(0)), steal);
+    let (st, mut plain) = setup("", 1);
+    assert_eq!(plain.pick_next(&st, CoreId(0)), steal);
+    // A sibling on a slow core: no gang on the fast cores to keep.
+    let (mut st, mut split) = setup("gang=on", 2);
+    st.cores[2].rq.clear();
+    queue(&mut st, 3, 2);
+    assert_eq!(
+        split.pick_next(&st, CoreId(0)),
+        Pick::Steal {
+            from: CoreId(3),
+            thread: ThreadId(2)
+        }
+    );
+}

@@ -528,6 +528,34 @@ impl Rota {
             .min_by_key(self.ranker(st, floor))
     }
 
+    /// Gang hold: idle fast core `c`'s occupant blocked while every other
+    /// runnable thread of its program runs on a fast core (it will be woken
+    /// by one of them): the core waits for it, up to CFS's minimum slice.
+    fn gang_hold(&self, st: &SchedState, c: CoreId) -> Option<Nanos> {
+        let (occ, _) = self.occupant[c.idx()]?;
+        if !matches!(st.thread(occ).state, RunState::Blocked(_)) {
+            return None;
+        }
+        let p = st.thread(occ).program;
+        let on_fast = self
+            .m()
+            .fast
+            .iter()
+            .filter(|&o| {
+                o != c
+                    && st
+                        .core(o)
+                        .current
+                        .is_some_and(|t| st.thread(t).program == p)
+            })
+            .count() as u32;
+        if on_fast == 0 || on_fast != self.active[p.idx()] {
+            return None;
+        }
+        let until = self.idle_since[c.idx()].unwrap_or(st.now) + self.m().min_quantum_ns;
+        (until > st.now).then_some(until)
+    }
+
     /// The slow-core running thread a fast core should take over.
     fn best_slow_running(
         &self,
@@ -854,6 +882,14 @@ impl Policy for Rota {
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
             let floor = self.rank_floor(st);
+            if self.params.gang {
+                if let Some(at) = self.gang_hold(st, c) {
+                    if self.idle_since[c.idx()].is_none() {
+                        self.idle_since[c.idx()] = Some(st.now);
+                    }
+                    return Pick::IdleUntil(at);
+                }
+            }
             if self.params.straggler && self.params.remote {
                 if let Some((from, thread)) = self.straggler(st, c, floor) {
                     return Pick::PreemptRemote { from, thread };

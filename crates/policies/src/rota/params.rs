@@ -136,6 +136,13 @@ pub struct RotaParams {
     /// its slowest thread, which is the one to speed up (tried after the
     /// eleventh freeze).
     pub straggler: bool,
+    /// An idle fast core whose occupant blocked while every other runnable
+    /// thread of its program runs on a fast core waits for it, up to CFS's
+    /// minimum slice, rather than take another thread: the program's
+    /// threads fit the fast cores as a gang and the sleeper will be woken
+    /// by one of them (a barrier), so the core given away would split the
+    /// gang (lu_cb in NSync-1). Tried after the eleventh freeze.
+    pub gang: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -176,6 +183,7 @@ impl Default for RotaParams {
             quantum: Quantum::Age,
             floor: false,
             straggler: false,
+            gang: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -184,7 +192,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -305,6 +313,7 @@ impl RotaParams {
                 "share-fast" => self.share_fast = on,
                 "floor" => self.floor = on,
                 "straggler" => self.straggler = on,
+                "gang" => self.gang = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
