@@ -88,7 +88,8 @@ thread, then to the thread whose program's slowdown a unit of fast-core time low
 (its progress per unit of time its threads were runnable, summed over its threads), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
 a program's threads take turns on its fast cores; previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; an idle fast core \
-waits a migration's time for its short sleeper; each core's queue by CFS's rules, new threads in arrival order; \
+waits a migration's time for its short sleeper, and up to CFS's minimum slice for one whose program's other threads all run on fast cores; \
+each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (rotate, \
 weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
 sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang = on|off; \

@@ -30,7 +30,7 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off";
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
@@ -1591,7 +1591,8 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
     // sibling thread 1 runs on fast core 1. Program 1: thread 2 waits on
     // slow core 2, thread 3 runs on slow core 3. With `gang` the idle fast
     // core waits for thread 0 (CFS's minimum slice, 2.25 ms on four cores)
-    // rather than split program 0; by default it takes thread 2.
+    // rather than split program 0 (on since the twelfth freeze); without
+    // it, it takes thread 2.
     let setup = |opts: &str, sibling_on: u16| {
         let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
         let mut p = rota(&st, opts);
@@ -1618,7 +1619,7 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
     // Once the slice has passed, the core takes the waiting thread.
     st.now += 2250 * US;
     assert_eq!(gang.pick_next(&st, CoreId(0)), steal);
-    let (st, mut plain) = setup("", 1);
+    let (st, mut plain) = setup("gang=off", 1);
     assert_eq!(plain.pick_next(&st, CoreId(0)), steal);
     // A sibling on a slow core: no gang on the fast cores to keep.
     let (mut st, mut split) = setup("gang=on", 2);

@@ -1,6 +1,6 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Eleven freezes, each before any run on held-out work:
+//! not from a paper. Twelve freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order) was designed on the COLAB study's 65
 //! workloads; the second (71f4d6d, capped order) on those and the 40
 //! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
@@ -39,21 +39,28 @@
 //! short sleeper against every program (`hold`), chosen the same way. The
 //! tenth (b4a4ca0, `rota:full-wait=off:order=ntt-prog`
 //! today) has a program's threads take turns on its fast cores
-//! (`sibling-turns`), chosen the same way. The eleventh (the default)
-//! counts a thread's runnable time from its wake-up across preemptions
+//! (`sibling-turns`), chosen the same way. The eleventh (8698a2f,
+//! `rota:gang=off` today) counts a thread's runnable time from its wake-up across preemptions
 //! (`full-wait`, a defect of the earlier freezes' reading) and ranks by
 //! its program's rate, its threads' runnable time and progress summed
-//! (`order=ntt-pr`), chosen the same way. Earlier spellings
-//! (`order=speed` and the like) name the fourth to seventh freezes with
+//! (`order=ntt-pr`), chosen the same way. The twelfth (the default) keeps
+//! a barrier program's fast cores for it: an idle fast core whose thread
+//! blocked while its program's other runnable threads all run on fast
+//! cores waits for it (`gang`), chosen the same way (level with the
+//! eleventh on the worst ratio, fewer design-set cells more than 5% worse
+//! than EEVDF). Earlier spellings (`order=speed` and the like) name the
+//! fourth to seventh freezes with
 //! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
-//! tenth add `:full-wait=off:order=ntt-prog` to theirs.
+//! tenth add `:full-wait=off:order=ntt-prog` to theirs; every freeze before
+//! the twelfth adds `:gang=off`.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
 //!   goes to an idle fast core; a fast core with nothing queued steals the
 //!   first waiting thread in the order below, anywhere, and failing that
 //!   takes over a thread running on a slow core (COLAB's remote
-//!   preemption, the one COLAB mechanism that measurably pays).
+//!   preemption, the one COLAB mechanism that measurably pays), except
+//!   while it waits for a gang's sleeper (below).
 //! - **Every core shares when none is idle** (`share-fast`): a waking
 //!   thread queues on the shortest queue of any cluster, and each core
 //!   runs its queue by CFS's rules (vruntime, wake-up preemption), so a
@@ -114,6 +121,14 @@
 //!   With `hold` (since the ninth freeze) it waits so before taking a
 //!   thread of any program. Nor does it take one that has run less than
 //!   `pull_min` (as above).
+//! - **A gang keeps its fast cores** (`gang`, since the twelfth freeze):
+//!   an idle fast core whose thread blocked while every other runnable
+//!   thread of its program runs on a fast core waits for it, up to CFS's
+//!   minimum slice, taking nothing else: the sleeper will be woken by one
+//!   of them (a barrier), and a barrier program gains from fast cores only
+//!   with all its threads on them. Giving the core away split lu_cb in
+//!   NSync-1 at its first barrier, after which its threads ran on slow
+//!   cores to the end (1.173 of EEVDF's H_ANTT; 1.033 with `gang`).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in

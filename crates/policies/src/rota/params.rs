@@ -141,7 +141,7 @@ pub struct RotaParams {
     /// minimum slice, rather than take another thread: the program's
     /// threads fit the fast cores as a gang and the sleeper will be woken
     /// by one of them (a barrier), so the core given away would split the
-    /// gang (lu_cb in NSync-1). Tried after the eleventh freeze.
+    /// gang (lu_cb in NSync-1). On since the twelfth freeze.
     pub gang: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
@@ -183,7 +183,7 @@ impl Default for RotaParams {
             quantum: Quantum::Age,
             floor: false,
             straggler: false,
-            gang: false,
+            gang: true,
             migration_ns: None,
             labels: LabelParams::default(),
         }
