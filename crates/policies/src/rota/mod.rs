@@ -302,6 +302,8 @@ pub struct Rota {
     active: Vec<u32>,
     /// Per program: CPU time of its threads' finished runs.
     prog_exec: Vec<u64>,
+    /// Per program: its threads running on fast cores now (`gang`).
+    fast_running: Vec<u32>,
     /// Per program: its threads' runnable time and progress, for
     /// `order=ntt-pr`.
     prog_rate: Vec<ProgRate>,
@@ -337,6 +339,7 @@ impl Rota {
             created: Vec::new(),
             active: Vec::new(),
             prog_exec: Vec::new(),
+            fast_running: Vec::new(),
             prog_rate: Vec::new(),
             wanting: 0,
             oracle_len: Vec::new(),
@@ -552,18 +555,30 @@ impl Rota {
             return None;
         }
         let p = st.thread(occ).program;
-        let on_fast = self
-            .m()
-            .fast
-            .iter()
-            .filter(|&o| {
-                o != c
-                    && st
-                        .core(o)
+        // Kept per program as threads start and stop on fast cores, so no
+        // pass over the fast cores (`c` is idle: none of them runs there);
+        // hand-built states (tests) do not report runs: a pass.
+        let scan = || {
+            self.m()
+                .fast
+                .iter()
+                .filter(|&o| {
+                    st.core(o)
                         .current
                         .is_some_and(|t| st.thread(t).program == p)
-            })
-            .count() as u32;
+                })
+                .count() as u32
+        };
+        let on_fast = if st.active_tracked {
+            debug_assert_eq!(
+                self.fast_running[p.idx()],
+                scan(),
+                "program {p} on fast cores"
+            );
+            self.fast_running[p.idx()]
+        } else {
+            scan()
+        };
         if on_fast == 0 || on_fast != self.active[p.idx()] {
             return None;
         }
@@ -765,6 +780,7 @@ impl Policy for Rota {
             self.created.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
             self.prog_exec.resize(p + 1, 0);
+            self.fast_running.resize(p + 1, 0);
             self.prog_rate.resize(p + 1, ProgRate::default());
         }
         self.created[p] += 1;
@@ -951,6 +967,9 @@ impl Policy for Rota {
             s.run_fast = fast;
             s.run_start = st.now;
             self.set_run_factor(st, t);
+            if fast {
+                self.fast_running[st.thread(t).program.idx()] += 1;
+            }
         }
         let scale = if self.params.group {
             self.active[st.thread(t).program.idx()].max(1) as f64
@@ -969,6 +988,10 @@ impl Policy for Rota {
 
     fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos, why: StopReason) {
         self.clear_run_factor(st, t);
+        if self.is_fast(c) {
+            let n = &mut self.fast_running[st.thread(t).program.idx()];
+            *n = n.saturating_sub(1);
+        }
         if self.is_fast(c) {
             self.th[t.idx()].fast_ns += ran;
             self.th[t.idx()].fast_left_at = st.now;
