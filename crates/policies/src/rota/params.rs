@@ -128,7 +128,7 @@ pub struct RotaParams {
     /// min(1, fast cores / threads wanting a core) of a fast core while it
     /// wants one, the share a per-thread fair scheduler aims at) ranks
     /// before every thread that has not, the order's key deciding among
-    /// each group. Tried after the eleventh freeze.
+    /// each group. Tried after the eleventh freeze, left off.
     pub floor: bool,
     /// An idle fast core whose thread blocked first takes over a thread of
     /// the same program running on a slow core (within `pull_min` and
