@@ -198,15 +198,17 @@ fn legend_height(legend: &[(i32, u32)]) -> u32 {
     rows * LEGEND_ROW + LEGEND_PAD
 }
 
-/// Series colours: the baseline grey and the papers' colours for WASH (blue)
-/// and COLAB (red), so a policy keeps its colour in every chart; other
-/// policies take the remaining colours in series order.
+/// Series colours: the baseline grey, the papers' colours for WASH (blue)
+/// and COLAB (red), and black for ROTA (ours), so those keep their colour in
+/// every chart; other policies take the remaining colours in series order.
 pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
     const GREY: RGBColor = RGBColor(150, 150, 150);
     const BLUE: RGBColor = RGBColor(31, 119, 180);
     const RED: RGBColor = RGBColor(214, 39, 40);
-    // Enough distinct colours for every policy of the studies (12).
-    const OTHERS: [RGBColor; 10] = [
+    const BLACK: RGBColor = RGBColor(0, 0, 0);
+    // Enough distinct colours for the other policies of a study with all 14
+    // (11 besides the baseline: the last two so that none repeats).
+    const OTHERS: [RGBColor; 12] = [
         RGBColor(44, 160, 44),
         RGBColor(255, 127, 14),
         RGBColor(148, 103, 189),
@@ -217,6 +219,8 @@ pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
         RGBColor(31, 49, 107),
         RGBColor(255, 187, 120),
         RGBColor(152, 223, 138),
+        RGBColor(196, 156, 148),
+        RGBColor(219, 219, 141),
     ];
     let mut next = 0;
     series
@@ -225,6 +229,7 @@ pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
             s if s == baseline => GREY,
             "wash" => BLUE,
             "colab" => RED,
+            "rota" => BLACK,
             _ => {
                 next += 1;
                 OTHERS[(next - 1) % OTHERS.len()]
@@ -764,6 +769,36 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    #[test]
+    fn every_policy_of_a_full_study_has_its_own_colour() {
+        let all = [
+            "cfs",
+            "eevdf",
+            "gts",
+            "wash",
+            "colab",
+            "colab-e",
+            "camp",
+            "pa",
+            "sfd",
+            "rr",
+            "hsp",
+            "propsp",
+            "propsp-static",
+            "rota",
+        ];
+        let series: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+        let c = colours(&series, "cfs");
+        for i in 0..c.len() {
+            for j in 0..i {
+                assert_ne!(c[i], c[j], "{} and {} share a colour", all[i], all[j]);
+            }
+        }
+        // The fixed ones, whatever the order.
+        let c2 = colours(&["rota".to_string(), "wash".to_string()], "cfs");
+        assert_eq!((c2[0], c2[1]), (RGBColor(0, 0, 0), RGBColor(31, 119, 180)));
     }
 
     #[test]
