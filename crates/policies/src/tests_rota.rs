@@ -1593,10 +1593,13 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
     // core waits for thread 0 (CFS's minimum slice, 2.25 ms on four cores)
     // rather than split program 0 (on since the twelfth freeze); without
     // it, it takes thread 2.
-    let setup = |opts: &str, sibling_on: u16| {
-        let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
+    // Thread 4 (program 0) wakes only with `third`: then a runnable thread
+    // of program 0 waits on a slow core.
+    let setup_with = |opts: &str, sibling_on: u16, third: bool| {
+        let apps = [(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0), (0, 2.0)];
+        let mut st = state_apps("2B2S", &apps);
         let mut p = rota(&st, opts);
-        for t in 0..4 {
+        for t in 0..if third { 5 } else { 4 } {
             p.enqueued(&st, CoreId(0), ThreadId(t), true);
         }
         ran_and_blocked(&mut p, &mut st, 0, 0, MS);
@@ -1604,8 +1607,12 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
         p.running(&st, CoreId(sibling_on), ThreadId(1));
         run_on(&mut st, 3, 3);
         queue(&mut st, 2, 2);
+        if third {
+            queue(&mut st, 2, 4);
+        }
         (st, p)
     };
+    let setup = |opts: &str, sibling_on: u16| setup_with(opts, sibling_on, false);
     let steal = Pick::Steal {
         from: CoreId(2),
         thread: ThreadId(2),
@@ -1621,6 +1628,13 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
     assert_eq!(gang.pick_next(&st, CoreId(0)), steal);
     let (st, mut plain) = setup("gang=off", 1);
     assert_eq!(plain.pick_next(&st, CoreId(0)), steal);
+    // A third thread of program 0 waits on a slow core: the program does
+    // not fit the fast cores, so the core takes a waiting thread.
+    let (st, mut partial) = setup_with("gang=on", 1, true);
+    assert!(matches!(
+        partial.pick_next(&st, CoreId(0)),
+        Pick::Steal { .. }
+    ));
     // A sibling on a slow core: no gang on the fast cores to keep.
     let (mut st, mut split) = setup("gang=on", 2);
     st.cores[2].rq.clear();
