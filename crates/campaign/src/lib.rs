@@ -833,8 +833,9 @@ fn run_job(
         (Topology::named(config, order)?, config.as_str())
     };
     let mut pol = spec.policy(policy)?;
-    if pol.wants_oracle_lengths() {
-        // Oracle mode (ablations): each program's T_SB, run before the mixes.
+    if pol.wants_oracle_lengths() && matches!(job, Job::Mix { .. }) {
+        // Oracle mode (ablations): each program's T_SB, run before the mixes
+        // (a program alone needs no lengths: there is no other to rank).
         let t_sb: Vec<Nanos> = workload
             .programs
             .iter()
@@ -846,7 +847,7 @@ fn run_job(
                     order: CoreOrder::BigFirst,
                     seed,
                 };
-                alone.get(&key).map_or(0, |r| r.programs[0].turnaround_ns)
+                alone[&key].programs[0].turnaround_ns
             })
             .collect();
         pol.oracle_program_lengths(&t_sb);

@@ -74,7 +74,7 @@ pub fn simulate_with_baselines(
     let result = run(w, topo, pol.as_mut(), cfg)
         .with_context(|| format!("simulating {} on {}", w.name, topo.name))?;
     let wall_s = t0.elapsed().as_secs_f64();
-    for p in &w.programs {
+    for (p, &sb) in w.programs.iter().zip(&t_sb_ns) {
         let a = Workload::alone(p);
         let base = SimConfig {
             seed,
@@ -84,7 +84,7 @@ pub fn simulate_with_baselines(
         };
         let mut same = colab_policies::by_name(policy)?;
         if same.wants_oracle_lengths() {
-            same.oracle_program_lengths(&[t_sb_ns[t_alone_ns.len()] as u64]);
+            same.oracle_program_lengths(&[sb as u64]);
         }
         let here = run(&a, topo, same.as_mut(), &base).with_context(|| what(&a, &topo.name))?;
         t_alone_ns.push(here.programs[0].turnaround_ns as f64);

@@ -205,10 +205,7 @@ impl Rota {
         c: CoreId,
         floor: u64,
     ) -> Option<(CoreId, ThreadId)> {
-        let (occ, _) = self.occupant[c.idx()]?;
-        if !matches!(st.thread(occ).state, RunState::Blocked(_)) {
-            return None;
-        }
+        let occ = self.blocked_occupant(st, c)?;
         // The sibling's phase predicts the straggler's: worth a move when
         // the occupant's bursts are (`pull_min`'s measure, from the sibling).
         if self.params.pull_min
@@ -217,13 +214,27 @@ impl Rota {
             return None;
         }
         let p = st.thread(occ).program;
+        self.slow_running(st)
+            .filter(|&(_, t)| st.thread(t).program == p)
+            .min_by_key(self.ranker(st, floor))
+    }
+
+    /// The thread that last held idle core `c`, if it is blocked now.
+    pub(super) fn blocked_occupant(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
+        let (occ, _) = self.occupant[c.idx()]?;
+        matches!(st.thread(occ).state, RunState::Blocked(_)).then_some(occ)
+    }
+
+    /// The threads running on slow cores, with their cores (busy ones only).
+    pub(super) fn slow_running<'a>(
+        &'a self,
+        st: &'a SchedState,
+    ) -> impl Iterator<Item = (CoreId, ThreadId)> + 'a {
         self.m()
             .slow
             .minus(st.idle_mask())
             .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .filter(|&(_, t)| st.thread(t).program == p)
-            .min_by_key(self.ranker(st, floor))
+            .filter_map(move |o| st.core(o).current.map(|t| (o, t)))
     }
 
     /// Threads that want a fast core, with the core they are on: queued
@@ -236,13 +247,7 @@ impl Rota {
             .queued_mask()
             .iter()
             .flat_map(move |o| st.core(o).rq.iter().map(move |&t| (o, t)));
-        let slow_running = self
-            .m()
-            .slow
-            .minus(st.idle_mask())
-            .iter()
-            .filter_map(move |o| st.core(o).current.map(|t| (o, t)));
-        queued.chain(slow_running)
+        queued.chain(self.slow_running(st))
     }
 
     /// Speedup swap at a fast core's tick: a thread running on a slow core

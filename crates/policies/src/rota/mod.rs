@@ -550,10 +550,7 @@ impl Rota {
     /// runnable thread of its program runs on a fast core (it will be woken
     /// by one of them): the core waits for it, up to CFS's minimum slice.
     fn gang_hold(&self, st: &SchedState, c: CoreId) -> Option<Nanos> {
-        let (occ, _) = self.occupant[c.idx()]?;
-        if !matches!(st.thread(occ).state, RunState::Blocked(_)) {
-            return None;
-        }
+        let occ = self.blocked_occupant(st, c)?;
         let p = st.thread(occ).program;
         // Kept per program as threads start and stop on fast cores, so no
         // pass over the fast cores (`c` is idle: none of them runs there);
@@ -604,11 +601,7 @@ impl Rota {
         if held && !self.may_pull_any(st, c) {
             return None;
         }
-        self.m()
-            .slow
-            .minus(st.idle_mask())
-            .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+        self.slow_running(st)
             .filter(|&(o, t)| {
                 self.ran_in_phase(st, o, t) >= min && (held || self.may_pull(st, c, t))
             })
