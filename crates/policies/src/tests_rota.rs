@@ -1647,3 +1647,48 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
         }
     );
 }
+
+#[test]
+fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
+    // Thread 0 (program 0) ran on fast core 0 and blocked; fast core 0 now
+    // runs thread 2, fast core 1 thread 3. Thread 1 ran on slow core 2 and
+    // blocked; slow core 3 was never used. Thread 0 wakes with its previous
+    // core busy. With `reclaim`, slow core 2 is left to thread 1 when thread
+    // 1 is thread 0's sibling and blocked after it (both wait at one
+    // barrier, so thread 1 wakes with thread 0): thread 0 takes core 3.
+    // Otherwise (reclaim off, another program's thread, or a sibling that
+    // blocked first, as a main thread waiting at a join) it takes core 2,
+    // the first idle core.
+    let setup = |opts: &str, other_prog: bool, sibling_first: bool| {
+        let p1 = if other_prog { 1 } else { 0 };
+        let apps = [(0, 2.0), (p1, 2.0), (0, 2.0), (1, 2.0)];
+        let mut st = state_apps("2B2S", &apps);
+        let mut p = rota(&st, opts);
+        if sibling_first {
+            ran_and_blocked(&mut p, &mut st, 2, 1, MS);
+            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        } else {
+            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+            ran_and_blocked(&mut p, &mut st, 2, 1, MS);
+        }
+        run_on(&mut st, 0, 2);
+        p.running(&st, CoreId(0), ThreadId(2));
+        run_on(&mut st, 1, 3);
+        p.running(&st, CoreId(1), ThreadId(3));
+        (st, p)
+    };
+    let (st, mut p) = setup("reclaim=on", false, false);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(3));
+    let (st, mut p) = setup("reclaim=off", false, false);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(2));
+    let (st, mut p) = setup("reclaim=on", true, false);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(2));
+    let (st, mut p) = setup("reclaim=on", false, true);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(2));
+    // With every idle core reclaimed, thread 0 queues instead, on the
+    // shortest queue other than the reclaimed core.
+    let (mut st, mut p) = setup("reclaim=on", false, false);
+    ran_and_blocked(&mut p, &mut st, 3, 1, MS);
+    let c = wake(&mut p, &st, 0);
+    assert!(c != CoreId(3) && c != CoreId(2), "{c:?}");
+}

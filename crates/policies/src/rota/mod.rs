@@ -522,8 +522,9 @@ impl Rota {
         .or_else(|| least.iter().next())
     }
 
-    /// An idle fast core worth moving to from an idle previous core.
-    fn long_idle_fast(&self, st: &SchedState, near: Option<CoreId>) -> Option<CoreId> {
+    /// An idle fast core worth moving to from an idle previous core for
+    /// `t` (with `reclaim`, none whose last thread is `t`'s blocked sibling).
+    fn long_idle_fast(&self, st: &SchedState, t: ThreadId, near: Option<CoreId>) -> Option<CoreId> {
         let worth = self.m().idle_worth_ns;
         let near_cl = near.map(|c| st.topo.cluster_of(c));
         self.m()
@@ -534,7 +535,21 @@ impl Rota {
             .filter(|&c| {
                 self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
             })
+            .filter(|&c| !self.params.reclaim || !self.sibling_left(st, c, t))
             .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+    }
+
+    /// Is idle core `c`'s last thread a thread of waking `t`'s program that
+    /// blocked after `t` did (so both wait at the same synchronisation,
+    /// and the sibling wakes with `t`)?
+    fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+        let me = &self.th[t.idx()];
+        me.has_slept
+            && self.blocked_occupant(st, c).is_some_and(|o| {
+                o != t
+                    && st.thread(o).program == st.thread(t).program
+                    && self.th[o.idx()].blocked_at >= me.blocked_at
+            })
     }
 
     /// The queued thread a fast core should steal: the best-ranked one anywhere.
@@ -815,14 +830,24 @@ impl Policy for Rota {
             // 2. An idle previous slow core, unless a fast core has been idle
             //    long enough to be worth the move.
             if let Some(p) = prev_idle {
-                return self.long_idle_fast(st, Some(p)).unwrap_or(p);
+                return self.long_idle_fast(st, t, Some(p)).unwrap_or(p);
             }
         }
+        // With `reclaim`, the idle cores blocked siblings left are theirs.
+        let mut all = st.topo.all_mask();
+        if self.params.reclaim {
+            for c in st.idle_mask().iter() {
+                if self.sibling_left(st, c, t) {
+                    all.remove(c);
+                }
+            }
+        }
+        let m = self.m();
         // 3. Any idle fast core, then any idle core, near the previous one.
-        if let Some(c) = self.idle_in(st, m.fast, prev) {
+        if let Some(c) = self.idle_in(st, m.fast.intersect(all), prev) {
             return c;
         }
-        if let Some(c) = self.idle_in(st, st.topo.all_mask(), prev) {
+        if let Some(c) = self.idle_in(st, all, prev) {
             return c;
         }
         // 4. A synchronising thread takes a fast core from a long runner.
@@ -847,9 +872,9 @@ impl Policy for Rota {
         // 5. Nothing idle: queue on a slow core (fast cores run one thread
         //    each and rotate), or anywhere on a symmetric machine.
         let pool = if m.slow.is_empty() || self.params.share_fast {
-            st.topo.all_mask()
+            all
         } else {
-            m.slow
+            m.slow.intersect(all)
         };
         self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
     }

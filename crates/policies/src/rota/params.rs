@@ -143,6 +143,16 @@ pub struct RotaParams {
     /// by one of them (a barrier), so the core given away would split the
     /// gang (lu_cb in NSync-1). On since the twelfth freeze.
     pub gang: bool,
+    /// A waking thread does not take an idle core whose last thread is a
+    /// sibling (same program) that blocked after it did: both wait at one
+    /// synchronisation, the sibling wakes with it (a barrier's broadcast)
+    /// and would find its core taken, so that greedy wake-ups in turn
+    /// rotate a barrier program's threads across clusters at every barrier
+    /// (lu_cb in 2B-3: 48 migrations in its first 16 ms where EEVDF made
+    /// 3). It takes another idle core, else queues as when none is idle. A
+    /// sibling that blocked first (a main thread at a join) leaves its core
+    /// to anyone. Tried after the twelfth freeze.
+    pub reclaim: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -184,6 +194,7 @@ impl Default for RotaParams {
             floor: false,
             straggler: false,
             gang: true,
+            reclaim: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -192,7 +203,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, reclaim = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -314,6 +325,7 @@ impl RotaParams {
                 "floor" => self.floor = on,
                 "straggler" => self.straggler = on,
                 "gang" => self.gang = on,
+                "reclaim" => self.reclaim = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
