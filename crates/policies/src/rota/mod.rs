@@ -173,8 +173,14 @@
 //! (`order=ntt-pt`: better on the design set, worse on CAMP's and
 //! Prop-SP's machines with one or two fast cores), and an idle fast core
 //! taking its blocked occupant's sibling from a slow core first
-//! (`straggler`: level, NSync-1 better, other cells worse); `order=
-//! sjf-oracle` is an oracle-mode ablation (program lengths handed over).
+//! (`straggler`: level, NSync-1 better, other cells worse); and after the
+//! twelfth, an idle core left to a sibling that blocked after the waking
+//! thread (`reclaim`: fixes 2B-3, where a barrier's broadcast wake-ups
+//! rotated lu_cb's threads across clusters, but 7 cells over EEVDF's +5%
+//! against 6; with `order=ntt:stay=fast` 1 cell, but the per-thread order
+//! loses 1.5% on CAMP's one-fast-core machine at the papers' lengths);
+//! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
+//! over).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
