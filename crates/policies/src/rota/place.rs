@@ -1,0 +1,185 @@
+//! ROTA's placement of a waking or new thread: its previous core first,
+//! an idle fast core when one is worth the move, short bursts kept in their
+//! cluster, a blocked sibling's core left to it (`reclaim`), else the
+//! shortest queue.
+
+use super::{Rota, Stay};
+use colab_core::{CoreId, CoreMask, SchedState, ThreadId, WakeKind};
+
+impl Rota {
+    /// Where waking or new thread `t` goes (`Policy::select_core`).
+    pub(super) fn choose_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
+        if let WakeKind::Wakeup { waker: Some(w) } = kind {
+            if let Some(s) = self.th.get_mut(w.idx()) {
+                s.woke_at = st.now;
+            }
+        }
+        let m = self.m();
+        let prev = st.thread(t).last_core;
+        let prev_idle = prev.filter(|&p| Self::is_idle_empty(st, p));
+        if self.fits_fast(t, 1) {
+            // An idle fast core, its previous one first; else the shortest
+            // fast queue.
+            if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
+                return p;
+            }
+            let fast = m.fast;
+            return self
+                .idle_in(st, fast, prev)
+                .or_else(|| self.shortest_in(st, fast, prev))
+                .unwrap_or(CoreId(0));
+        }
+        if let Some(p) = prev.filter(|&p| self.stays(t, p)) {
+            // A short-burst thread: the shortest queue of its cluster, its
+            // previous core on a tie (an idle core is a queue of none).
+            let cl = st.topo.cluster_mask(st.topo.cluster_of(p));
+            return self.shortest_in(st, cl, prev).unwrap_or(p);
+        }
+        if self.params.prev_first {
+            // 1. An idle previous fast core.
+            if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
+                return p;
+            }
+            // 2. An idle previous slow core, unless a fast core has been idle
+            //    long enough to be worth the move.
+            if let Some(p) = prev_idle {
+                return self.long_idle_fast(st, t, Some(p)).unwrap_or(p);
+            }
+        }
+        // With `reclaim`, the idle cores blocked siblings left are theirs.
+        let mut all = st.topo.all_mask();
+        if self.params.reclaim {
+            for c in st.idle_mask().iter() {
+                if self.sibling_left(st, c, t) {
+                    all.remove(c);
+                }
+            }
+        }
+        let m = self.m();
+        // 3. Any idle fast core, then any idle core, near the previous one.
+        if let Some(c) = self.idle_in(st, m.fast.intersect(all), prev) {
+            return c;
+        }
+        if let Some(c) = self.idle_in(st, all, prev) {
+            return c;
+        }
+        // 4. A synchronising thread takes a fast core from a long runner.
+        if self.params.sync_preempt && !m.slow.is_empty() {
+            let gran = self.cfs().tun.min_granularity_ns;
+            if self.th[t.idx()].avg_burst_ns < gran {
+                let victim = m
+                    .fast
+                    .iter()
+                    .filter(|&c| st.core(c).rq.is_empty() && st.current_ran(c) >= gran)
+                    .filter(|&c| {
+                        st.core(c)
+                            .current
+                            .is_some_and(|y| self.th[y.idx()].avg_burst_ns >= gran)
+                    })
+                    .max_by_key(|&c| (st.current_ran(c), std::cmp::Reverse(c)));
+                if let Some(c) = victim {
+                    return c;
+                }
+            }
+        }
+        // 5. Nothing idle: queue on a slow core (fast cores run one thread
+        //    each and rotate), or anywhere on a symmetric machine.
+        let pool = if m.slow.is_empty() || self.params.share_fast {
+            all
+        } else {
+            m.slow.intersect(all)
+        };
+        self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
+    }
+
+    /// Does `t` stay in the cluster of its previous core `prev` at wake-up
+    /// (`stay`)? It has slept, and its bursts, on average and the last one,
+    /// are shorter than a cross-cluster migration (with `stay=fast`, only
+    /// from a fast core).
+    fn stays(&self, t: ThreadId, prev: CoreId) -> bool {
+        let s = &self.th[t.idx()];
+        let on = match self.params.stay {
+            Stay::Off => false,
+            Stay::On => true,
+            Stay::Fast => self.is_fast(prev),
+        };
+        on && s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().idle_worth_ns
+    }
+
+    pub(super) fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
+        st.is_idle(c) && st.core(c).rq.is_empty()
+    }
+
+    /// First idle core of `mask`, the cluster of `near` first.
+    fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
+        // Idle and nothing queued, by masks rather than a pass over the
+        // idle cores.
+        let free = mask.intersect(st.idle_mask()).minus(st.queued_mask());
+        let found = near
+            .and_then(|n| {
+                let own = st.topo.cluster_mask(st.topo.cluster_of(n));
+                free.intersect(own).iter().next()
+            })
+            .or_else(|| free.iter().next());
+        debug_assert_eq!(found, {
+            let near_cl = near.map(|c| st.topo.cluster_of(c));
+            mask.intersect(st.idle_mask())
+                .iter()
+                .filter(|&c| Self::is_idle_empty(st, c))
+                .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+        });
+        found
+    }
+
+    /// The shortest queue of `mask`, `prev` on ties, then its cluster.
+    pub(super) fn shortest_in(
+        &self,
+        st: &SchedState,
+        mask: CoreMask,
+        prev: Option<CoreId>,
+    ) -> Option<CoreId> {
+        // The least loaded, then `prev`, then the first of its cluster,
+        // then the first.
+        let (_, least) = st.least_loaded_in(mask)?;
+        if let Some(p) = prev.filter(|&p| least.contains(p)) {
+            return Some(p);
+        }
+        prev.and_then(|p| {
+            least
+                .intersect(st.topo.cluster_mask(st.topo.cluster_of(p)))
+                .iter()
+                .next()
+        })
+        .or_else(|| least.iter().next())
+    }
+
+    /// An idle fast core worth moving to from an idle previous core for
+    /// `t` (with `reclaim`, none whose last thread is `t`'s blocked sibling).
+    fn long_idle_fast(&self, st: &SchedState, t: ThreadId, near: Option<CoreId>) -> Option<CoreId> {
+        let worth = self.m().idle_worth_ns;
+        let near_cl = near.map(|c| st.topo.cluster_of(c));
+        self.m()
+            .fast
+            .intersect(st.idle_mask())
+            .iter()
+            .filter(|&c| Self::is_idle_empty(st, c))
+            .filter(|&c| {
+                self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
+            })
+            .filter(|&c| !self.params.reclaim || !self.sibling_left(st, c, t))
+            .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
+    }
+
+    /// Is idle core `c`'s last thread a thread of waking `t`'s program that
+    /// blocked after `t` did (so both wait at the same synchronisation,
+    /// and the sibling wakes with `t`)?
+    pub(super) fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+        let me = &self.th[t.idx()];
+        me.has_slept
+            && self.blocked_occupant(st, c).is_some_and(|o| {
+                o != t
+                    && st.thread(o).program == st.thread(t).program
+                    && self.th[o.idx()].blocked_at >= me.blocked_at
+            })
+    }
+}
