@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 50] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 51] = [
     "rota",
     "rota:gang=off",
     "rota:full-wait=off:order=ntt-prog:gang=off",
@@ -213,6 +213,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 50] = [
     "rota:order=sjf-oracle",
     "rota:straggler=on",
     "rota:reclaim=on",
+    "rota:gang-fit=on",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

@@ -1692,3 +1692,49 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
     let c = wake(&mut p, &st, 0);
     assert!(c != CoreId(3) && c != CoreId(2), "{c:?}");
 }
+
+#[test]
+fn rota_gang_fit_holds_only_for_a_program_that_fits_the_fast_cores() {
+    // As the gang test: program 0's thread 0 blocked on fast core 0, its
+    // thread 1 runs on fast core 1, program 1 waits and runs on the slow
+    // cores. With `extra`, program 0 has a third thread, blocked (live),
+    // so it has more threads than the two fast cores: `gang` alone still
+    // holds, `gang-fit` does not, until that thread exits.
+    let setup = |opts: &str, extra: bool| {
+        let mut apps = vec![(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)];
+        if extra {
+            apps.push((0, 2.0));
+        }
+        let mut st = state_apps("2B2S", &apps);
+        let mut p = rota(&st, opts);
+        for t in 0..4 {
+            p.enqueued(&st, CoreId(0), ThreadId(t), true);
+        }
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        run_on(&mut st, 1, 1);
+        p.running(&st, CoreId(1), ThreadId(1));
+        run_on(&mut st, 3, 3);
+        queue(&mut st, 2, 2);
+        (st, p)
+    };
+    let held =
+        |p: &mut Rota, st: &SchedState| matches!(p.pick_next(st, CoreId(0)), Pick::IdleUntil(_));
+    let (st, mut p) = setup("gang-fit=on", false);
+    assert!(held(&mut p, &st));
+    let (st, mut p) = setup("gang-fit=off", true);
+    assert!(held(&mut p, &st));
+    let (mut st, mut p) = setup("gang-fit=on", true);
+    assert!(!held(&mut p, &st));
+    // The third thread runs briefly on slow core 2 and exits: the program
+    // fits again.
+    st.cores[2].rq.clear();
+    p.enqueued(&st, CoreId(2), ThreadId(4), true);
+    run_on(&mut st, 2, 4);
+    p.running(&st, CoreId(2), ThreadId(4));
+    st.cores[2].current = None;
+    st.threads[4].state = RunState::Exited;
+    st.threads[4].core = None;
+    p.stopped(&st, CoreId(2), ThreadId(4), 0, StopReason::Exited);
+    queue(&mut st, 2, 2);
+    assert!(held(&mut p, &st));
+}

@@ -302,8 +302,9 @@ pub struct Rota {
     occupant: Vec<Option<(ThreadId, Nanos)>>,
     /// Per core: when it went idle (None while busy).
     idle_since: Vec<Option<Nanos>>,
-    /// Per program: threads created so far.
+    /// Per program: threads created so far, and those not yet exited.
     created: Vec<u32>,
+    live: Vec<u32>,
     /// Per program: runnable or running threads, kept up to date as
     /// threads wake, block and exit (a per-thread-group counter in a kernel).
     active: Vec<u32>,
@@ -344,6 +345,7 @@ impl Rota {
             occupant: Vec::new(),
             idle_since: Vec::new(),
             created: Vec::new(),
+            live: Vec::new(),
             active: Vec::new(),
             prog_exec: Vec::new(),
             fast_running: Vec::new(),
@@ -513,6 +515,10 @@ impl Rota {
             scan()
         };
         if on_fast == 0 || on_fast != self.active[p.idx()] {
+            return None;
+        }
+        if self.params.gang_fit && self.live[p.idx()] > self.m().fast.count() as u32 {
+            // More threads than fast cores: not a gang the fast cores hold.
             return None;
         }
         let until = self.idle_since[c.idx()].unwrap_or(st.now) + self.m().min_quantum_ns;
@@ -707,12 +713,14 @@ impl Policy for Rota {
         let p = st.thread(t).program.idx();
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
+            self.live.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
             self.prog_exec.resize(p + 1, 0);
             self.fast_running.resize(p + 1, 0);
             self.prog_rate.resize(p + 1, ProgRate::default());
         }
         self.created[p] += 1;
+        self.live[p] += 1;
         self.note_serial(p);
     }
 
@@ -895,8 +903,12 @@ impl Policy for Rota {
             r.woke_sum = r.woke_sum.saturating_sub(woke as u128);
             r.run_done_ns += st.now.saturating_sub(woke);
         }
-        if why == StopReason::Exited && self.occupant[c.idx()].is_some_and(|(o, _)| o == t) {
-            self.occupant[c.idx()] = None;
+        if why == StopReason::Exited {
+            let n = &mut self.live[st.thread(t).program.idx()];
+            *n = n.saturating_sub(1);
+            if self.occupant[c.idx()].is_some_and(|(o, _)| o == t) {
+                self.occupant[c.idx()] = None;
+            }
         }
     }
 

@@ -143,6 +143,12 @@ pub struct RotaParams {
     /// by one of them (a barrier), so the core given away would split the
     /// gang (lu_cb in NSync-1). On since the twelfth freeze.
     pub gang: bool,
+    /// `gang` holds only for a program whose live threads (created, not
+    /// exited) number at most the fast cores: a program with more threads
+    /// does not fit them as a gang, and holding for it idles fast cores
+    /// in its phases with few runnable threads (fmm in 4B-2 on 2B2S).
+    /// Tried after the twelfth freeze.
+    pub gang_fit: bool,
     /// A waking thread does not take an idle core whose last thread is a
     /// sibling (same program) that blocked after it did: both wait at one
     /// synchronisation, the sibling wakes with it (a barrier's broadcast)
@@ -194,6 +200,7 @@ impl Default for RotaParams {
             floor: false,
             straggler: false,
             gang: true,
+            gang_fit: false,
             reclaim: false,
             migration_ns: None,
             labels: LabelParams::default(),
@@ -203,7 +210,7 @@ impl Default for RotaParams {
 
 /// The switches `rota:` accepts, for messages and `colab list`.
 pub const ROTA_OPTIONS_HELP: &str =
-    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, reclaim = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
+    "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, gang-fit, reclaim = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)";
 
 impl RotaParams {
     /// Applies `key=on|off` options separated by `:` (after `rota:`).
@@ -326,6 +333,7 @@ impl RotaParams {
                 "straggler" => self.straggler = on,
                 "gang" => self.gang = on,
                 "reclaim" => self.reclaim = on,
+                "gang-fit" => self.gang_fit = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
