@@ -168,6 +168,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 /// mechanism left off by design switched on.
 pub const ROTA_MECHANISM_VARIANTS: [&str; 51] = [
     "rota",
+    "rota:gang-fit=off",
     "rota:gang=off",
     "rota:full-wait=off:order=ntt-prog:gang=off",
     "rota:full-wait=off",
@@ -213,7 +214,6 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 51] = [
     "rota:order=sjf-oracle",
     "rota:straggler=on",
     "rota:reclaim=on",
-    "rota:gang-fit=on",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

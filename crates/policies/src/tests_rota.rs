@@ -1617,7 +1617,7 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
         from: CoreId(2),
         thread: ThreadId(2),
     };
-    let (mut st, mut gang) = setup("gang=on", 1);
+    let (mut st, mut gang) = setup("gang=on:gang-fit=off", 1);
     let now = st.now;
     assert_eq!(
         gang.pick_next(&st, CoreId(0)),
@@ -1630,13 +1630,13 @@ fn rota_gang_holds_a_fast_core_for_a_program_whose_threads_all_run_fast() {
     assert_eq!(plain.pick_next(&st, CoreId(0)), steal);
     // A third thread of program 0 waits on a slow core: the program does
     // not fit the fast cores, so the core takes a waiting thread.
-    let (st, mut partial) = setup_with("gang=on", 1, true);
+    let (st, mut partial) = setup_with("gang=on:gang-fit=off", 1, true);
     assert!(matches!(
         partial.pick_next(&st, CoreId(0)),
         Pick::Steal { .. }
     ));
     // A sibling on a slow core: no gang on the fast cores to keep.
-    let (mut st, mut split) = setup("gang=on", 2);
+    let (mut st, mut split) = setup("gang=on:gang-fit=off", 2);
     st.cores[2].rq.clear();
     queue(&mut st, 3, 2);
     assert_eq!(

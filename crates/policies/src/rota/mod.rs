@@ -43,12 +43,17 @@
 //! `rota:gang=off` today) counts a thread's runnable time from its wake-up across preemptions
 //! (`full-wait`, a defect of the earlier freezes' reading) and ranks by
 //! its program's rate, its threads' runnable time and progress summed
-//! (`order=ntt-pr`), chosen the same way. The twelfth (the default) keeps
+//! (`order=ntt-pr`), chosen the same way. The twelfth (`rota:gang-fit=off`) keeps
 //! a barrier program's fast cores for it: an idle fast core whose thread
 //! blocked while its program's other runnable threads all run on fast
 //! cores waits for it (`gang`), chosen the same way (level with the
 //! eleventh on the worst ratio, fewer design-set cells more than 5% worse
-//! than EEVDF). Earlier spellings (`order=speed` and the like) name the
+//! than EEVDF). The thirteenth (the default; `rota:gang-fit=off` is the
+//! twelfth) holds a fast core for a gang only when the program's live
+//! threads fit the fast cores (`gang-fit`), chosen by the bars in
+//! order (within 1% of the best rival on the CAMP and Prop-SP machines at
+//! both lengths, then the fewest design-set cells more than 5% worse than
+//! EEVDF). Earlier spellings (`order=speed` and the like) name the
 //! fourth to seventh freezes with
 //! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
 //! tenth add `:full-wait=off:order=ntt-prog` to theirs; every freeze before
@@ -129,6 +134,11 @@
 //!   with all its threads on them. Giving the core away split lu_cb in
 //!   NSync-1 at its first barrier, after which its threads ran on slow
 //!   cores to the end (1.173 of EEVDF's H_ANTT; 1.033 with `gang`).
+//!   Only for a program whose live threads fit the fast cores (`gang-fit`,
+//!   since the thirteenth): one with more threads is no gang the fast
+//!   cores can hold, and holding for it idled fast cores in its phases
+//!   with few runnable threads (fmm's four threads held both big cores of
+//!   2B2S in 4B-2).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in

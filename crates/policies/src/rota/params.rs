@@ -147,7 +147,7 @@ pub struct RotaParams {
     /// exited) number at most the fast cores: a program with more threads
     /// does not fit them as a gang, and holding for it idles fast cores
     /// in its phases with few runnable threads (fmm in 4B-2 on 2B2S).
-    /// Tried after the twelfth freeze.
+    /// On since the thirteenth freeze.
     pub gang_fit: bool,
     /// A waking thread does not take an idle core whose last thread is a
     /// sibling (same program) that blocked after it did: both wait at one
@@ -200,7 +200,7 @@ impl Default for RotaParams {
             floor: false,
             straggler: false,
             gang: true,
-            gang_fit: false,
+            gang_fit: true,
             reclaim: false,
             migration_ns: None,
             labels: LabelParams::default(),
