@@ -312,8 +312,10 @@ pub struct Rota {
     occupant: Vec<Option<(ThreadId, Nanos)>>,
     /// Per core: when it went idle (None while busy).
     idle_since: Vec<Option<Nanos>>,
-    /// Per program: threads created so far, and those not yet exited.
+    /// Per program: threads created so far.
     created: Vec<u32>,
+    /// Per program: threads created and not yet exited (a thread group's
+    /// size in a kernel), for `gang-fit`.
     live: Vec<u32>,
     /// Per program: runnable or running threads, kept up to date as
     /// threads wake, block and exit (a per-thread-group counter in a kernel).

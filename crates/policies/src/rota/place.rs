@@ -173,7 +173,7 @@ impl Rota {
     /// Is idle core `c`'s last thread a thread of waking `t`'s program that
     /// blocked after `t` did (so both wait at the same synchronisation,
     /// and the sibling wakes with `t`)?
-    pub(super) fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+    fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         let me = &self.th[t.idx()];
         me.has_slept
             && self.blocked_occupant(st, c).is_some_and(|o| {
