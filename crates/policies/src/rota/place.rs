@@ -55,7 +55,6 @@ impl Rota {
                 }
             }
         }
-        let m = self.m();
         // 3. Any idle fast core, then any idle core, near the previous one.
         if let Some(c) = self.idle_in(st, m.fast.intersect(all), prev) {
             return c;
