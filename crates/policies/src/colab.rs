@@ -234,10 +234,7 @@ impl ColabParams {
 }
 
 /// The options `colab:` accepts, for messages and `colab list`.
-pub const OPTIONS_HELP: &str =
-    "remote, block-first, scale-slice, block-labels, prev-first = on|off; \
-labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us = US \
-(prev-first=on:pull-min-us=1000 is scx_colab's default)";
+pub const OPTIONS_HELP: &str = colab_options_help!();
 
 #[derive(Clone, Debug, Default)]
 struct Labels {

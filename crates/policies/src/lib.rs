@@ -2,6 +2,21 @@
 //! [`colab_core::Policy`] hook table: no I/O, no clocks, so the same code
 //! drives the simulator and (later) the live sched_ext scheduler.
 
+// The option lists of `colab:` and `rota:`, one text for error messages and
+// `colab list` alike (macros, so that `concat!` can build the descriptions).
+macro_rules! colab_options_help {
+    () => {
+        "remote, block-first, scale-slice, block-labels, prev-first = on|off; \
+labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us = US \
+(prev-first=on:pull-min-us=1000 is scx_colab's default)"
+    };
+}
+macro_rules! rota_options_help {
+    () => {
+        "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, gang-fit, reclaim = on|off; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
+    };
+}
+
 pub mod camp;
 pub mod cfs;
 pub mod colab;
@@ -35,11 +50,12 @@ pub const POLICIES: &[(&str, &str)] = &[
     ),
     (
         "colab",
-        "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice; \
-colab:KEY=VALUE:... switches mechanisms (remote, block-first, scale-slice, block-labels, \
-prev-first = on|off; labels = range|rank|medium|fixed with hi=S:lo=S; window = N|inf; \
-pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by default)",
-    ),
+        concat!(
+            "COLAB: labels, hierarchical RR allocator, biased-global selector, scale-slice; \
+colab:KEY=VALUE:... switches mechanisms (",
+            colab_options_help!(),
+            ")"
+        )),
     (
         "colab-e",
         "Energy-aware COLAB (Fig. 7): labels from w_s*speedup + w_e*energy ratio; colab-e:WS:WE sets the weights (default 1:-1)",
@@ -82,22 +98,19 @@ pull-min-us = US; prev-first=on:pull-min-us=1000 runs it as scx_colab does by de
     ),
     (
         "rota",
-        "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
+        concat!(
+            "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
 queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
 thread, then to the thread whose program's slowdown a unit of fast-core time lowers most \
 (its progress per unit of time its threads were runnable, summed over its threads), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
 a program's threads take turns on its fast cores; previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; an idle fast core \
-waits a migration's time for its short sleeper, and up to CFS's minimum slice for one whose program's other threads all run on fast cores; \
+waits a migration's time for its short sleeper, and up to CFS's minimum slice for one whose program's other threads all run on fast cores and whose live threads fit them; \
 each core's queue by CFS's rules, new threads in arrival order; \
-rota:KEY=VALUE:... switches mechanisms (rotate, \
-weighted, remote, prev-first, pull-min, block-first, recheck, serial-first, group, swap, \
-sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang = on|off; \
-stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|sjf-oracle; \
-cap = quanta; rotate-after = wait|turn|owed; \
-pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; \
-quantum = migrations|slice|age; migration-us = US)",
-    ),
+rota:KEY=VALUE:... switches mechanisms (",
+            rota_options_help!(),
+            ")"
+        )),
 ];
 
 #[derive(Debug, thiserror::Error)]
