@@ -1395,8 +1395,34 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
 /// fast core 1. Returns whom idle fast core 0 takes (serial phases not
 /// first: program 1's lone runnable thread would be one).
 fn ntt_pick_with(s1: f64, opts: &str, partner: bool) -> ThreadId {
-    let mut st = state_apps("2B2S", &[(0, 3.0), (1, s1), (1, s1)]);
-    let mut p = rota(&st, &format!("{opts}:serial-first=off"));
+    ntt_pick_after(s1, opts, partner, false)
+}
+
+/// [`ntt_pick_with`]; with `rerun`, program 1 has finished a run before
+/// (its one thread, 3, created and exited on slow core 3 at time 0).
+fn ntt_pick_after(s1: f64, opts: &str, partner: bool, rerun: bool) -> ThreadId {
+    let mut apps = vec![(0, 3.0), (1, s1), (1, s1)];
+    if rerun {
+        apps.push((1, s1));
+    }
+    let mut st = state_apps("2B2S", &apps);
+    let mut params = RotaParams::default();
+    params
+        .parse_options(&format!("{opts}:serial-first=off"))
+        .unwrap();
+    let mut p = Rota::new(params);
+    if rerun {
+        p.thread_created(&st, ThreadId(3));
+        run_on(&mut st, 3, 3);
+        p.running(&st, CoreId(3), ThreadId(3));
+        st.cores[3].current = None;
+        st.threads[3].state = RunState::Exited;
+        st.threads[3].core = None;
+        p.stopped(&st, CoreId(3), ThreadId(3), 0, StopReason::Exited);
+    }
+    for t in 0..3 {
+        p.thread_created(&st, ThreadId(t));
+    }
     p.periodic(&st, &mut Vec::new());
     queue(&mut st, 0, 0);
     p.enqueued(&st, CoreId(0), ThreadId(0), true);
@@ -1456,6 +1482,21 @@ fn rota_ntt_prog_divides_the_gain_among_a_programs_runnable_threads() {
     assert_eq!(ntt_pick_with(1.8, "order=ntt-prog", false), ThreadId(1));
     assert_eq!(ntt_pick_with(1.8, "order=ntt-prog", true), ThreadId(0));
     assert_eq!(ntt_pick_with(1.8, "order=ntt", true), ThreadId(1));
+}
+
+/// `order=ntt-seen`: per thread (as `ntt`) for a program not seen to
+/// finish, by the program's gradient (as `ntt-pr`) once it has finished
+/// a run and started again.
+#[test]
+fn rota_ntt_seen_ranks_a_rerun_program_by_its_gradient() {
+    let pick = |opts: &str, rerun: bool| ntt_pick_after(1.8, opts, true, rerun);
+    assert_eq!(pick("order=ntt", false), ThreadId(1));
+    assert_eq!(pick("order=ntt-pr", false), ThreadId(0));
+    assert_eq!(pick("order=ntt-seen", false), ThreadId(1));
+    assert_eq!(pick("order=ntt-seen", true), ThreadId(0));
+    // The earlier run changes neither of the orders it combines.
+    assert_eq!(pick("order=ntt", true), ThreadId(1));
+    assert_eq!(pick("order=ntt-pr", true), ThreadId(0));
 }
 
 #[test]

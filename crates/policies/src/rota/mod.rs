@@ -317,6 +317,9 @@ pub struct Rota {
     /// Per program: threads created and not yet exited (a thread group's
     /// size in a kernel), for `gang-fit`.
     live: Vec<u32>,
+    /// Per program: runs finished (its live threads fell to none), for
+    /// `order=ntt-seen`.
+    runs_done: Vec<u32>,
     /// Per program: runnable or running threads, kept up to date as
     /// threads wake, block and exit (a per-thread-group counter in a kernel).
     active: Vec<u32>,
@@ -358,6 +361,7 @@ impl Rota {
             idle_since: Vec::new(),
             created: Vec::new(),
             live: Vec::new(),
+            runs_done: Vec::new(),
             active: Vec::new(),
             prog_exec: Vec::new(),
             fast_running: Vec::new(),
@@ -697,6 +701,7 @@ impl Policy for Rota {
                     | Order::NttProg
                     | Order::NttPr
                     | Order::NttPt
+                    | Order::NttSeen
                     | Order::SjfOracle
             )
             || self.params.swap
@@ -726,6 +731,7 @@ impl Policy for Rota {
         if self.created.len() <= p {
             self.created.resize(p + 1, 0);
             self.live.resize(p + 1, 0);
+            self.runs_done.resize(p + 1, 0);
             self.active.resize(p + 1, 0);
             self.prog_exec.resize(p + 1, 0);
             self.fast_running.resize(p + 1, 0);
@@ -916,8 +922,11 @@ impl Policy for Rota {
             r.run_done_ns += st.now.saturating_sub(woke);
         }
         if why == StopReason::Exited {
-            let n = &mut self.live[st.thread(t).program.idx()];
-            *n = n.saturating_sub(1);
+            let p = st.thread(t).program.idx();
+            self.live[p] = self.live[p].saturating_sub(1);
+            if self.live[p] == 0 {
+                self.runs_done[p] += 1;
+            }
             if self.occupant[c.idx()].is_some_and(|(o, _)| o == t) {
                 self.occupant[c.idx()] = None;
             }

@@ -127,12 +127,18 @@ impl Rota {
         let th = st.thread(t);
         let speed = s.speed_fp.max(FP);
         let gain = (speed - FP) * FP / speed;
-        if matches!(self.params.order, Order::NttPr | Order::NttPt) {
+        let p = th.program.idx();
+        let seen = self.runs_done.get(p).is_some_and(|&n| n > 0);
+        let prog_order = match self.params.order {
+            Order::NttPr | Order::NttPt => true,
+            Order::NttSeen => seen,
+            _ => false,
+        };
+        if prog_order {
             // The program's rate only: the thread's own is not read.
-            let p = th.program.idx();
             let n = match self.params.order {
-                Order::NttPr => self.active.get(p).copied().unwrap_or(1).max(1) as u64,
-                _ => 1,
+                Order::NttPt => 1,
+                _ => self.active.get(p).copied().unwrap_or(1).max(1) as u64,
             };
             let inv = prog_inv(p);
             return gain * inv * inv / n;
@@ -399,9 +405,12 @@ impl Rota {
                 let ns = done + self.current_run(st, t);
                 ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
             }
-            Order::Ntt | Order::NttLas | Order::NttProg | Order::NttPr | Order::NttPt => {
-                u64::MAX - self.ntt_gain(st, t, prog_inv)
-            }
+            Order::Ntt
+            | Order::NttLas
+            | Order::NttProg
+            | Order::NttPr
+            | Order::NttPt
+            | Order::NttSeen => u64::MAX - self.ntt_gain(st, t, prog_inv),
             Order::SjfOracle => {
                 let p = st.thread(t).program.idx();
                 self.oracle_len.get(p).copied().unwrap_or(u64::MAX)

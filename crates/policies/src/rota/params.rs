@@ -304,6 +304,7 @@ impl RotaParams {
                         ("ntt-pr", NttPr),
                         ("ntt-pt", NttPt),
                         ("sjf-oracle", SjfOracle),
+                        ("ntt-seen", NttSeen),
                     ],
                 )?;
                 continue;
@@ -404,6 +405,16 @@ pub enum Order {
     /// what minimises the mean slowdown on one core; it measures what a
     /// program's length would be worth to the other rules.
     SjfOracle,
+    /// `Ntt` for a program the scheduler has not seen finish, `NttPr` for
+    /// one it has (its executable run again: a kernel sees the exec of a
+    /// path that exited before). A restarted program is part of a steady
+    /// load, in which finishing removes no work: the program gradient is
+    /// then the optimum of the sum of slowdowns. In a one-shot batch a
+    /// program that finishes leaves its cores to the rest, which the
+    /// gradient does not count; per-thread shares, as per-thread fair
+    /// schedulers give, serve the programs whose work is spread over more
+    /// threads sooner (tried after the thirteenth freeze).
+    NttSeen,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
