@@ -53,6 +53,9 @@ pub struct Request {
     pub random_mixes: Option<u32>,
     pub mix_seed: u64,
     pub only_random: bool,
+    /// Restart each mix's programs until each completed this many times
+    /// (`--restart-until`); None: the study's own rule.
+    pub restart_until: Option<u32>,
     pub predictor: String,
 }
 
@@ -111,6 +114,14 @@ pub fn plan(
         ),
         _ => (studies[0].title(), studies[0].baseline()),
     };
+    if let Some(k) = req.restart_until {
+        if !(1..=colab_sim::MAX_RESTART_UNTIL).contains(&k) {
+            bail!(
+                "--restart-until {k}: must be between 1 and {}",
+                colab_sim::MAX_RESTART_UNTIL
+            );
+        }
+    }
     let colab_like = matches!(req.study, StudyChoice::Colab | StudyChoice::Scenarios);
     if req.paper_lengths.is_some() && colab_like {
         bail!(
@@ -139,6 +150,10 @@ pub fn plan(
         ),
         Some(n) => format!("{title}, with {n} random mixes (seed {})", req.mix_seed),
         None => title.to_string(),
+    };
+    let title = match req.restart_until {
+        Some(k) => format!("{title}; programs restarted until each completed {k} times"),
+        None => title,
     };
     let title = if colab_like {
         title
@@ -196,6 +211,9 @@ fn study_spec(
         spec.configs = req.configs.clone();
         // The given machines replace each mix's own.
         spec.machines.clear();
+    }
+    if req.restart_until.is_some() {
+        spec.restart_until = req.restart_until;
     }
     if let Some(n) = req.random_mixes {
         spec.add_random_mixes(lib, n, req.mix_seed)

@@ -695,6 +695,74 @@ fn reproduce_runs_only_the_random_mixes_and_describes_them() {
 }
 
 #[test]
+fn reproduce_restarts_programs_on_request() {
+    let dir = tempdir();
+    let cells = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "reproduce",
+            "--quick",
+            "--seeds",
+            "1",
+            "--configs",
+            "2B2S",
+            "--policies",
+            "cfs,eevdf",
+            "--random-mixes",
+            "2",
+            "--mix-seed",
+            "9",
+            "--only-random",
+            "--allow-no-png",
+            "--out",
+            s(&out),
+        ];
+        args.extend_from_slice(extra);
+        let r = run_limited(&args, REPRODUCE_LIMIT);
+        assert_no_panic(&r);
+        assert_eq!(r.code, Some(0), "{}", r.describe());
+        (r, out)
+    };
+    let (once, once_dir) = cells("once", &[]);
+    let (steady, steady_dir) = cells("steady", &["--restart-until", "2"]);
+    assert!(!once.stderr.contains("restarted"), "{}", once.describe());
+    assert!(
+        steady
+            .stderr
+            .contains("programs restarted until each completed 2 times"),
+        "{}",
+        steady.describe()
+    );
+    let md = std::fs::read_to_string(steady_dir.join("summary.md")).unwrap();
+    assert!(
+        md.lines()
+            .next()
+            .unwrap()
+            .ends_with("; programs restarted until each completed 2 times"),
+        "{md}"
+    );
+    // A steady load is another experiment: each program's turnaround is
+    // the mean of its runs, beside programs that restarted too.
+    let read = |d: &std::path::Path| std::fs::read_to_string(d.join("programs.csv")).unwrap();
+    assert_ne!(read(&once_dir), read(&steady_dir));
+    for k in ["0", "101"] {
+        let out = dir.path().join(format!("bad{k}"));
+        fails(
+            &[
+                "reproduce",
+                "--quick",
+                "--restart-until",
+                k,
+                "--out",
+                s(&out),
+            ],
+            &[&format!("--restart-until {k}: must be between 1 and 100")],
+        );
+        assert!(!out.exists(), "a failed reproduce wrote {}", out.display());
+    }
+}
+
+#[test]
 fn random_mixes_reject_bad_requests() {
     let dir = tempdir();
     let out = dir.path().join("report");

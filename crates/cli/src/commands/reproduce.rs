@@ -117,6 +117,15 @@ pub struct ReproduceArgs {
     /// says otherwise.
     #[arg(long, requires = "random_mixes")]
     only_random: bool,
+    /// Restart every program of each mix as it finishes until each has
+    /// completed K times (1-100), a steady load as camp-tocs12 and propsp
+    /// ran their studies ("until the longest application in the set
+    /// completes three times"); a program's turnaround is then the mean of
+    /// its completed runs, and runs still going at the end are dropped.
+    /// Default: the study's own rule (camp, propsp: 3; colab, scenarios:
+    /// each program runs once).
+    #[arg(long, value_name = "K")]
+    restart_until: Option<u32>,
     /// Big/little speedup of replayed compute in traces.
     #[arg(long, default_value_t = 2.0)]
     speedup: f64,
@@ -157,6 +166,7 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         random_mixes: a.random_mixes,
         mix_seed: a.mix_seed,
         only_random: a.only_random,
+        restart_until: a.restart_until,
         predictor: a.predictor,
     };
     reproduce::check_only_traces(&req)?;
