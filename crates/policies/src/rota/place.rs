@@ -46,20 +46,17 @@ impl Rota {
                 return self.long_idle_fast(st, t, Some(p)).unwrap_or(p);
             }
         }
-        // With `reclaim`, the idle cores blocked siblings left are theirs.
-        let mut all = st.topo.all_mask();
-        if self.params.reclaim {
-            for c in st.idle_mask().iter() {
-                if self.sibling_left(st, c, t) {
-                    all.remove(c);
-                }
-            }
-        }
+        // With `reclaim`, the idle cores blocked siblings left are theirs:
+        // checked core by core as the search meets them (only idle cores
+        // can be a sibling's), not by a pass over every idle core.
+        let reclaim = self.params.reclaim && self.th[t.idx()].has_slept;
+        let keep = |c: CoreId| !reclaim || !self.sibling_left(st, c, t);
+        let all = st.topo.all_mask();
         // 3. Any idle fast core, then any idle core, near the previous one.
-        if let Some(c) = self.idle_in(st, m.fast.intersect(all), prev) {
+        if let Some(c) = self.idle_in_where(st, m.fast, prev, keep) {
             return c;
         }
-        if let Some(c) = self.idle_in(st, all, prev) {
+        if let Some(c) = self.idle_in_where(st, all, prev, keep) {
             return c;
         }
         // 4. A synchronising thread takes a fast core from a long runner.
@@ -83,11 +80,22 @@ impl Rota {
         }
         // 5. Nothing idle: queue on a slow core (fast cores run one thread
         //    each and rotate), or anywhere on a symmetric machine.
-        let pool = if m.slow.is_empty() || self.params.share_fast {
+        let mut pool = if m.slow.is_empty() || self.params.share_fast {
             all
         } else {
-            m.slow.intersect(all)
+            m.slow
         };
+        if reclaim {
+            // Step 3 found no idle core with an empty queue to keep, so
+            // every such core is a sibling's; an idle core with a queue is
+            // checked on its own.
+            pool = pool.minus(st.idle_mask().minus(st.queued_mask()));
+            for c in st.idle_mask().intersect(st.queued_mask()).iter() {
+                if !keep(c) {
+                    pool.remove(c);
+                }
+            }
+        }
         self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
     }
 
@@ -111,20 +119,31 @@ impl Rota {
 
     /// First idle core of `mask`, the cluster of `near` first.
     fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
+        self.idle_in_where(st, mask, near, |_| true)
+    }
+
+    /// [`Rota::idle_in`] among the cores `keep` accepts.
+    fn idle_in_where(
+        &self,
+        st: &SchedState,
+        mask: CoreMask,
+        near: Option<CoreId>,
+        keep: impl Fn(CoreId) -> bool,
+    ) -> Option<CoreId> {
         // Idle and nothing queued, by masks rather than a pass over the
         // idle cores.
         let free = mask.intersect(st.idle_mask()).minus(st.queued_mask());
         let found = near
             .and_then(|n| {
                 let own = st.topo.cluster_mask(st.topo.cluster_of(n));
-                free.intersect(own).iter().next()
+                free.intersect(own).iter().find(|&c| keep(c))
             })
-            .or_else(|| free.iter().next());
+            .or_else(|| free.iter().find(|&c| keep(c)));
         debug_assert_eq!(found, {
             let near_cl = near.map(|c| st.topo.cluster_of(c));
             mask.intersect(st.idle_mask())
                 .iter()
-                .filter(|&c| Self::is_idle_empty(st, c))
+                .filter(|&c| Self::is_idle_empty(st, c) && keep(c))
                 .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
         });
         found
