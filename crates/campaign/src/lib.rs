@@ -166,28 +166,30 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 51] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 53] = [
     "rota",
-    "rota:gang-fit=off",
-    "rota:gang=off",
-    "rota:full-wait=off:order=ntt-prog:gang=off",
+    "rota:order=ntt-pr:reclaim=off",
+    "rota:order=ntt-pr:reclaim=off:gang-fit=off",
+    "rota:order=ntt-pr:reclaim=off:gang=off",
+    "rota:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
     "rota:full-wait=off",
     "rota:order=ntt-prog",
-    "rota:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off",
-    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off",
-    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off:gang=off",
+    "rota:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
+    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
+    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
     "rota:quantum=migrations",
     "rota:quantum=slice",
     "rota:hold=off",
     "rota:stay=off",
     "rota:pull-from=core",
-    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off",
-    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off",
+    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
+    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
     "rota:local=eevdf",
     "rota:local=eevdf-fast",
     "rota:order=las",
     "rota:order=plas",
     "rota:order=ntt",
+    "rota:order=ntt-pr",
     "rota:order=ntt-las",
     "rota:share-fast=off",
     "rota:serial-first=off",
@@ -213,11 +215,11 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 51] = [
     "rota:order=ntt-pt",
     "rota:order=sjf-oracle",
     "rota:straggler=on",
-    "rota:reclaim=on",
+    "rota:reclaim=off",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off",
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

@@ -211,7 +211,7 @@ fn h_antt(r: &colab_report::RunRecord) -> f64 {
 /// 2% of RR; its default (the thirteenth freeze) is between COLAB and WASH.
 /// ROTA as frozen in 5c581e8: capped FIFO order, one thread per fast core.
 const THIRD_FREEZE: &str =
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off";
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off";
 
 #[test]
 fn fig1_colab_beats_wash_and_rotation_beats_colab() {

@@ -30,7 +30,7 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off";
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
@@ -78,18 +78,27 @@ fn rota_wakes_on_the_idle_previous_core_first() {
 #[test]
 fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
     let mut st = state("2B2S", 4);
-    let mut p = rota(&st, "");
+    // (Threads 0 and 1 are siblings: `reclaim` would leave core 0 to thread
+    // 0, which blocked after thread 1; see the end.)
+    let mut p = rota(&st, "reclaim=off");
+    let mut reclaim = rota(&st, "");
     run_on(&mut st, 1, 3); // fast core 1 busy throughout
+    let at = st.now;
     ran_and_blocked(&mut p, &mut st, 2, 1, MS);
     ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+    st.now = at;
+    ran_and_blocked(&mut reclaim, &mut st, 2, 1, MS);
+    ran_and_blocked(&mut reclaim, &mut st, 0, 0, MS);
     // Fast core 0 just went idle: thread 1 goes back to slow core 2.
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
     assert_eq!(wake(&mut p, &st, 1), CoreId(2));
     // 100 us later (one cross-cluster migration) the fast core is worth it.
     st.now += 100 * US;
     assert_eq!(wake(&mut p, &st, 1), CoreId(0));
+    // ... unless its last thread is a sibling that blocked after thread 1.
+    assert_eq!(wake(&mut reclaim, &st, 1), CoreId(2));
     // Without previous-core-first, an idle fast core always wins.
-    let mut q = rota(&st, "prev-first=off");
+    let mut q = rota(&st, "prev-first=off:reclaim=off");
     st.now -= 100 * US;
     assert_eq!(wake(&mut q, &st, 1), CoreId(0));
 }
@@ -1554,7 +1563,7 @@ fn rota_ntt_pt_weighs_each_thread_as_a_program_of_its_own() {
     // advances program 0 by a quarter of it; per thread (`ntt-pt`) they tie
     // and the lower id goes first.
     let st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (0, 2.0), (0, 2.0), (1, 2.0)]);
-    let mut pr = rota(&st, "");
+    let mut pr = rota(&st, "order=ntt-pr");
     let mut pt = rota(&st, "order=ntt-pt");
     for p in [&mut pr, &mut pt] {
         p.periodic(&st, &mut Vec::new());

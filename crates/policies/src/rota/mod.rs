@@ -40,20 +40,26 @@
 //! tenth (b4a4ca0, `rota:full-wait=off:order=ntt-prog`
 //! today) has a program's threads take turns on its fast cores
 //! (`sibling-turns`), chosen the same way. The eleventh (8698a2f,
-//! `rota:gang=off` today) counts a thread's runnable time from its wake-up across preemptions
+//! `rota:order=ntt-pr:gang=off` today) counts a thread's runnable time from its wake-up across preemptions
 //! (`full-wait`, a defect of the earlier freezes' reading) and ranks by
 //! its program's rate, its threads' runnable time and progress summed
-//! (`order=ntt-pr`), chosen the same way. The twelfth (`rota:gang-fit=off`) keeps
+//! (`order=ntt-pr`), chosen the same way. The twelfth keeps
 //! a barrier program's fast cores for it: an idle fast core whose thread
 //! blocked while its program's other runnable threads all run on fast
 //! cores waits for it (`gang`), chosen the same way (level with the
 //! eleventh on the worst ratio, fewer design-set cells more than 5% worse
-//! than EEVDF). The thirteenth (the default; `rota:gang-fit=off` is the
+//! than EEVDF). The thirteenth (`rota:order=ntt-pr:reclaim=off`;
+//! `rota:order=ntt-pr:reclaim=off:gang-fit=off` is the
 //! twelfth) holds a fast core for a gang only when the program's live
 //! threads fit the fast cores (`gang-fit`), chosen by the bars in
 //! order (within 1% of the best rival on the CAMP and Prop-SP machines at
 //! both lengths, then the fewest design-set cells more than 5% worse than
-//! EEVDF). Earlier spellings (`order=speed` and the like) name the
+//! EEVDF). The fourteenth (the default) ranks each thread by its own
+//! gradient until its program is seen to finish a run and start again,
+//! then by its program's (`order=ntt-seen`), and leaves an idle core to a
+//! sibling that blocked after the waking thread (`reclaim`), chosen the
+//! same way; every earlier freeze adds `:reclaim=off`, and `:order=ntt-pr`
+//! where its spelling names no order. Earlier spellings (`order=speed` and the like) name the
 //! fourth to seventh freezes with
 //! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
 //! tenth add `:full-wait=off:order=ntt-prog` to theirs; every freeze before
@@ -73,15 +79,20 @@
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.
-//! - **The largest gain in slowdown first** (`order=ntt-pr`): otherwise
-//!   fast cores take the waiting thread whose program's slowdown a unit of
-//!   fast-core time lowers most: (1 - 1/s) / r^2 over the program's
-//!   runnable threads, with s the thread's predicted speedup and r its
-//!   program's fast-core-equivalent progress per unit of time runnable,
-//!   summed over the program's threads, a thread runnable from its wake-up
-//!   to its block (the gradient
-//!   of the sum of slowdowns, so greedy turns move the shares toward the
-//!   ones that minimise it); an occupant rotates out at its core's tick
+//! - **The largest gain in slowdown first** (`order=ntt-seen`): otherwise
+//!   fast cores take the waiting thread whose slowdown a unit of
+//!   fast-core time lowers most: (1 - 1/s) / r^2, with s the thread's
+//!   predicted speedup and r its fast-core-equivalent progress per unit of
+//!   time runnable, from each wake-up to the block (the gradient of the
+//!   sum of slowdowns, so greedy turns move the shares toward the ones
+//!   that minimise it). Per thread, as per-thread fair schedulers share,
+//!   in a one-shot batch, where a program that finishes leaves its cores
+//!   to the rest and programs whose work is spread over more threads
+//!   should finish sooner; for a program seen to finish a run and start
+//!   again (a steady load, where finishing frees nothing), the program's
+//!   gradient: r summed over its threads and the gain divided among its
+//!   runnable threads (`order=ntt-pr`, the eleventh to thirteenth
+//!   freezes' order). An occupant rotates out at its core's tick
 //!   when a waiting thread ranks before it, once it has held the core for
 //!   as long as that thread has run so far (`quantum=age`: at least CFS's
 //!   minimum slice, at most the 20 ms quantum), so a young thread, which
@@ -139,6 +150,11 @@
 //!   cores can hold, and holding for it idled fast cores in its phases
 //!   with few runnable threads (fmm's four threads held both big cores of
 //!   2B2S in 4B-2).
+//! - **A sibling's core is left to it** (`reclaim`, since the
+//!   fourteenth): a waking thread does not take an idle core whose last
+//!   thread is a sibling that blocked after it (both wait at one barrier
+//!   and wake together), so a barrier's broadcast does not rotate the
+//!   program's threads across clusters (lu_cb in 2B-3).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in

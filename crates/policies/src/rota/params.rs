@@ -157,7 +157,7 @@ pub struct RotaParams {
     /// (lu_cb in 2B-3: 48 migrations in its first 16 ms where EEVDF made
     /// 3). It takes another idle core, else queues as when none is idle. A
     /// sibling that blocked first (a main thread at a join) leaves its core
-    /// to anyone. Tried after the twelfth freeze.
+    /// to anyone. Tried after the twelfth freeze; on since the fourteenth.
     pub reclaim: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
@@ -181,7 +181,7 @@ impl Default for RotaParams {
             pull_from: PullFrom::Sync,
             local: Local::Cfs,
             recheck: false,
-            order: Order::NttPr,
+            order: Order::NttSeen,
             rotate_after: RotateAfter::Wait,
             place: true,
             cap_quanta: 1,
@@ -201,7 +201,7 @@ impl Default for RotaParams {
             straggler: false,
             gang: true,
             gang_fit: true,
-            reclaim: false,
+            reclaim: true,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -386,8 +386,8 @@ pub enum Order {
     /// program's runnable threads, since a unit of fast time to one of n
     /// threads sharing a program's work advances the program by 1/n of it.
     NttProg,
-    /// As `NttProg`, with r the program's (the default since the eleventh
-    /// freeze): its threads' runnable time, from each wake-up to the block,
+    /// As `NttProg`, with r the program's (the default from the eleventh
+    /// to the thirteenth freeze): its threads' runnable time, from each wake-up to the block,
     /// over their progress, both summed over the program's threads and
     /// kept as they change, with one quantum's prior per program. A
     /// pipeline's stages that wait on a slow upstream stage, and a
@@ -413,7 +413,8 @@ pub enum Order {
     /// program that finishes leaves its cores to the rest, which the
     /// gradient does not count; per-thread shares, as per-thread fair
     /// schedulers give, serve the programs whose work is spread over more
-    /// threads sooner (tried after the thirteenth freeze).
+    /// threads sooner (tried after the thirteenth freeze; the default since
+    /// the fourteenth).
     NttSeen,
 }
 
