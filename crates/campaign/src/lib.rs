@@ -166,7 +166,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 53] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 54] = [
     "rota",
     "rota:order=ntt-pr:reclaim=off",
     "rota:order=ntt-pr:reclaim=off:gang-fit=off",
@@ -216,6 +216,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 53] = [
     "rota:order=sjf-oracle",
     "rota:straggler=on",
     "rota:reclaim=off",
+    "rota:reclaim=barrier",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

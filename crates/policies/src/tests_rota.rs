@@ -7,8 +7,8 @@
 use crate::test_util::*;
 use crate::{Colab, ColabParams, Rota, RotaParams};
 use colab_core::{
-    Action, CoreId, Pick, Policy, RunState, SchedState, StopReason, ThreadId, WakeKind, NS_PER_MS,
-    NS_PER_US,
+    Action, BlockKind, CoreId, Pick, Policy, RunState, SchedState, StopReason, ThreadId, WakeKind,
+    NS_PER_MS, NS_PER_US,
 };
 
 const MS: u64 = NS_PER_MS;
@@ -44,13 +44,26 @@ fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
     p.select_core(st, ThreadId(t), WakeKind::Wakeup { waker: None })
 }
 
-/// `t` ran on `c` and blocked there at `st.now`, as the engine reports it.
+/// `t` ran on `c` and blocked there at a barrier at `st.now`, as the
+/// engine reports it.
 fn ran_and_blocked(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
+    ran_and_blocked_on(p, st, c, t, ran, BlockKind::Barrier);
+}
+
+/// [`ran_and_blocked`], waiting on `kind`.
+fn ran_and_blocked_on(
+    p: &mut dyn Policy,
+    st: &mut SchedState,
+    c: u16,
+    t: u32,
+    ran: u64,
+    kind: BlockKind,
+) {
     run_on(st, c, t);
     p.running(st, CoreId(c), ThreadId(t));
     st.now += ran;
     st.cores[c as usize].current = None;
-    st.threads[t as usize].state = RunState::Blocked(colab_core::BlockKind::Barrier);
+    st.threads[t as usize].state = RunState::Blocked(kind);
     st.threads[t as usize].core = None;
     p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Blocked);
 }
@@ -1709,17 +1722,17 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
     // Otherwise (reclaim off, another program's thread, or a sibling that
     // blocked first, as a main thread waiting at a join) it takes core 2,
     // the first idle core.
-    let setup = |opts: &str, other_prog: bool, sibling_first: bool| {
+    let setup_on = |opts: &str, other_prog: bool, sibling_first: bool, kinds: [BlockKind; 2]| {
         let p1 = if other_prog { 1 } else { 0 };
         let apps = [(0, 2.0), (p1, 2.0), (0, 2.0), (1, 2.0)];
         let mut st = state_apps("2B2S", &apps);
         let mut p = rota(&st, opts);
         if sibling_first {
-            ran_and_blocked(&mut p, &mut st, 2, 1, MS);
-            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+            ran_and_blocked_on(&mut p, &mut st, 2, 1, MS, kinds[1]);
+            ran_and_blocked_on(&mut p, &mut st, 0, 0, MS, kinds[0]);
         } else {
-            ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-            ran_and_blocked(&mut p, &mut st, 2, 1, MS);
+            ran_and_blocked_on(&mut p, &mut st, 0, 0, MS, kinds[0]);
+            ran_and_blocked_on(&mut p, &mut st, 2, 1, MS, kinds[1]);
         }
         run_on(&mut st, 0, 2);
         p.running(&st, CoreId(0), ThreadId(2));
@@ -1727,8 +1740,24 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
         p.running(&st, CoreId(1), ThreadId(3));
         (st, p)
     };
+    let bar = [BlockKind::Barrier; 2];
+    let setup = |opts: &str, other_prog: bool, sibling_first: bool| {
+        setup_on(opts, other_prog, sibling_first, bar)
+    };
     let (st, mut p) = setup("reclaim=on", false, false);
     assert_eq!(wake(&mut p, &st, 0), CoreId(3));
+    // `reclaim=barrier`: only when both waited at a barrier.
+    let (st, mut p) = setup("reclaim=barrier", false, false);
+    assert_eq!(wake(&mut p, &st, 0), CoreId(3));
+    for kinds in [
+        [BlockKind::Sleep, BlockKind::Barrier],
+        [BlockKind::Barrier, BlockKind::Mutex],
+    ] {
+        let (st, mut p) = setup_on("reclaim=barrier", false, false, kinds);
+        assert_eq!(wake(&mut p, &st, 0), CoreId(2), "{kinds:?}");
+        let (st, mut p) = setup_on("reclaim=on", false, false, kinds);
+        assert_eq!(wake(&mut p, &st, 0), CoreId(3), "{kinds:?}");
+    }
     let (st, mut p) = setup("reclaim=off", false, false);
     assert_eq!(wake(&mut p, &st, 0), CoreId(2));
     let (st, mut p) = setup("reclaim=on", true, false);

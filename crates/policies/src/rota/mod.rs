@@ -238,8 +238,8 @@ use crate::cfs::CfsCore;
 use crate::eevdf::Eevdf;
 use crate::queue_index::{is_queued_on, QueueIndex};
 use colab_core::{
-    Action, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
-    WakeKind,
+    Action, BlockKind, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason,
+    ThreadId, WakeKind,
 };
 use colab_labels::BlockTracker;
 use order::ProgRate;
@@ -251,7 +251,7 @@ mod params;
 mod place;
 
 pub use params::{
-    Local, Order, PullFrom, Quantum, RotaParams, RotateAfter, Stay, ROTA_OPTIONS_HELP,
+    Local, Order, PullFrom, Quantum, Reclaim, RotaParams, RotateAfter, Stay, ROTA_OPTIONS_HELP,
 };
 
 /// Fixed-point unit of speedups (1.0 = 1024).
@@ -280,8 +280,10 @@ struct ThreadSt {
     woke_at_ns: Nanos,
     /// When it last left a fast core (its creation, if never on one).
     fast_left_at: Nanos,
-    /// Whether it has ever blocked (slept, waited).
+    /// Whether it has ever blocked (slept, waited), and whether its last
+    /// block was at a barrier (`reclaim=barrier`).
     has_slept: bool,
+    barrier_block: bool,
     /// When it last woke another thread.
     woke_at: Nanos,
     /// Its current run's progress factor ([`ProgRate::done_fp`]), start and
@@ -929,6 +931,8 @@ impl Policy for Rota {
             }
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
+            self.th[t.idx()].barrier_block =
+                st.thread(t).state == RunState::Blocked(BlockKind::Barrier);
             self.th[t.idx()].blocked_at = st.now;
             self.th[t.idx()].runnable_ns += st.now.saturating_sub(self.runnable_from(st, t));
             let woke = self.th[t.idx()].woke_at_ns;

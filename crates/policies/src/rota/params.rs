@@ -158,7 +158,12 @@ pub struct RotaParams {
     /// 3). It takes another idle core, else queues as when none is idle. A
     /// sibling that blocked first (a main thread at a join) leaves its core
     /// to anyone. Tried after the twelfth freeze; on since the fourteenth.
-    pub reclaim: bool,
+    /// `barrier` (tried after the fourteenth): only when both blocked at a
+    /// barrier, the one wait after which every waiter wakes with the
+    /// others (a kernel: the same futex word, woken all at once); siblings
+    /// that sleep or wait on locks, queues or condition variables do not
+    /// wake with the waker.
+    pub reclaim: Reclaim,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -201,7 +206,7 @@ impl Default for RotaParams {
             straggler: false,
             gang: true,
             gang_fit: true,
-            reclaim: true,
+            reclaim: Reclaim::On,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -250,6 +255,12 @@ impl RotaParams {
                     v,
                     &[("cfs", Cfs), ("eevdf", Eevdf), ("eevdf-fast", EevdfFast)],
                 )?;
+                continue;
+            }
+            if k == "reclaim" {
+                use Reclaim::*;
+                self.reclaim =
+                    crate::one_of(k, v, &[("on", On), ("off", Off), ("barrier", Barrier)])?;
                 continue;
             }
             if k == "stay" {
@@ -332,7 +343,6 @@ impl RotaParams {
                 "floor" => self.floor = on,
                 "straggler" => self.straggler = on,
                 "gang" => self.gang = on,
-                "reclaim" => self.reclaim = on,
                 "gang-fit" => self.gang_fit = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
@@ -455,6 +465,17 @@ pub enum Local {
     /// late threads get in on a fast core held by a long program's thread
     /// within a base slice, while slow cores keep CFS's sleeper credit.
     EevdfFast,
+}
+
+/// Which blocked siblings' idle cores a waking thread leaves to them
+/// ([`RotaParams::reclaim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaim {
+    Off,
+    /// Any sibling that blocked after the waking thread.
+    On,
+    /// Only when both blocked at a barrier.
+    Barrier,
 }
 
 /// Where a short-burst thread stays at wake-up ([`RotaParams::stay`]).

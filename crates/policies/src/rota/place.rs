@@ -3,8 +3,8 @@
 //! cluster, a blocked sibling's core left to it (`reclaim`), else the
 //! shortest queue.
 
-use super::{Rota, Stay};
-use colab_core::{CoreId, CoreMask, SchedState, ThreadId, WakeKind};
+use super::{Reclaim, Rota, Stay};
+use colab_core::{BlockKind, CoreId, CoreMask, RunState, SchedState, ThreadId, WakeKind};
 
 impl Rota {
     /// Where waking or new thread `t` goes (`Policy::select_core`).
@@ -49,7 +49,7 @@ impl Rota {
         // With `reclaim`, the idle cores blocked siblings left are theirs:
         // checked core by core as the search meets them (only idle cores
         // can be a sibling's), not by a pass over every idle core.
-        let reclaim = self.params.reclaim && self.th[t.idx()].has_slept;
+        let reclaim = self.params.reclaim != Reclaim::Off && self.th[t.idx()].has_slept;
         let keep = |c: CoreId| !reclaim || !self.sibling_left(st, c, t);
         let all = st.topo.all_mask();
         // 3. Any idle fast core, then any idle core, near the previous one.
@@ -184,7 +184,7 @@ impl Rota {
             .filter(|&c| {
                 self.idle_since[c.idx()].is_some_and(|s| st.now.saturating_sub(s) >= worth)
             })
-            .filter(|&c| !self.params.reclaim || !self.sibling_left(st, c, t))
+            .filter(|&c| self.params.reclaim == Reclaim::Off || !self.sibling_left(st, c, t))
             .min_by_key(|&c| (Some(st.topo.cluster_of(c)) != near_cl, c))
     }
 
@@ -193,11 +193,14 @@ impl Rota {
     /// and the sibling wakes with `t`)?
     fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         let me = &self.th[t.idx()];
+        let barrier = self.params.reclaim == Reclaim::Barrier;
         me.has_slept
+            && (!barrier || me.barrier_block)
             && self.blocked_occupant(st, c).is_some_and(|o| {
                 o != t
                     && st.thread(o).program == st.thread(t).program
                     && self.th[o.idx()].blocked_at >= me.blocked_at
+                    && (!barrier || st.thread(o).state == RunState::Blocked(BlockKind::Barrier))
             })
     }
 }
