@@ -204,7 +204,11 @@
 //! thread (`reclaim`: fixes 2B-3, where a barrier's broadcast wake-ups
 //! rotated lu_cb's threads across clusters, but 7 cells over EEVDF's +5%
 //! against 6; with `order=ntt:stay=fast` 1 cell, but the per-thread order
-//! loses 1.5% on CAMP's one-fast-core machine at the papers' lengths);
+//! loses 1.5% on CAMP's one-fast-core machine at the papers' lengths;
+//! the fourteenth freeze keeps it for programs not yet seen to finish);
+//! and after the fourteenth, `reclaim=barrier` (a core left only to a
+//! sibling that waited at a barrier with the waker: level on the design
+//! set, better on replayed recordings and cheaper on large machines);
 //! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
 //! over).
 //!
