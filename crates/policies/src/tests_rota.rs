@@ -1519,6 +1519,10 @@ fn rota_ntt_seen_ranks_a_rerun_program_by_its_gradient() {
     // The earlier run changes neither of the orders it combines.
     assert_eq!(pick("order=ntt", true), ThreadId(1));
     assert_eq!(pick("order=ntt-pr", true), ThreadId(0));
+    // `ntt-pt-seen`: the program's rate per thread (`ntt-pt`) until then.
+    assert_eq!(pick("order=ntt-pt", false), ThreadId(1));
+    assert_eq!(pick("order=ntt-pt-seen", false), ThreadId(1));
+    assert_eq!(pick("order=ntt-pt-seen", true), ThreadId(0));
 }
 
 #[test]

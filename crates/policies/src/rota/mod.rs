@@ -208,7 +208,9 @@
 //! the fourteenth freeze keeps it for programs not yet seen to finish);
 //! and after the fourteenth, `reclaim=barrier` (a core left only to a
 //! sibling that waited at a barrier with the waker: level on the design
-//! set, better on replayed recordings and cheaper on large machines);
+//! set, better on replayed recordings and cheaper on large machines) and
+//! `order=ntt-pt-seen` (`ntt-pt` before a program is seen again: one
+//! design cell more);
 //! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
 //! over).
 //!
@@ -724,6 +726,7 @@ impl Policy for Rota {
                     | Order::NttPr
                     | Order::NttPt
                     | Order::NttSeen
+                    | Order::NttPtSeen
                     | Order::SjfOracle
             )
             || self.params.swap

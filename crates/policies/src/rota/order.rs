@@ -130,15 +130,21 @@ impl Rota {
         let p = th.program.idx();
         let seen = self.runs_done.get(p).is_some_and(|&n| n > 0);
         let prog_order = match self.params.order {
-            Order::NttPr | Order::NttPt => true,
+            Order::NttPr | Order::NttPt | Order::NttPtSeen => true,
             Order::NttSeen => seen,
             _ => false,
         };
         if prog_order {
             // The program's rate only: the thread's own is not read.
-            let n = match self.params.order {
-                Order::NttPt => 1,
-                _ => self.active.get(p).copied().unwrap_or(1).max(1) as u64,
+            let per_thread = match self.params.order {
+                Order::NttPt => true,
+                Order::NttPtSeen => !seen,
+                _ => false,
+            };
+            let n = if per_thread {
+                1
+            } else {
+                self.active.get(p).copied().unwrap_or(1).max(1) as u64
             };
             let inv = prog_inv(p);
             return gain * inv * inv / n;
@@ -410,7 +416,8 @@ impl Rota {
             | Order::NttProg
             | Order::NttPr
             | Order::NttPt
-            | Order::NttSeen => u64::MAX - self.ntt_gain(st, t, prog_inv),
+            | Order::NttSeen
+            | Order::NttPtSeen => u64::MAX - self.ntt_gain(st, t, prog_inv),
             Order::SjfOracle => {
                 let p = st.thread(t).program.idx();
                 self.oracle_len.get(p).copied().unwrap_or(u64::MAX)

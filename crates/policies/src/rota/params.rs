@@ -316,6 +316,7 @@ impl RotaParams {
                         ("ntt-pt", NttPt),
                         ("sjf-oracle", SjfOracle),
                         ("ntt-seen", NttSeen),
+                        ("ntt-pt-seen", NttPtSeen),
                     ],
                 )?;
                 continue;
@@ -426,6 +427,12 @@ pub enum Order {
     /// threads sooner (tried after the thirteenth freeze; the default since
     /// the fourteenth).
     NttSeen,
+    /// As `NttSeen` with `NttPt` before a program is seen to finish: each
+    /// thread weighs as a program of its own, as in `Ntt`, but at its
+    /// program's rate, so that the threads of a program that waits in
+    /// short runnable spells (a pipeline's stages) still show how far
+    /// behind the program is (tried after the fourteenth freeze).
+    NttPtSeen,
 }
 
 /// Which waiting threads may take a fast core from an occupant that has
