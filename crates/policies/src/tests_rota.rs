@@ -446,6 +446,32 @@ fn rota_ntt_pr_ranks_by_the_programs_rate() {
     assert_eq!(first("order=ntt-prog"), 0);
 }
 
+/// `split-prior`: per thread, the full-speed prior of a thread's rate is
+/// its program's, shared by the program's live threads. Threads 0
+/// (program 0, alone) and 1 (program 1, one of four) both woke at 0 and ran
+/// 1 ms on slow cores by 4 ms: alike with a whole prior each (the lower id
+/// first), but thread 1's quarter prior shows how far behind it is.
+#[test]
+fn rota_split_prior_shares_the_prior_among_a_programs_threads() {
+    let first = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (1, 2.0), (1, 2.0), (1, 2.0)]);
+        let mut p = rota(&st, &format!("{opts}:serial-first=off"));
+        for (t, c) in [(0, 2), (1, 3)] {
+            queue(&mut st, c, t);
+            p.enqueued(&st, CoreId(c), ThreadId(t), true);
+        }
+        st.now = 4 * MS;
+        for t in [0, 1] {
+            st.threads[t].sum_exec_ns = MS;
+        }
+        first_of_two(&p, &st)
+    };
+    assert_eq!(first("order=ntt"), 0);
+    assert_eq!(first("order=ntt:split-prior=on"), 1);
+    // The program orders have one prior per program already.
+    assert_eq!(first("order=ntt-pr:split-prior=on"), first("order=ntt-pr"));
+}
+
 #[test]
 fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota").is_ok());

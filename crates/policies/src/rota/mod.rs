@@ -210,7 +210,9 @@
 //! sibling that waited at a barrier with the waker: level on the design
 //! set, better on replayed recordings and cheaper on large machines) and
 //! `order=ntt-pt-seen` (`ntt-pt` before a program is seen again: one
-//! design cell more);
+//! design cell more) and `split-prior` (a thread's rate prior shared by
+//! its program's threads: with `reclaim=barrier` level in cells, better
+//! in geomean);
 //! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
 //! over).
 //!

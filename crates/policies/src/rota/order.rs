@@ -152,6 +152,13 @@ impl Rota {
         let fast = self.fast_time_now(st, t);
         let slow = self.cpu_time_now(st, t).saturating_sub(fast);
         let q = self.m().quantum_ns as u128;
+        // `split-prior`: the prior is the program's, shared by its live
+        // threads, so that it fades for a thread of many as for a program.
+        let q = if self.params.split_prior {
+            q / self.live.get(th.program.idx()).copied().unwrap_or(1).max(1) as u128
+        } else {
+            q
+        };
         let mut runnable = s.runnable_ns;
         if matches!(th.state, RunState::Runnable | RunState::Running) {
             runnable += st.now.saturating_sub(self.runnable_from(st, t));

@@ -149,6 +149,12 @@ pub struct RotaParams {
     /// in its phases with few runnable threads (fmm in 4B-2 on 2B2S).
     /// On since the thirteenth freeze.
     pub gang_fit: bool,
+    /// Per-thread gradient orders (`ntt`, and `ntt-seen` before a program
+    /// is seen again): the one-quantum full-speed prior of a thread's rate
+    /// divided among its program's live threads, so that a thread of a
+    /// program of many that is runnable only briefly (ferret's stages) no
+    /// longer looks barely behind. Tried after the fourteenth freeze.
+    pub split_prior: bool,
     /// A waking thread does not take an idle core whose last thread is a
     /// sibling (same program) that blocked after it did: both wait at one
     /// synchronisation, the sibling wakes with it (a barrier's broadcast)
@@ -206,6 +212,7 @@ impl Default for RotaParams {
             straggler: false,
             gang: true,
             gang_fit: true,
+            split_prior: false,
             reclaim: Reclaim::On,
             migration_ns: None,
             labels: LabelParams::default(),
@@ -345,6 +352,7 @@ impl RotaParams {
                 "straggler" => self.straggler = on,
                 "gang" => self.gang = on,
                 "gang-fit" => self.gang_fit = on,
+                "split-prior" => self.split_prior = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
