@@ -128,23 +128,22 @@ impl Rota {
         let speed = s.speed_fp.max(FP);
         let gain = (speed - FP) * FP / speed;
         let p = th.program.idx();
-        let seen = self.runs_done.get(p).is_some_and(|&n| n > 0);
-        let prog_order = match self.params.order {
-            Order::NttPr | Order::NttPt | Order::NttPtSeen => true,
-            Order::NttSeen => seen,
-            _ => false,
+        let seen = || self.runs_done.get(p).is_some_and(|&n| n > 0);
+        // Ranked at the program's rate: `Some(divided)`, the gain divided
+        // among the program's runnable threads or not; None: the thread's.
+        let at_program_rate = match self.params.order {
+            Order::NttPr => Some(true),
+            Order::NttPt => Some(false),
+            Order::NttSeen => seen().then_some(true),
+            Order::NttPtSeen => Some(seen()),
+            _ => None,
         };
-        if prog_order {
+        if let Some(divided) = at_program_rate {
             // The program's rate only: the thread's own is not read.
-            let per_thread = match self.params.order {
-                Order::NttPt => true,
-                Order::NttPtSeen => !seen,
-                _ => false,
-            };
-            let n = if per_thread {
-                1
-            } else {
+            let n = if divided {
                 self.active.get(p).copied().unwrap_or(1).max(1) as u64
+            } else {
+                1
             };
             let inv = prog_inv(p);
             return gain * inv * inv / n;
@@ -155,7 +154,7 @@ impl Rota {
         // `split-prior`: the prior is the program's, shared by its live
         // threads, so that it fades for a thread of many as for a program.
         let q = if self.params.split_prior {
-            q / self.live.get(th.program.idx()).copied().unwrap_or(1).max(1) as u128
+            q / self.live.get(p).copied().unwrap_or(1).max(1) as u128
         } else {
             q
         };
