@@ -166,8 +166,9 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 54] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 56] = [
     "rota",
+    "rota:split-prior=off:reclaim=on",
     "rota:order=ntt-pr:reclaim=off",
     "rota:order=ntt-pr:reclaim=off:gang-fit=off",
     "rota:order=ntt-pr:reclaim=off:gang=off",
@@ -216,7 +217,8 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 54] = [
     "rota:order=sjf-oracle",
     "rota:straggler=on",
     "rota:reclaim=off",
-    "rota:reclaim=barrier",
+    "rota:reclaim=on",
+    "rota:split-prior=off",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

@@ -94,7 +94,7 @@ fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
     // (Threads 0 and 1 are siblings: `reclaim` would leave core 0 to thread
     // 0, which blocked after thread 1; see the end.)
     let mut p = rota(&st, "reclaim=off");
-    let mut reclaim = rota(&st, "");
+    let mut reclaim = rota(&st, "reclaim=on");
     run_on(&mut st, 1, 3); // fast core 1 busy throughout
     let at = st.now;
     ran_and_blocked(&mut p, &mut st, 2, 1, MS);
@@ -443,7 +443,7 @@ fn rota_ntt_pr_ranks_by_the_programs_rate() {
     };
     assert_eq!(first("order=ntt-pr:full-wait=on"), 1);
     // Per thread, the two are alike and the lower id goes first.
-    assert_eq!(first("order=ntt-prog"), 0);
+    assert_eq!(first("order=ntt-prog:split-prior=off"), 0);
 }
 
 /// `split-prior`: per thread, the full-speed prior of a thread's rate is
@@ -466,10 +466,13 @@ fn rota_split_prior_shares_the_prior_among_a_programs_threads() {
         }
         first_of_two(&p, &st)
     };
-    assert_eq!(first("order=ntt"), 0);
+    assert_eq!(first("order=ntt:split-prior=off"), 0);
     assert_eq!(first("order=ntt:split-prior=on"), 1);
     // The program orders have one prior per program already.
-    assert_eq!(first("order=ntt-pr:split-prior=on"), first("order=ntt-pr"));
+    assert_eq!(
+        first("order=ntt-pr:split-prior=on"),
+        first("order=ntt-pr:split-prior=off")
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Twelve freezes, each before any run on held-out work:
+//! not from a paper. Fifteen freezes, each before any run on held-out work:
 //! the first (749535e, FIFO order) was designed on the COLAB study's 65
 //! workloads; the second (71f4d6d, capped order) on those and the 40
 //! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
@@ -54,12 +54,17 @@
 //! threads fit the fast cores (`gang-fit`), chosen by the bars in
 //! order (within 1% of the best rival on the CAMP and Prop-SP machines at
 //! both lengths, then the fewest design-set cells more than 5% worse than
-//! EEVDF). The fourteenth (the default) ranks each thread by its own
+//! EEVDF). The fourteenth (96d5c33, `rota:split-prior=off:reclaim=on`)
+//! ranks each thread by its own
 //! gradient until its program is seen to finish a run and start again,
 //! then by its program's (`order=ntt-seen`), and leaves an idle core to a
 //! sibling that blocked after the waking thread (`reclaim`), chosen the
 //! same way; every earlier freeze adds `:reclaim=off`, and `:order=ntt-pr`
-//! where its spelling names no order. Earlier spellings (`order=speed` and the like) name the
+//! where its spelling names no order. The fifteenth (the default) shares
+//! a thread's rate prior among its program's live threads (`split-prior`)
+//! and leaves an idle core to a sibling only when both waited at a barrier
+//! (`reclaim=barrier`), chosen the same way (fewest design-set cells, then
+//! the worst design geomean). Earlier spellings (`order=speed` and the like) name the
 //! fourth to seventh freezes with
 //! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
 //! tenth add `:full-wait=off:order=ntt-prog` to theirs; every freeze before
@@ -151,10 +156,11 @@
 //!   with few runnable threads (fmm's four threads held both big cores of
 //!   2B2S in 4B-2).
 //! - **A sibling's core is left to it** (`reclaim`, since the
-//!   fourteenth): a waking thread does not take an idle core whose last
-//!   thread is a sibling that blocked after it (both wait at one barrier
-//!   and wake together), so a barrier's broadcast does not rotate the
-//!   program's threads across clusters (lu_cb in 2B-3).
+//!   fourteenth; `reclaim=barrier` since the fifteenth): a waking thread
+//!   does not take an idle core whose last thread is a sibling that
+//!   blocked after it at the same kind of wait, a barrier (both wake
+//!   together), so a barrier's broadcast does not rotate the program's
+//!   threads across clusters (lu_cb in 2B-3).
 //!
 //! Mechanisms tried while designing and left off by default because they
 //! made the design set worse or left it level (each a switch, measured in
@@ -206,13 +212,10 @@
 //! against 6; with `order=ntt:stay=fast` 1 cell, but the per-thread order
 //! loses 1.5% on CAMP's one-fast-core machine at the papers' lengths;
 //! the fourteenth freeze keeps it for programs not yet seen to finish);
-//! and after the fourteenth, `reclaim=barrier` (a core left only to a
-//! sibling that waited at a barrier with the waker: level on the design
-//! set, better on replayed recordings and cheaper on large machines) and
-//! `order=ntt-pt-seen` (`ntt-pt` before a program is seen again: one
-//! design cell more) and `split-prior` (a thread's rate prior shared by
-//! its program's threads: with `reclaim=barrier` level in cells, better
-//! in geomean);
+//! and after the fourteenth, `order=ntt-pt-seen` (`ntt-pt` before a
+//! program is seen again: one design cell more), and `reclaim=barrier`
+//! and `split-prior`, on together since the fifteenth (each alone level
+//! in design cells; together level in cells and better in geomean);
 //! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
 //! over).
 //!
@@ -234,9 +237,10 @@
 //!   fast-core lead is one quantum (`cap=N` quanta; 1 was chosen among 0-3
 //!   and 5, 10 on the design set as the one with the smallest worst-case
 //!   loss to the best rival over its eight machine x workload-set cells);
-//! - the slowdown gradient's prior: a thread starts with a rotation
-//!   quantum of progress at full speed, so its first wait does not rank it
-//!   as starved before it has had a turn (assumption);
+//! - the slowdown gradient's prior: a program starts with a rotation
+//!   quantum of progress at full speed, shared by its live threads
+//!   (`split-prior`), so a first wait does not rank it as starved before
+//!   it has had a turn (assumption);
 //! - pull_min: 4 cross-cluster migrations (a thread that has run r is taken
 //!   to be about to run about r more; moving it gains r(1 - 1/s), about r/2
 //!   at the study's speedups, against a move there and, later, back);

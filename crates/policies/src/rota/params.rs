@@ -153,7 +153,8 @@ pub struct RotaParams {
     /// is seen again): the one-quantum full-speed prior of a thread's rate
     /// divided among its program's live threads, so that a thread of a
     /// program of many that is runnable only briefly (ferret's stages) no
-    /// longer looks barely behind. Tried after the fourteenth freeze.
+    /// longer looks barely behind. Tried after the fourteenth freeze; on
+    /// since the fifteenth.
     pub split_prior: bool,
     /// A waking thread does not take an idle core whose last thread is a
     /// sibling (same program) that blocked after it did: both wait at one
@@ -164,7 +165,8 @@ pub struct RotaParams {
     /// 3). It takes another idle core, else queues as when none is idle. A
     /// sibling that blocked first (a main thread at a join) leaves its core
     /// to anyone. Tried after the twelfth freeze; on since the fourteenth.
-    /// `barrier` (tried after the fourteenth): only when both blocked at a
+    /// `barrier` (tried after the fourteenth; the default since the
+    /// fifteenth): only when both blocked at a
     /// barrier, the one wait after which every waiter wakes with the
     /// others (a kernel: the same futex word, woken all at once); siblings
     /// that sleep or wait on locks, queues or condition variables do not
@@ -212,8 +214,8 @@ impl Default for RotaParams {
             straggler: false,
             gang: true,
             gang_fit: true,
-            split_prior: false,
-            reclaim: Reclaim::On,
+            split_prior: true,
+            reclaim: Reclaim::Barrier,
             migration_ns: None,
             labels: LabelParams::default(),
         }
