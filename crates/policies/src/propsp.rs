@@ -59,6 +59,13 @@
 //!   any queued thread, then a thread running on a slow core. Time a thread
 //!   without credits spends on an otherwise idle fast core goes unbilled at the
 //!   next assignment (see above).
+//! - A thread without credits queued on a fast core behind a running credit
+//!   holder moves to the least loaded slow core at the fast core's tick
+//!   (threads with credits are "preferentially assigned to fast cores", the
+//!   rest to slow ones): a holder is never preempted by it there, so it
+//!   would otherwise wait as long as holders keep the core, under HSP for
+//!   ever while the chosen programs restart (a bodytrack worker in a random
+//!   mix of seed 16180 on 1B3S never ran again, and the run never ended).
 
 use crate::cfs::CfsCore;
 use crate::queue_index::{QueueIndex, QueuedIndex, RunningIndex};
@@ -779,6 +786,12 @@ impl FastLayer {
         }
         let local_holder = self.local_holder(st, c).is_some();
         if self.has_credit(st, cur) {
+            // A thread without credits queued here waits for as long as
+            // credit holders keep the core (for ever under HSP, whose holders'
+            // credits never run out, while its chosen programs restart): it
+            // goes to the least loaded slow core, where CFS shares it, as
+            // placement would have put it.
+            self.send_broke_to_slow(st, c, out);
             // Time-share only with other credit holders.
             return local_holder && self.cfs.tick_preempt(st, c, 1.0);
         }
@@ -839,6 +852,22 @@ impl FastLayer {
             }
         }
         self.cfs.tick_preempt(st, c, 1.0)
+    }
+
+    /// Moves the first thread without credits queued on fast core `c` (the
+    /// queue's order; one per tick) to the least loaded slow core it may
+    /// run on.
+    fn send_broke_to_slow(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
+        let slow = st.topo.all_mask().minus(st.topo.big_mask());
+        let broke =
+            st.core(c).rq.iter().copied().find(|&t| {
+                !self.has_credit(st, t) && !self.cfs.allowed(t).intersect(slow).is_empty()
+            });
+        if let Some(t) = broke {
+            if let Some(to) = self.cfs.idlest_in(st, t, slow) {
+                out.push(Action::Migrate { thread: t, to });
+            }
+        }
     }
 
     /// Bills fast-core time (only the part inside the current period).

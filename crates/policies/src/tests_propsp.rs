@@ -413,6 +413,54 @@ fn hsp_gives_fast_cores_to_highest_speedup_applications() {
     assert!(out.is_empty(), "{out:?}");
 }
 
+/// A thread without credits queued on a fast core behind a running credit
+/// holder is never picked there while holders keep the core (under HSP, for
+/// ever): the fast core's tick sends it to the least loaded slow core.
+#[test]
+fn hsp_sends_a_queued_thread_without_credits_to_the_slow_cores() {
+    // 1B3S: app 1 (3.0) is chosen and runs on fast core 0; app 0's thread 0
+    // (1.5) is queued behind it; slow cores 1 and 3 run a thread each,
+    // slow core 2 two.
+    let mut st = state(
+        "1B3S",
+        &[(0, 1.5), (1, 3.0), (2, 1.2), (3, 1.2), (3, 1.2), (2, 1.2)],
+    );
+    let mut p = Hsp::new(HspParams::default());
+    created(&mut p, &st);
+    run_on(&mut st, 0, 1);
+    queue(&mut st, 0, 0);
+    run_on(&mut st, 1, 2);
+    run_on(&mut st, 2, 3);
+    queue(&mut st, 2, 4);
+    run_on(&mut st, 3, 5);
+    p.periodic(&st, &mut Vec::new());
+    assert_eq!(p.chosen(), &[ProgramId(1)]);
+    st.now = 4 * MS;
+    let mut out = Vec::new();
+    assert!(!p.tick(&st, CoreId(0), &mut out));
+    assert_eq!(
+        out,
+        vec![Action::Migrate {
+            thread: ThreadId(0),
+            to: CoreId(1)
+        }]
+    );
+    // A queued credit holder stays: it time-shares the fast core.
+    let mut st = state("1B3S", &[(1, 3.0), (1, 3.0), (2, 1.2), (2, 1.2), (2, 1.2)]);
+    let mut p = Hsp::new(HspParams::default());
+    created(&mut p, &st);
+    run_on(&mut st, 0, 0);
+    queue(&mut st, 0, 1);
+    for c in 1..4 {
+        run_on(&mut st, c, c as u32 + 1);
+    }
+    p.periodic(&st, &mut Vec::new());
+    st.now = 4 * MS;
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(0), &mut out);
+    assert!(out.is_empty(), "{out:?}");
+}
+
 #[test]
 fn hsp_ranks_by_application_wide_speedup_not_thread_sf() {
     // 1B3S: app 0 has three threads of SF 3.0 (SP_Even = 1/3 x 2 + 1 = 1.67),

@@ -215,8 +215,11 @@ pub struct SimResult {
 pub enum SimError {
     #[error("deadlock at t = {at_ns} ns: no thread can run.\n{report}")]
     Deadlock { at_ns: Nanos, report: String },
-    #[error("workload did not finish within {limit_ns} ns of simulated time")]
-    Timeout { limit_ns: Nanos },
+    #[error(
+        "workload did not finish within {limit_ns} ns of simulated time (a thread starved, or \
+         a wake-up lost?); threads still live:\n{report}"
+    )]
+    Timeout { limit_ns: Nanos, report: String },
     #[error(
         "stopped after {events} events (the run's budget) at t = {at_ns} ns of simulated time, \
          with {live} of {programs} programs still running; raise the budget (--max-events) \
@@ -682,6 +685,7 @@ impl<'a> Sim<'a> {
             if t > self.cfg.max_time_ns {
                 return Err(SimError::Timeout {
                     limit_ns: self.cfg.max_time_ns,
+                    report: self.deadlock_report(),
                 });
             }
             debug_assert!(t >= self.st.now);
@@ -1770,11 +1774,21 @@ impl<'a> Sim<'a> {
                 ),
                 WaitObj::Sleep => "sleep".into(),
                 WaitObj::Event(e) => format!("replayed wake-up #{}", e - pr.event_base),
-                WaitObj::None => format!("{:?}", th.state),
+                WaitObj::None => String::new(),
             };
+            let what = if what.is_empty() {
+                format!("is {:?}", th.state)
+            } else {
+                format!("waits on {what}")
+            };
+            let core = th.core.map(|c| format!(" on core {c}")).unwrap_or_default();
             out.push_str(&format!(
-                "  thread {} ({} / {}#{}) waits on {}\n",
-                i, p.name, p.groups[r.group as usize].name, r.index, what
+                "  thread {} ({} / {}#{}) {what}{core}, {:.3} ms of CPU in all\n",
+                i,
+                p.name,
+                p.groups[r.group as usize].name,
+                r.index,
+                th.sum_exec_ns as f64 / 1e6
             ));
         }
         out

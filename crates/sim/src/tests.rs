@@ -293,6 +293,26 @@ ops = [ { compute = 1000, mem_frac = 0.0 }, { lock = "m" }, { wait = "c", mutex 
 }
 
 #[test]
+fn a_run_past_the_time_limit_names_the_threads_still_live() {
+    // 20 ms of compute against a 5 ms limit: the one thread is still running.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 20000, mem_frac = 0.0 } ]");
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let cfg = SimConfig {
+        max_time_ns: 5 * MS,
+        ..SimConfig::default()
+    };
+    let e = simulate(&w, &t, p.as_mut(), &cfg).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, SimError::Timeout { .. }), "{msg}");
+    assert!(
+        msg.contains("within 5000000 ns")
+            && msg.contains("thread 0 (x / main#0) is Running on core 0"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn sleep_blocks_without_using_the_core() {
     let w = workload(
         r#"
