@@ -582,6 +582,13 @@ pub enum CampaignError {
     Random(String),
     #[error("{0}")]
     Lengths(String),
+    /// Several runs failed: the first (in run order) and how many others.
+    #[error("{first}\n({more} more runs failed too; the first {} of them: {})", shown.len(), shown.join("; "))]
+    Failed {
+        first: Box<CampaignError>,
+        more: usize,
+        shown: Vec<String>,
+    },
 }
 
 /// One simulation to run.
@@ -731,8 +738,34 @@ pub fn run(
                 (job.clone(), r)
             })
             .collect();
+        let mut failed = Vec::new();
         for (j, r) in results {
-            done.insert(j, r?);
+            match r {
+                Ok(r) => {
+                    done.insert(j, r);
+                }
+                Err(e) => failed.push(e),
+            }
+        }
+        // Every failure is reported at once, not only the first, so that
+        // one rerun can address them all.
+        if !failed.is_empty() {
+            let mut failed = failed.into_iter();
+            let first = failed.next().expect("not empty");
+            let rest: Vec<String> = failed.map(|e| e.to_string()).collect();
+            if rest.is_empty() {
+                return Err(first);
+            }
+            let shown = rest
+                .iter()
+                .take(3)
+                .map(|m| m.lines().next().unwrap_or("").to_string())
+                .collect();
+            return Err(CampaignError::Failed {
+                first: Box::new(first),
+                more: rest.len(),
+                shown,
+            });
         }
     }
     progress.finish();

@@ -472,3 +472,14 @@ fn a_campaign_hands_an_oracle_policy_its_programs_t_sb_before_the_run() {
         .unwrap()
         .wants_oracle_lengths());
 }
+
+#[test]
+fn every_failed_run_is_counted_in_the_error() {
+    // 1 ms of simulated time is too little for any run: the error names the
+    // first failure and counts the others rather than stopping at one.
+    let mut spec = small();
+    spec.max_time_ns = Some(1_000_000);
+    let e = run(&spec, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("did not finish within 1000000 ns"), "{e}");
+    assert!(e.contains("more runs failed too"), "{e}");
+}
