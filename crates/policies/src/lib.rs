@@ -102,12 +102,12 @@ colab:KEY=VALUE:... switches mechanisms (",
             "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
 queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
 thread, then to the thread whose slowdown a unit of fast-core time lowers most \
-(its progress per unit of time runnable; summed over its program's threads once the program \
+(its progress per unit of time runnable, from a prior its program's threads share; summed over its program's threads once the program \
 has finished a run and started again), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \
 a program's threads take turns on its fast cores; previous core first; threads with bursts shorter than a cross-cluster move stay in their \
 cluster; a takeover counts a run from the thread's last synchronisation; an idle fast core \
 waits a migration's time for its short sleeper, a waking thread leaves an idle core to a \
-sibling that blocked after it, and up to CFS's minimum slice for one whose program's other threads all run on fast cores and whose live threads fit them; \
+sibling that blocked after it at the same barrier, and up to CFS's minimum slice for one whose program's other threads all run on fast cores and whose live threads fit them; \
 each core's queue by CFS's rules, new threads in arrival order; \
 rota:KEY=VALUE:... switches mechanisms (",
             rota_options_help!(),
