@@ -107,6 +107,10 @@ pub const STEPS_PER_EVENT: u64 = 16;
 /// of [`simulate_observed`].
 pub const PROGRESS_EVERY: u64 = 1 << 20;
 
+/// Live threads listed in a deadlock or time-limit report (assumption:
+/// enough to see the pattern, few enough to read).
+const REPORT_THREADS: usize = 32;
+
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
@@ -1716,13 +1720,27 @@ impl<'a> Sim<'a> {
 
     // ----- results and diagnostics ----------------------------------------
 
+    /// One line per live thread, at most [`REPORT_THREADS`] of them (a
+    /// program of thousands of threads would bury the message).
     fn deadlock_report(&self) -> String {
         let mut out = String::new();
+        let mut shown = 0;
+        let live = self
+            .st
+            .threads
+            .iter()
+            .filter(|t| t.state != RunState::Exited)
+            .count();
         for (i, r) in self.rt.iter().enumerate() {
             let th = &self.st.threads[i];
             if th.state == RunState::Exited {
                 continue;
             }
+            if shown == REPORT_THREADS {
+                out.push_str(&format!("  ... and {} more\n", live - shown));
+                break;
+            }
+            shown += 1;
             let p = &self.w.programs[r.prog as usize];
             let pr = &self.progs[r.prog as usize];
             let what = match r.waiting {

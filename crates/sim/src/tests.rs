@@ -313,6 +313,29 @@ fn a_run_past_the_time_limit_names_the_threads_still_live() {
 }
 
 #[test]
+fn a_report_of_many_live_threads_lists_the_first_and_counts_the_rest() {
+    // 40 workers and the main thread, each still computing at 5 ms.
+    let w = workload(
+        r#"
+name = "x"
+[thread.main]
+ops = [ { spawn = "w", count = 40 }, { join = "w" } ]
+[thread.w]
+ops = [ { compute = 20000, mem_frac = 0.0 } ]
+"#,
+    );
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let cfg = SimConfig {
+        max_time_ns: 5 * MS,
+        ..SimConfig::default()
+    };
+    let msg = simulate(&w, &t, p.as_mut(), &cfg).unwrap_err().to_string();
+    assert_eq!(msg.matches("  thread ").count(), 32, "{msg}");
+    assert!(msg.contains("  ... and 9 more"), "{msg}");
+}
+
+#[test]
 fn sleep_blocks_without_using_the_core() {
     let w = workload(
         r#"
