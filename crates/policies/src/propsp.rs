@@ -859,15 +859,11 @@ impl FastLayer {
     /// run on.
     fn send_broke_to_slow(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
         let slow = st.topo.all_mask().minus(st.topo.big_mask());
-        let broke =
-            st.core(c).rq.iter().copied().find(|&t| {
-                !self.has_credit(st, t) && !self.cfs.allowed(t).intersect(slow).is_empty()
-            });
-        if let Some(t) = broke {
-            if let Some(to) = self.cfs.idlest_in(st, t, slow) {
-                out.push(Action::Migrate { thread: t, to });
-            }
-        }
+        let moved = st.core(c).rq.iter().copied().find_map(|t| {
+            let to = (!self.has_credit(st, t)).then(|| self.cfs.idlest_in(st, t, slow));
+            to.flatten().map(|to| Action::Migrate { thread: t, to })
+        });
+        out.extend(moved);
     }
 
     /// Bills fast-core time (only the part inside the current period).

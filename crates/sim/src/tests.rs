@@ -292,17 +292,22 @@ ops = [ { compute = 1000, mem_frac = 0.0 }, { lock = "m" }, { wait = "c", mutex 
     );
 }
 
-#[test]
-fn a_run_past_the_time_limit_names_the_threads_still_live() {
-    // 20 ms of compute against a 5 ms limit: the one thread is still running.
-    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 20000, mem_frac = 0.0 } ]");
+/// Runs `w` under CFS on one big core with a 5 ms limit of simulated time.
+fn run_for_5_ms(w: &Workload) -> SimError {
     let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
     let mut p = colab_policies::by_name("cfs").unwrap();
     let cfg = SimConfig {
         max_time_ns: 5 * MS,
         ..SimConfig::default()
     };
-    let e = simulate(&w, &t, p.as_mut(), &cfg).unwrap_err();
+    simulate(w, &t, p.as_mut(), &cfg).unwrap_err()
+}
+
+#[test]
+fn a_run_past_the_time_limit_names_the_threads_still_live() {
+    // 20 ms of compute against a 5 ms limit: the one thread is still running.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 20000, mem_frac = 0.0 } ]");
+    let e = run_for_5_ms(&w);
     let msg = e.to_string();
     assert!(matches!(e, SimError::Timeout { .. }), "{msg}");
     assert!(
@@ -324,13 +329,7 @@ ops = [ { spawn = "w", count = 40 }, { join = "w" } ]
 ops = [ { compute = 20000, mem_frac = 0.0 } ]
 "#,
     );
-    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
-    let mut p = colab_policies::by_name("cfs").unwrap();
-    let cfg = SimConfig {
-        max_time_ns: 5 * MS,
-        ..SimConfig::default()
-    };
-    let msg = simulate(&w, &t, p.as_mut(), &cfg).unwrap_err().to_string();
+    let msg = run_for_5_ms(&w).to_string();
     assert_eq!(msg.matches("  thread ").count(), 32, "{msg}");
     assert!(msg.contains("  ... and 9 more"), "{msg}");
 }
