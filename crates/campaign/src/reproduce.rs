@@ -5,7 +5,7 @@
 use crate::{CampaignSpec, CampaignStats, Progress, Study};
 use anyhow::{bail, Context, Result};
 use colab_core::{CoreOrder, Topology};
-use colab_report::RunRecord;
+use colab_report::{Failures, RunRecord};
 use colab_workload::{Library, Workload};
 use std::path::{Path, PathBuf};
 
@@ -57,6 +57,12 @@ pub struct Request {
     /// (`--restart-until`); None: the study's own rule.
     pub restart_until: Option<u32>,
     pub predictor: String,
+    /// Finish every run that can run however many fail, and report the
+    /// rest (`--keep-going`).
+    pub keep_going: bool,
+    /// Simulated-time cap of every run, in seconds (`--time-limit`); None:
+    /// the simulator's 1 h, or 24 h at the papers' lengths.
+    pub time_limit_s: Option<f64>,
 }
 
 /// The campaigns to run and where and how to report them.
@@ -66,6 +72,8 @@ pub struct Plan {
     pub title: String,
     pub baseline: String,
     pub out: PathBuf,
+    /// See [`Request::keep_going`].
+    pub keep_going: bool,
 }
 
 /// The check `reproduce` makes before it loads any trace library.
@@ -114,6 +122,14 @@ pub fn plan(
         ),
         _ => (studies[0].title(), studies[0].baseline()),
     };
+    if let Some(t) = req.time_limit_s {
+        // At least a microsecond, at most a year of simulated time.
+        if !(1e-6..=3.2e7).contains(&t) {
+            bail!(
+                "--time-limit {t}: must be between 0.000001 and 32000000 seconds of simulated time"
+            );
+        }
+    }
     if let Some(k) = req.restart_until {
         if !(1..=colab_sim::MAX_RESTART_UNTIL).contains(&k) {
             bail!(
@@ -172,6 +188,7 @@ pub fn plan(
         title,
         baseline: baseline.to_string(),
         out,
+        keep_going: req.keep_going,
     })
 }
 
@@ -214,6 +231,9 @@ fn study_spec(
     }
     if req.restart_until.is_some() {
         spec.restart_until = req.restart_until;
+    }
+    if let Some(t) = req.time_limit_s {
+        spec.max_time_ns = Some((t * 1e9).round() as u64);
     }
     if let Some(n) = req.random_mixes {
         spec.add_random_mixes(lib, n, req.mix_seed)
@@ -278,22 +298,33 @@ pub fn describe_spec(spec: &CampaignSpec) -> String {
 
 /// Runs every campaign of `plan` in turn (logging each one's size to `log`
 /// and showing progress on a fresh `progress()`), and sums their totals.
+/// With `plan.keep_going` the failed runs come back in [`Failures`] (and
+/// what they touch is left out of the records); without, the first
+/// campaign with a failed run ends the plan with an error.
 pub fn run_plan(
     plan: &Plan,
     progress: &dyn Fn() -> Box<dyn Progress>,
     log: &mut dyn FnMut(&str),
-) -> Result<(Vec<RunRecord>, CampaignStats)> {
+) -> Result<(Vec<RunRecord>, CampaignStats, Failures)> {
     let mut records = Vec::new();
     let mut stats = CampaignStats::default();
+    let mut failures = Failures::default();
     for spec in &plan.specs {
         log(&describe_spec(spec));
-        let (r, s) = crate::run(spec, progress().as_ref())?;
+        let (r, s) = if plan.keep_going {
+            let (r, s, f) = crate::run_keep_going(spec, progress().as_ref())?;
+            failures.runs.extend(f.runs);
+            failures.left_out.extend(f.left_out);
+            (r, s)
+        } else {
+            crate::run(spec, progress().as_ref())?
+        };
         records.extend(r);
         stats.simulations += s.simulations;
         stats.events += s.events;
         stats.wall_s += s.wall_s;
     }
-    Ok((records, stats))
+    Ok((records, stats, failures))
 }
 
 /// The report's options for `plan`: its title and baseline, every policy

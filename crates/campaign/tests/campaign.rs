@@ -1,7 +1,7 @@
 //! The campaign runner on a small hand-picked campaign.
 
 use colab_campaign::model_predictor::Predictor;
-use colab_campaign::{run, CampaignSpec, NoProgress, Study};
+use colab_campaign::{run, run_keep_going, CampaignSpec, NoProgress, Study};
 use colab_core::{CoreOrder, Topology};
 use colab_sim::{simulate, PredictorKind, SimConfig};
 use colab_workload::{Library, Workload};
@@ -482,4 +482,117 @@ fn every_failed_run_is_counted_in_the_error() {
     let e = run(&spec, &NoProgress).unwrap_err().to_string();
     assert!(e.contains("did not finish within 1000000 ns"), "{e}");
     assert!(e.contains("more runs failed too"), "{e}");
+}
+
+#[test]
+fn keep_going_leaves_out_a_failed_mix_for_every_policy_and_keeps_the_rest() {
+    // Eight copies of a one-thread program crowd two cores for longer than
+    // any run alone takes, and for longer under some (policy, order, seed)
+    // than under others: a time limit between the crowd's shortest and
+    // longest runs fails some of them and nothing else.
+    let lib = Library::builtin();
+    let bzip2 = lib.program("bzip2", Some(1)).unwrap();
+    let crowd = Workload {
+        name: "Crowd".into(),
+        classes: vec!["test".into()],
+        source: String::new(),
+        programs: vec![bzip2; 8],
+    };
+    let mut spec = small();
+    spec.workloads = vec![lib.single("bzip2", Some(1)).unwrap(), crowd];
+    let (all, _) = run(&spec, &NoProgress).unwrap();
+    let longest_alone = all
+        .iter()
+        .flat_map(|r| &r.programs)
+        .map(|p| p.t_alone_ns.max(p.t_sb_ns).max(p.t_slow_ns))
+        .max()
+        .unwrap();
+    let crowd_times: Vec<u64> = all
+        .iter()
+        .filter(|r| r.workload == "Crowd")
+        .map(|r| r.makespan_ns)
+        .collect();
+    let (shortest, longest) = (
+        *crowd_times.iter().min().unwrap(),
+        *crowd_times.iter().max().unwrap(),
+    );
+    assert!(
+        shortest > longest_alone && longest > shortest,
+        "{crowd_times:?} vs {longest_alone}"
+    );
+    spec.max_time_ns = Some((shortest + longest) / 2);
+    let over = crowd_times
+        .iter()
+        .filter(|&&t| t > (shortest + longest) / 2)
+        .count();
+
+    assert!(run(&spec, &NoProgress).is_err());
+    let (kept, stats, failures) = run_keep_going(&spec, &NoProgress).unwrap();
+    assert_eq!(failures.runs.len(), over, "{failures:?}");
+    for f in &failures.runs {
+        assert_eq!((f.workload.as_str(), f.config.as_str()), ("Crowd", "1B1S"));
+        assert!(f.error.contains("did not finish"), "{}", f.error);
+    }
+    // The crowd's finished runs go too: every policy over the same workloads.
+    assert_eq!(failures.left_out, vec![("Crowd".into(), "1B1S".into())]);
+    let expected: Vec<_> = all.into_iter().filter(|r| r.workload != "Crowd").collect();
+    assert_eq!(kept, expected);
+    assert!(stats.simulations > 0);
+}
+
+#[test]
+fn keep_going_does_not_run_a_mix_whose_program_alone_failed() {
+    let mut lib = Library::builtin();
+    // A lost wake-up: the signal comes before the wait, in every run.
+    lib.add_program_text(
+        "lost_signal.toml",
+        r#"
+name = "lost_signal"
+cond = ["ready"]
+[mutex]
+m = 1
+[thread.main]
+ops = [ { spawn = "waiter" }, { lock = "m" }, { signal = "ready" }, { unlock = "m" }, { join = "waiter" } ]
+[thread.waiter]
+ops = [ { compute = 1000, speedup = 2.0 }, { lock = "m" }, { wait = "ready", mutex = "m" }, { unlock = "m" } ]
+"#,
+    )
+    .unwrap();
+    let pair = Workload {
+        name: "Pair".into(),
+        classes: vec!["test".into()],
+        source: String::new(),
+        programs: vec![
+            lib.program("radix", Some(2)).unwrap(),
+            lib.program("lost_signal", None).unwrap(),
+        ],
+    };
+    let mut spec = small();
+    spec.workloads = vec![pair, lib.mix("Sync-1").unwrap()];
+    let e = run(&spec, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("deadlock"), "{e}");
+
+    let (kept, _, failures) = run_keep_going(&spec, &NoProgress).unwrap();
+    let (skipped, failed): (Vec<_>, Vec<_>) =
+        failures.runs.iter().partition(|f| f.workload == "Pair");
+    // Every Pair mix (2 policies x 2 orders x 2 seeds) waits on a failed run.
+    assert_eq!(skipped.len(), 8);
+    for s in &skipped {
+        assert!(
+            s.error.starts_with("not run: it needs lost_signal"),
+            "{}",
+            s.error
+        );
+    }
+    // The failed runs are lost_signal's alone, each a deadlock.
+    assert!(!failed.is_empty());
+    for f in &failed {
+        assert!(f.workload.starts_with("lost_signal") && f.workload.ends_with("alone"));
+        assert!(f.error.contains("deadlock"), "{}", f.error);
+    }
+    assert_eq!(failures.left_out, vec![("Pair".into(), "1B1S".into())]);
+    // The rest is what a campaign without Pair gives.
+    spec.workloads.remove(0);
+    let (expected, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(kept, expected);
 }

@@ -763,6 +763,78 @@ fn reproduce_restarts_programs_on_request() {
 }
 
 #[test]
+fn reproduce_keeps_going_past_failed_runs_on_request() {
+    // 50 ms of simulated time: some programs of the quick study finish on
+    // 1B1S, the others do not.
+    let dir = tempdir();
+    let args = |out: &Path| {
+        vec![
+            "reproduce".to_string(),
+            "--quick".into(),
+            "--configs".into(),
+            "1B1S".into(),
+            "--policies".into(),
+            "cfs,rota".into(),
+            "--time-limit".into(),
+            "0.05".into(),
+            "--allow-no-png".into(),
+            "--out".into(),
+            s(out).into(),
+        ]
+    };
+    let stop = dir.path().join("stop");
+    let a = args(&stop);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    fails(
+        &a,
+        &["did not finish within 50000000 ns", "more runs failed too"],
+    );
+    assert!(
+        !stop.exists(),
+        "a failed reproduce wrote {}",
+        stop.display()
+    );
+
+    let kept = dir.path().join("kept");
+    let mut a = args(&kept);
+    a.push("--keep-going".into());
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let r = run(&a);
+    assert_fails_with(
+        &r,
+        &[
+            "runs failed; the report in",
+            "(workload, configuration) pairs for every policy",
+            "failures.csv",
+        ],
+    );
+    let md = std::fs::read_to_string(kept.join("summary.md")).unwrap();
+    assert!(md.contains("## Failed runs"), "{md}");
+    assert!(md.contains("Sync-1 on 1B1S"), "{md}");
+    let failures = std::fs::read_to_string(kept.join("failures.csv")).unwrap();
+    assert!(
+        failures.starts_with("workload,config,order,seed,policy,error"),
+        "{failures}"
+    );
+    // What finished is reported, what was left out is absent for every policy.
+    let runs = std::fs::read_to_string(kept.join("runs.csv")).unwrap();
+    assert!(runs.lines().count() > 1, "{runs}");
+    assert!(!runs.contains("Sync-1,"), "{runs}");
+
+    for t in ["0", "-1", "nan", "1e9"] {
+        let out = dir.path().join("bad");
+        fails(
+            &["reproduce", "--quick", "--time-limit", t, "--out", s(&out)],
+            &[
+                &format!("--time-limit {}", t.parse::<f64>().unwrap()),
+                "seconds of simulated time",
+            ],
+        );
+        assert!(!out.exists());
+    }
+}
+
+#[test]
 fn random_mixes_reject_bad_requests() {
     let dir = tempdir();
     let out = dir.path().join("report");

@@ -67,6 +67,29 @@ pub struct RunRecord {
     pub context_switches: u64,
 }
 
+/// A run a campaign could not finish (`colab reproduce --keep-going`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The mix, or "PROGRAM:N alone" for a program's run by itself.
+    pub workload: String,
+    /// The machine; "sb:M" / "ss:M" are M's all-big and slow-cores-only
+    /// reference machines.
+    pub config: String,
+    pub order: String,
+    pub seed: u64,
+    pub policy: String,
+    /// The simulator's error, or which needed run failed.
+    pub error: String,
+}
+
+/// What a campaign that kept going past failed runs left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Failures {
+    pub runs: Vec<FailedRun>,
+    /// (workload, config) pairs left out of every policy's results.
+    pub left_out: Vec<(String, String)>,
+}
+
 /// One (workload, config, policy), averaged over core orders and seeds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
@@ -154,6 +177,9 @@ pub struct ReportOptions {
     /// (generated mixes, which no file of the repository describes); empty:
     /// no table.
     pub workloads: Vec<WorkloadInfo>,
+    /// Runs that failed and what the report leaves out for them
+    /// (`failures.csv` and a section of `summary.md`); empty: none.
+    pub failures: Failures,
 }
 
 impl Default for ReportOptions {
@@ -167,6 +193,7 @@ impl Default for ReportOptions {
             png: true,
             on_chart_failure: ChartFailure::Fail,
             workloads: Vec::new(),
+            failures: Failures::default(),
         }
     }
 }

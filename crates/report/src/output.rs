@@ -246,6 +246,9 @@ fn write_contents(
     write_json(&dir.join("runs.json"), records)?;
     write_csv(&dir.join("runs.csv"), &run_rows(records)?)?;
     write_csv(&dir.join("programs.csv"), &program_rows(records))?;
+    if !opts.failures.runs.is_empty() {
+        write_csv(&dir.join("failures.csv"), &opts.failures.runs)?;
+    }
 
     let cells = aggregate(records)?;
     let analysis = Analysis::new(&cells, opts);

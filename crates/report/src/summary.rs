@@ -45,6 +45,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     let mut notes: Vec<String> = Vec::new();
 
     header(&mut md, input, &a);
+    failures(&mut md, input.opts);
     compositions(&mut md, input.opts);
 
     md.push_str("## Per-workload results\n\n");
@@ -195,6 +196,58 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
 }
 
 /// The programs of the workloads the options describe (generated mixes).
+/// Runs shown in `summary.md`'s failures section; `failures.csv` has all.
+pub(crate) const FAILURES_SHOWN: usize = 20;
+
+/// What failed and what this report leaves out for it, before any result.
+fn failures(md: &mut String, opts: &ReportOptions) {
+    let f = &opts.failures;
+    if f.runs.is_empty() {
+        return;
+    }
+    md.push_str(
+        "## Failed runs
+
+",
+    );
+    md.push_str(&format!(
+        "**{} runs failed or could not run**, so {} (workload, configuration) pairs are left \
+         out of every policy's results below (means over the rest; every policy over the \
+         same workloads): {}. Each run with its whole error is in \
+         [failures.csv](failures.csv).\n\n",
+        f.runs.len(),
+        f.left_out.len(),
+        f.left_out
+            .iter()
+            .map(|(w, c)| format!("{w} on {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let rows: Vec<Vec<String>> = f
+        .runs
+        .iter()
+        .take(FAILURES_SHOWN)
+        .map(|r| {
+            vec![
+                r.workload.clone(),
+                r.config.clone(),
+                r.policy.clone(),
+                r.order.clone(),
+                r.seed.to_string(),
+                r.error.lines().next().unwrap_or("").replace('|', "\\|"),
+            ]
+        })
+        .collect();
+    let header = ["workload", "config", "policy", "order", "seed", "error"].map(String::from);
+    md.push_str(&table(&header, &rows));
+    if f.runs.len() > FAILURES_SHOWN {
+        md.push_str(&format!(
+            "and {} more in failures.csv.\n\n",
+            f.runs.len() - FAILURES_SHOWN
+        ));
+    }
+}
+
 fn compositions(md: &mut String, opts: &ReportOptions) {
     if opts.workloads.is_empty() {
         return;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::summary::FAILURES_SHOWN;
 use std::path::Path;
 
 fn close(a: f64, b: f64) -> bool {
@@ -671,6 +672,57 @@ fn summary_lists_the_compositions_it_is_given_and_only_then() {
     assert!(md.contains(table), "{md}");
     // Right after the header, before the results.
     assert!(md.find("## Workload compositions") < md.find("## Per-workload results"));
+}
+
+#[test]
+fn failed_runs_get_a_section_and_a_csv_and_only_when_there_are_some() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = ReportOptions {
+        svg: false,
+        png: false,
+        ..Default::default()
+    };
+    let files = write_report(&tmp.path().join("a"), &sample(), &plain).unwrap();
+    assert!(!read(&files.summary_md).contains("## Failed runs"));
+    assert!(!tmp.path().join("a/failures.csv").exists());
+    let failed = |seed, error: &str| FailedRun {
+        workload: "Crowd".into(),
+        config: "1B1S".into(),
+        order: "big-first".into(),
+        seed,
+        policy: "cfs".into(),
+        error: error.into(),
+    };
+    let opts = ReportOptions {
+        failures: Failures {
+            runs: (0..FAILURES_SHOWN as u64 + 2)
+                .map(|s| failed(s, "deadlock | after 5 ms\n  Crowd / main#0 waits"))
+                .collect(),
+            left_out: vec![("Crowd".into(), "1B1S".into())],
+        },
+        ..plain
+    };
+    let files = write_report(&tmp.path().join("b"), &sample(), &opts).unwrap();
+    let md = read(&files.summary_md);
+    let part = section(&md, "## Failed runs");
+    assert!(part.contains("**22 runs failed or could not run**, so 1 (workload, configuration) pairs are left out"), "{part}");
+    assert!(part.contains(": Crowd on 1B1S."), "{part}");
+    // First line of each error only, its pipe escaped; the rest counted.
+    assert!(
+        part.contains("| Crowd | 1B1S | cfs | big-first | 0 | deadlock \\| after 5 ms |"),
+        "{part}"
+    );
+    assert!(!part.contains("waits"), "{part}");
+    assert!(part.contains("and 2 more in failures.csv."), "{part}");
+    assert!(md.find("## Failed runs") < md.find("## Per-workload results"));
+    // The CSV keeps every run and its whole error.
+    let csv = read(&tmp.path().join("b/failures.csv"));
+    assert!(
+        csv.starts_with("workload,config,order,seed,policy,error\n"),
+        "{csv}"
+    );
+    assert_eq!(csv.matches("Crowd,1B1S,big-first,").count(), 22);
+    assert!(csv.contains("Crowd / main#0 waits"), "{csv}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `colab reproduce`: the papers' simulation studies into a report directory.
 
 use crate::common::{bar, warn, LengthsArg};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use colab_campaign::reproduce::{self, Ablation as LibAblation, Request, StudyChoice};
 use std::path::PathBuf;
 
@@ -14,7 +14,8 @@ Examples:
   colab reproduce camp --quick             # CAMP's Tables III-V on its machines
   colab reproduce --ablation mechanisms    # COLAB with each mechanism off in turn
   colab reproduce --policies cfs,eevdf,colab,rota --out reports/four
-  colab reproduce --random-mixes 40 --mix-seed 7 --only-random";
+  colab reproduce --random-mixes 40 --mix-seed 7 --only-random
+  colab reproduce --keep-going --time-limit 60   # report what finished";
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Ablation {
@@ -139,6 +140,20 @@ pub struct ReproduceArgs {
     /// counters knows, e.g. scx_colab on a machine with no PMU).
     #[arg(long, value_name = "LABEL", default_value = "model")]
     predictor: String,
+    /// Finish every run that can run when some fail (a deadlock, a run past
+    /// the simulator's time limit) and write the report without them: a
+    /// (workload, configuration) with a failed run is left out of every
+    /// policy's results, summary.md says which, and failures.csv holds
+    /// each failed run with its whole error. The command still exits with
+    /// an error. Without it the first campaign with a failed run stops
+    /// with every failure of its phase and writes no report.
+    #[arg(long)]
+    keep_going: bool,
+    /// Simulated seconds a run may take before it counts as failed (a
+    /// policy that starves a thread never ends) [default: 3600, or 86400
+    /// at the papers' lengths].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time_limit: Option<f64>,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<()> {
@@ -168,6 +183,8 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         only_random: a.only_random,
         restart_until: a.restart_until,
         predictor: a.predictor,
+        keep_going: a.keep_going,
+        time_limit_s: a.time_limit,
     };
     reproduce::check_only_traces(&req)?;
     let mut library_workloads = Vec::new();
@@ -184,10 +201,23 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
     let plan = reproduce::plan(&req, &library_workloads, &mut |t| {
         colab_trace::workloads::load_trace(t, speedup, &[], false, &mut warn)
     })?;
-    let (records, stats) =
+    let (records, stats, failures) =
         reproduce::run_plan(&plan, &|| Box::new(bar()), &mut |line| eprintln!("{line}"))?;
-    let opts = reproduce::report_options(&plan, a.allow_no_png);
     let out = &plan.out;
+    if records.is_empty() && !failures.runs.is_empty() {
+        let first = &failures.runs[0];
+        bail!(
+            "every run failed or was left out ({} failed); no report written. The first: {} on {} under {}, seed {}: {}",
+            failures.runs.len(),
+            first.workload,
+            first.config,
+            first.policy,
+            first.seed,
+            first.error
+        );
+    }
+    let mut opts = reproduce::report_options(&plan, a.allow_no_png);
+    opts.failures = failures;
     let files = colab_report::write_report(out, &records, &opts)
         .with_context(|| format!("{}: writing the report", out.display()))?;
     for w in &files.warnings {
@@ -202,5 +232,15 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         rayon::current_num_threads(),
         out.display()
     );
+    let f = &opts.failures;
+    if !f.runs.is_empty() {
+        bail!(
+            "{} runs failed; the report in {} leaves out {} (workload, configuration) pairs for every policy; each failed run is in {}",
+            f.runs.len(),
+            out.display(),
+            f.left_out.len(),
+            out.join("failures.csv").display()
+        );
+    }
     Ok(())
 }

@@ -1,0 +1,503 @@
+//! Running a campaign: every simulation of a [`CampaignSpec`] and the
+//! programs-alone baselines its metrics need, in parallel (rayon), turned
+//! into [`RunRecord`]s. [`run`] stops at the first phase with a failed run;
+//! [`run_keep_going`] finishes the rest and says what it left out.
+
+use crate::{model_predictor, CampaignError, CampaignSpec};
+use colab_core::{CoreOrder, Nanos, Topology};
+use colab_report::{FailedRun, Failures, ProgramRecord, RunRecord};
+use colab_sim::{simulate, PredictorKind, SimConfig, SimResult};
+use colab_workload::{Program, Workload};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// One simulation to run.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Job {
+    /// Workload index in the spec.
+    Mix {
+        w: usize,
+        config: String,
+        policy: String,
+        order: CoreOrder,
+        seed: u64,
+    },
+    /// A program alone: (workload, program index) identifies it.
+    Alone {
+        prog_key: String,
+        config: String,
+        policy: String,
+        order: CoreOrder,
+        seed: u64,
+    },
+}
+
+/// Progress callbacks (the CLI draws a bar; tests pass a no-op).
+pub trait Progress: Sync {
+    fn start(&self, total: u64);
+    fn inc(&self);
+    fn finish(&self);
+}
+
+pub struct NoProgress;
+impl Progress for NoProgress {
+    fn start(&self, _: u64) {}
+    fn inc(&self) {}
+    fn finish(&self) {}
+}
+
+/// Totals for the benchmark report.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignStats {
+    pub simulations: u64,
+    pub events: u64,
+    pub wall_s: f64,
+}
+
+fn prog_key(p: &Program) -> String {
+    format!("{}:{}", p.name, p.n)
+}
+
+/// Runs a campaign; returns one record per (workload, config, policy, order,
+/// seed). A failed run ends it after its phase (programs alone, then the
+/// mixes) with an error naming every failed run of that phase.
+pub fn run(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
+    let ran = execute(spec, progress, false)?;
+    let records = records(spec, &ran.done, &BTreeSet::new())?;
+    Ok((records, ran.stats))
+}
+
+/// Runs a campaign to the end however many runs fail. A (workload,
+/// configuration) with any failed or unrunnable run is left out of every
+/// policy's records, so that every policy's means stay over the same
+/// workloads; [`Failures`] lists the runs and what was left out.
+pub fn run_keep_going(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+) -> Result<(Vec<RunRecord>, CampaignStats, Failures), CampaignError> {
+    let ran = execute(spec, progress, true)?;
+    let mut runs = Vec::new();
+    let mut left_out = BTreeSet::new();
+    for (job, e) in &ran.failed {
+        // The run is named in its own columns; the error is what went wrong.
+        let why = match e {
+            CampaignError::Sim { source, .. } => source.to_string(),
+            e => e.to_string(),
+        };
+        runs.push(failed_run(spec, job, why));
+        if let Job::Mix { w, config, .. } = job {
+            left_out.insert((*w, config.clone()));
+        }
+    }
+    for (job, needed) in &ran.skipped {
+        let why = format!("not run: it needs {}, which failed", describe(spec, needed));
+        runs.push(failed_run(spec, job, why));
+        if let Job::Mix { w, config, .. } = job {
+            left_out.insert((*w, config.clone()));
+        }
+    }
+    let records = records(spec, &ran.done, &left_out)?;
+    let failures = Failures {
+        runs,
+        left_out: left_out
+            .into_iter()
+            .map(|(w, c)| (spec.workloads[w].name.clone(), c))
+            .collect(),
+    };
+    Ok((records, ran.stats, failures))
+}
+
+/// What [`execute`] ran.
+struct Ran {
+    done: BTreeMap<Job, SimResult>,
+    failed: Vec<(Job, CampaignError)>,
+    /// Mixes not run, each with a failed run of a program alone it needs.
+    skipped: Vec<(Job, Job)>,
+    stats: CampaignStats,
+}
+
+/// Every job of `spec`, the programs alone first (a policy in oracle mode
+/// reads its programs' T_SB before its run). Without `keep_going` a phase
+/// with a failed run ends the campaign with every failure of that phase,
+/// so that one rerun can address them all.
+fn execute(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+    keep_going: bool,
+) -> Result<Ran, CampaignError> {
+    let started = Instant::now();
+    let kinds = predictors(spec)?;
+    let (programs, jobs) = jobs(spec);
+    progress.start(jobs.len() as u64);
+    let events = AtomicU64::new(0);
+    let (alone_jobs, mix_jobs): (Vec<Job>, Vec<Job>) = jobs
+        .into_iter()
+        .partition(|j| matches!(j, Job::Alone { .. }));
+    let mut done: BTreeMap<Job, SimResult> = BTreeMap::new();
+    let mut failed: Vec<(Job, CampaignError)> = Vec::new();
+    let mut skipped = Vec::new();
+    for phase in [alone_jobs, mix_jobs] {
+        // A mix whose program alone failed cannot be measured (only with
+        // keep_going does a failed phase get this far).
+        let (phase, unrunnable): (Vec<Job>, Vec<Job>) = phase.into_iter().partition(|j| {
+            needs(spec, j)
+                .iter()
+                .all(|n| !failed.iter().any(|(f, _)| f == n))
+        });
+        for j in unrunnable {
+            let needed = needs(spec, &j)
+                .into_iter()
+                .find(|n| failed.iter().any(|(f, _)| f == n))
+                .expect("partitioned on a failed need");
+            progress.inc();
+            skipped.push((j, needed));
+        }
+        let results: Vec<(Job, Result<SimResult, CampaignError>)> = phase
+            .par_iter()
+            .map(|job| {
+                let r = run_job(spec, &programs, &kinds, &done, job);
+                if let Ok(r) = &r {
+                    events.fetch_add(r.stats.events, Ordering::Relaxed);
+                }
+                progress.inc();
+                (job.clone(), r)
+            })
+            .collect();
+        for (j, r) in results {
+            match r {
+                Ok(r) => {
+                    done.insert(j, r);
+                }
+                Err(e) => failed.push((j, e)),
+            }
+        }
+        if !keep_going && !failed.is_empty() {
+            return Err(all_failures(failed.into_iter().map(|(_, e)| e)));
+        }
+    }
+    progress.finish();
+    let stats = CampaignStats {
+        simulations: done.len() as u64,
+        events: events.load(Ordering::Relaxed),
+        wall_s: started.elapsed().as_secs_f64(),
+    };
+    Ok(Ran {
+        done,
+        failed,
+        skipped,
+        stats,
+    })
+}
+
+/// One error for several failed runs: the first, and how many more.
+fn all_failures(failed: impl Iterator<Item = CampaignError>) -> CampaignError {
+    let mut failed = failed;
+    let Some(first) = failed.next() else {
+        unreachable!("all_failures of no failure")
+    };
+    let rest: Vec<String> = failed.map(|e| e.to_string()).collect();
+    if rest.is_empty() {
+        return first;
+    }
+    let shown = rest
+        .iter()
+        .take(3)
+        .map(|m| m.lines().next().unwrap_or("").to_string())
+        .collect();
+    CampaignError::Failed {
+        first: Box::new(first),
+        more: rest.len(),
+        shown,
+    }
+}
+
+/// Every predictor, resolved and checked before the jobs start: a
+/// machine's model is trained here, once, not inside the parallel jobs.
+fn predictors(spec: &CampaignSpec) -> Result<Predictors, CampaignError> {
+    // Validate names early with clear errors.
+    for p in &spec.policies {
+        spec.policy_and_predictor(p)?;
+    }
+    let mut kinds: Predictors = BTreeMap::new();
+    for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
+        // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
+        // a built-in machine file such as camp-amd-2fc-2sc).
+        let topo = Topology::named(c, CoreOrder::BigFirst)?;
+        for p in spec.policies.iter().map(String::as_str).chain(["cfs"]) {
+            if kinds.contains_key(&(p.to_string(), c.clone())) {
+                continue;
+            }
+            let (_, kind) = spec.policy_on(p, &topo)?;
+            // A counter model must know every core type it will be read on.
+            let missing = model_predictor::uncovered_core_types(&kind, &topo);
+            if !missing.is_empty() {
+                return Err(CampaignError::Model {
+                    policy: p.to_string(),
+                    problem: format!(
+                        "the model has no entry for core type(s) {} of {c} (train one with `colab train --from-sim -t {c}`)",
+                        missing.join(", ")
+                    ),
+                });
+            }
+            kinds.insert((p.to_string(), c.clone()), kind);
+        }
+    }
+    Ok(kinds)
+}
+
+/// The programs of `spec` by key, and every job: each mix with the runs
+/// alone its metrics need, sorted and without repeats.
+fn jobs(spec: &CampaignSpec) -> (BTreeMap<String, Program>, Vec<Job>) {
+    let mut programs: BTreeMap<String, Program> = BTreeMap::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for (wi, w) in spec.workloads.iter().enumerate() {
+        for p in &w.programs {
+            programs.entry(prog_key(p)).or_insert_with(|| p.clone());
+        }
+        for config in spec.configs_of(wi) {
+            for policy in &spec.policies {
+                for &order in &spec.orders {
+                    for &seed in &spec.seeds {
+                        let mix = Job::Mix {
+                            w: wi,
+                            config: config.clone(),
+                            policy: policy.clone(),
+                            order,
+                            seed,
+                        };
+                        jobs.extend(needs(spec, &mix));
+                        jobs.push(mix);
+                    }
+                }
+            }
+        }
+    }
+    jobs.sort();
+    jobs.dedup();
+    (programs, jobs)
+}
+
+/// The runs alone a mix's metrics need, per program in the mix's order:
+/// T_alone (same machine, policy, order, seed), T_SB (an all-big machine)
+/// and T_slow (the slow cores alone), the last two under CFS, big-first,
+/// same seed. A run alone needs nothing.
+fn needs(spec: &CampaignSpec, job: &Job) -> Vec<Job> {
+    let Job::Mix {
+        w,
+        config,
+        policy,
+        order,
+        seed,
+    } = job
+    else {
+        return Vec::new();
+    };
+    let mut needs = Vec::new();
+    for p in &spec.workloads[*w].programs {
+        needs.push(alone_job(p, config, policy, *order, *seed));
+        for base in ["sb", "ss"] {
+            let config = format!("{base}:{config}");
+            needs.push(alone_job(p, &config, "cfs", CoreOrder::BigFirst, *seed));
+        }
+    }
+    needs
+}
+
+fn alone_job(p: &Program, config: &str, policy: &str, order: CoreOrder, seed: u64) -> Job {
+    Job::Alone {
+        prog_key: prog_key(p),
+        config: config.to_string(),
+        policy: policy.to_string(),
+        order,
+        seed,
+    }
+}
+
+/// One record per finished mix, but for the (workload index, config) pairs
+/// in `left_out`.
+fn records(
+    spec: &CampaignSpec,
+    done: &BTreeMap<Job, SimResult>,
+    left_out: &BTreeSet<(usize, String)>,
+) -> Result<Vec<RunRecord>, CampaignError> {
+    let mut records = Vec::new();
+    for (j, r) in done {
+        let Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } = j
+        else {
+            continue;
+        };
+        if left_out.contains(&(*w, config.clone())) {
+            continue;
+        }
+        let wl = &spec.workloads[*w];
+        let alone = needs(spec, j);
+        let turnaround = |k: usize| done[&alone[k]].programs[0].turnaround_ns;
+        let progs = r
+            .programs
+            .iter()
+            .take(wl.programs.len())
+            .enumerate()
+            .map(|(i, pr)| ProgramRecord {
+                name: pr.name.clone(),
+                turnaround_ns: pr.turnaround_ns,
+                t_alone_ns: turnaround(3 * i),
+                t_sb_ns: turnaround(3 * i + 1),
+                t_slow_ns: turnaround(3 * i + 2),
+            })
+            .collect();
+        let topo = Topology::named(config, *order)?;
+        records.push(RunRecord {
+            workload: wl.name.clone(),
+            classes: wl.classes.clone(),
+            config: config.clone(),
+            order: order.label().to_string(),
+            seed: *seed,
+            policy: policy.clone(),
+            cores: topo.num_cores() as u32,
+            threads: wl.total_threads(),
+            programs: progs,
+            energy_j: r.energy_j,
+            makespan_ns: r.makespan_ns,
+            events: r.stats.events,
+            migrations: r.stats.migrations,
+            context_switches: r.stats.context_switches,
+        });
+    }
+    Ok(records)
+}
+
+/// A job in words, as errors and the failures table name it.
+fn describe(spec: &CampaignSpec, job: &Job) -> String {
+    match job {
+        Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } => format!(
+            "{} on {config} ({}) under {policy}, seed {seed}",
+            spec.workloads[*w].name,
+            order.label()
+        ),
+        Job::Alone {
+            prog_key,
+            config,
+            policy,
+            order,
+            seed,
+        } => format!(
+            "{prog_key} alone on {config} ({}) under {policy}, seed {seed}",
+            order.label()
+        ),
+    }
+}
+
+fn failed_run(spec: &CampaignSpec, job: &Job, error: String) -> FailedRun {
+    let (workload, config, policy, order, seed) = match job {
+        Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } => (spec.workloads[*w].name.clone(), config, policy, order, seed),
+        Job::Alone {
+            prog_key,
+            config,
+            policy,
+            order,
+            seed,
+        } => (format!("{prog_key} alone"), config, policy, order, seed),
+    };
+    FailedRun {
+        workload,
+        config: config.clone(),
+        order: order.label().to_string(),
+        seed: *seed,
+        policy: policy.clone(),
+        error,
+    }
+}
+
+/// The predictor of each (policy, machine) of a campaign.
+type Predictors = BTreeMap<(String, String), PredictorKind>;
+
+fn run_job(
+    spec: &CampaignSpec,
+    programs: &BTreeMap<String, Program>,
+    kinds: &Predictors,
+    alone: &BTreeMap<Job, SimResult>,
+    job: &Job,
+) -> Result<SimResult, CampaignError> {
+    let (workload, config, policy, order, seed) = match job {
+        Job::Mix {
+            w,
+            config,
+            policy,
+            order,
+            seed,
+        } => (spec.workloads[*w].clone(), config, policy, *order, *seed),
+        Job::Alone {
+            prog_key,
+            config,
+            policy,
+            order,
+            seed,
+        } => (
+            Workload::alone(&programs[prog_key]),
+            config,
+            policy,
+            *order,
+            *seed,
+        ),
+    };
+    let (topo, machine) = if let Some(c) = config.strip_prefix("sb:") {
+        (Topology::named(c, CoreOrder::BigFirst)?.all_fastest(), c)
+    } else if let Some(c) = config.strip_prefix("ss:") {
+        (Topology::named(c, CoreOrder::BigFirst)?.slowest_only(), c)
+    } else {
+        (Topology::named(config, order)?, config.as_str())
+    };
+    let mut pol = spec.policy(policy)?;
+    if pol.wants_oracle_lengths() && matches!(job, Job::Mix { .. }) {
+        // Oracle mode (ablations): each program's T_SB, run before the mixes
+        // (a program alone needs no lengths: there is no other to rank).
+        let t_sb: Vec<Nanos> = workload
+            .programs
+            .iter()
+            .map(|p| {
+                let key = alone_job(p, &format!("sb:{config}"), "cfs", CoreOrder::BigFirst, seed);
+                alone[&key].programs[0].turnaround_ns
+            })
+            .collect();
+        pol.oracle_program_lengths(&t_sb);
+    }
+    // The machine's predictor (its model covers both of its core types).
+    let predictor = kinds[&(policy.clone(), machine.to_string())].clone();
+    let cfg = SimConfig {
+        seed,
+        predictor,
+        restart_until: match job {
+            Job::Mix { .. } => spec.restart_until,
+            Job::Alone { .. } => None,
+        },
+        max_time_ns: spec.max_time_ns.unwrap_or(SimConfig::default().max_time_ns),
+        ..SimConfig::default()
+    };
+    simulate(&workload, &topo, pol.as_mut(), &cfg).map_err(|e| CampaignError::Sim {
+        what: describe(spec, job),
+        source: e,
+    })
+}
