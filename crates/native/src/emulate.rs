@@ -1,6 +1,6 @@
 //! An asymmetric machine emulated on identical CPUs: each CPU is given a
 //! core type of a topology, and compute retires work at that type's rate
-//! for the phase's memory fraction ([`CoreType::rate`], the simulator's
+//! for the phase's memory fraction ([`colab_core::CoreType::rate`], the simulator's
 //! performance model). A compute segment runs in chunks of
 //! [`CHUNK_REF_US`] of reference work and asks which CPU it is on before
 //! each chunk, so a thread migrated mid-segment continues at its new CPU's

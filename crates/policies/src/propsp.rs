@@ -104,7 +104,7 @@ pub enum Distribution {
 
 /// Reference execution period (CRED_1FC_REF, Algorithm 1). The paper gives no
 /// value. Assumption: 30 ms, the accounting period of Xen's Credit Scheduler
-/// [4], from which Prop-SP borrows its credits.
+/// \[4\], from which Prop-SP borrows its credits.
 pub const REF_PERIOD_NS: Nanos = 30 * NS_PER_MS;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,74 +1,11 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. Fifteen freezes, each before any run on held-out work:
-//! the first (749535e, FIFO order) was designed on the COLAB study's 65
-//! workloads; the second (71f4d6d, capped order) on those and the 40
-//! random mixes of seed 2026; the third (5c581e8, `rota:order=capped:
-//! share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=
-//! debit` today, what
-//! scx_colab implements) added CFS's placement of new and waking threads.
-//! The fourth (4bfc280, `rota:order=owed:stay=off:pull-from=core:
-//! new-start=debit` today)
-//! was designed on the COLAB study's 65 workloads with the benchmark
-//! models corrected against recordings of the real programs, on which the
-//! third lost to COLAB-E, PA and EEVDF on 2B2S: with one thread per fast
-//! core, every thread that synchronises often queued on the slow cores
-//! behind the hogs there (lu_cb in mix 4B-4 at H_NTT 16.6 against 2.8
-//! under CFS). The fifth (c3c75d8, `rota:order=speed:stay=off:pull-from=
-//! core:new-start=debit` today)
-//! changed only the order, chosen on the COLAB study and the CAMP and
-//! Prop-SP studies (all seen by the fourth's held-out runs) as the one
-//! with the smallest worst loss to the best rival over their ten machines.
-//! The sixth (7d6287d, `rota:order=speed:new-start=debit` today) adds
-//! `stay` and `pull-from=sync`, two rules against cross-cluster moves that cost more
-//! than they gain, chosen on the same ten machines by the same criterion.
-//! The seventh (de9a033, `rota:order=speed:quantum=migrations:hold=off:
-//! sibling-turns=off` today) keeps new threads in arrival order on each
-//! core (`new-start=debit-fifo`), chosen the same way. The eighth
-//! (f56fe51, `rota:quantum=migrations:hold=off:sibling-turns=off:
-//! full-wait=off:order=ntt-prog` today)
-//! orders the threads waiting for a fast core by how much a unit of
-//! fast-core time lowers their program's slowdown (`order=ntt-prog`),
-//! chosen on the ten machines at the models' lengths and the six CAMP and
-//! Prop-SP machines at their papers' lengths. The ninth (2f35302,
-//! `rota:sibling-turns=off:full-wait=off:order=ntt-prog` today) lets a
-//! young thread in sooner: an
-//! occupant keeps a fast core only as long as the first waiting thread
-//! has run so far, at least CFS's minimum slice and at most the quantum
-//! (`quantum=age`), and an idle fast core waits a migration's time for its
-//! short sleeper against every program (`hold`), chosen the same way. The
-//! tenth (b4a4ca0, `rota:full-wait=off:order=ntt-prog`
-//! today) has a program's threads take turns on its fast cores
-//! (`sibling-turns`), chosen the same way. The eleventh (8698a2f,
-//! `rota:order=ntt-pr:gang=off` today) counts a thread's runnable time from its wake-up across preemptions
-//! (`full-wait`, a defect of the earlier freezes' reading) and ranks by
-//! its program's rate, its threads' runnable time and progress summed
-//! (`order=ntt-pr`), chosen the same way. The twelfth keeps
-//! a barrier program's fast cores for it: an idle fast core whose thread
-//! blocked while its program's other runnable threads all run on fast
-//! cores waits for it (`gang`), chosen the same way (level with the
-//! eleventh on the worst ratio, fewer design-set cells more than 5% worse
-//! than EEVDF). The thirteenth (`rota:order=ntt-pr:reclaim=off`;
-//! `rota:order=ntt-pr:reclaim=off:gang-fit=off` is the
-//! twelfth) holds a fast core for a gang only when the program's live
-//! threads fit the fast cores (`gang-fit`), chosen by the bars in
-//! order (within 1% of the best rival on the CAMP and Prop-SP machines at
-//! both lengths, then the fewest design-set cells more than 5% worse than
-//! EEVDF). The fourteenth (96d5c33, `rota:split-prior=off:reclaim=on`)
-//! ranks each thread by its own
-//! gradient until its program is seen to finish a run and start again,
-//! then by its program's (`order=ntt-seen`), and leaves an idle core to a
-//! sibling that blocked after the waking thread (`reclaim`), chosen the
-//! same way; every earlier freeze adds `:reclaim=off`, and `:order=ntt-pr`
-//! where its spelling names no order. The fifteenth (the default) shares
-//! a thread's rate prior among its program's live threads (`split-prior`)
-//! and leaves an idle core to a sibling only when both waited at a barrier
-//! (`reclaim=barrier`), chosen the same way (fewest design-set cells, then
-//! the worst design geomean). Earlier spellings (`order=speed` and the like) name the
-//! fourth to seventh freezes with
-//! `:quantum=migrations:hold=off:sibling-turns=off` added; the eighth to
-//! tenth add `:full-wait=off:order=ntt-prog` to theirs; every freeze before
-//! the twelfth adds `:gang=off`.
+//! not from a paper. It has been frozen fifteen times, each time in a
+//! commit made before any run on held-out work; the default is the
+//! fifteenth. Every earlier freeze is a set of switches (`params.rs`); the
+//! book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
+//! freeze's commit, spelling, the rule it was chosen by, and its held-out
+//! results.
 //!
 //! What it does (the defaults):
 //! - **Fast cores are never idle while a thread waits.** A waking thread
@@ -162,62 +99,12 @@
 //!   together), so a barrier's broadcast does not rotate the program's
 //!   threads across clusters (lu_cb in 2B-3).
 //!
-//! Mechanisms tried while designing and left off by default because they
-//! made the design set worse or left it level (each a switch, measured in
-//! `colab reproduce --ablation mechanisms`): the earlier freezes' FIFO,
-//! capped and least-served (`order=owed`) orders and CFS's placement of
-//! fast-core accounts that goes with the last two (`place`, inert in the
-//! speed order), one thread per fast core (`share-fast=off`), fast cores
-//! only for threads that synchronise faster than a takeover can act and
-//! gain more from a share of a fast core than from a slow core (`fit`:
-//! helps a lone barrier program such as ocean_cp, loses in mixes), fast
-//! time weighted by the gain over a slow core rather than the speedup
-//! (`gain`, Prop-SP's credits), fast share of runnable time as the order
-//! (`order=share`), COLAB's bottleneck-first (`block-first`), an idle
-//! fast core that waits for a pull to become allowed looking again at that
-//! time rather than at the next tick (`recheck`, after the fifth freeze),
-//! fairness between programs rather than threads (`group`), fewer-threaded programs
-//! first (`order=tlp`), the thread longest without a fast-core turn first
-//! (`order=turn`), swaps for a higher speedup (`swap`), and wake-up
-//! preemption of long runners by synchronising threads (`sync-preempt`);
-//! and, while designing the sixth: EEVDF's rules for each core's own queue
-//! instead of CFS's (`local=eevdf`: it serves a short program beside a long
-//! one better, NSync-2 on 2B4S 30% lower H_ANTT, but loses 1.6-2.5% in
-//! geomean, since CFS's sleeper credit serves synchronising threads in
-//! mixes), the least CPU time per unit of speedup first, of the thread
-//! (`order=las`) or of its program (`order=plas`); and after the sixth,
-//! new threads placed without CFS's START_DEBIT (`new-start=min|avg`)
-//! (and an idle fast core held for a short sleeper against every program,
-//! `hold`, level then, on since the ninth); and after the
-//! seventh, the gradient per thread rather than per program (`order=ntt`)
-//! or per unit of fast time over the progress so far (`order=ntt-las`),
-//! and the seventh's order, the longest time runnable times predicted
-//! speedup first (`order=speed`: for CPU hogs that never sleep it ranks
-//! by age, so a restarted program waited behind older ones); and after
-//! the eighth, a rotation quantum of CFS's minimum slice for every thread
-//! (`quantum=slice`: better on the design set, worse on Prop-SP's machine
-//! with ten slow cores at the paper's lengths); and after the eleventh, a
-//! floor under an even split of the fast cores (`floor`: a thread more
-//! than `cap` quanta below it ranks first and takes its turn after CFS's
-//! minimum slice; level on the design set), short-burst threads kept in
-//! their cluster only on fast cores (`stay=fast`: level), and the program
-//! rate's gradient without the division by its runnable threads
-//! (`order=ntt-pt`: better on the design set, worse on CAMP's and
-//! Prop-SP's machines with one or two fast cores), and an idle fast core
-//! taking its blocked occupant's sibling from a slow core first
-//! (`straggler`: level, NSync-1 better, other cells worse); and after the
-//! twelfth, an idle core left to a sibling that blocked after the waking
-//! thread (`reclaim`: fixes 2B-3, where a barrier's broadcast wake-ups
-//! rotated lu_cb's threads across clusters, but 7 cells over EEVDF's +5%
-//! against 6; with `order=ntt:stay=fast` 1 cell, but the per-thread order
-//! loses 1.5% on CAMP's one-fast-core machine at the papers' lengths;
-//! the fourteenth freeze keeps it for programs not yet seen to finish);
-//! and after the fourteenth, `order=ntt-pt-seen` (`ntt-pt` before a
-//! program is seen again: one design cell more), and `reclaim=barrier`
-//! and `split-prior`, on together since the fifteenth (each alone level
-//! in design cells; together level in cells and better in geomean);
-//! `order=sjf-oracle` is an oracle-mode ablation (program lengths handed
-//! over).
+//! Mechanisms tried while designing and left off by default, because they
+//! made the design set worse or left it level, or lost on a CAMP / Prop-SP
+//! machine, are switches too (`colab list`, `params.rs`), measured by
+//! `colab reproduce --ablation mechanisms`; the book's ROTA pages say what
+//! each did. `order=sjf-oracle` is an oracle-mode ablation (program lengths
+//! handed over).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
 //! program (thread group) of a thread, futex waits caused
