@@ -165,7 +165,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 56] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 57] = [
     "rota",
     "rota:split-prior=off:reclaim=on",
     "rota:order=ntt-pr:reclaim=off",
@@ -218,6 +218,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 56] = [
     "rota:reclaim=off",
     "rota:reclaim=on",
     "rota:split-prior=off",
+    "rota:core-turn=on",
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",

@@ -1850,3 +1850,55 @@ fn rota_gang_fit_holds_only_for_a_program_that_fits_the_fast_cores() {
     queue(&mut st, 2, 2);
     assert!(held(&mut p, &st));
 }
+
+/// `core-turn`: threads 0 and 1 (programs 0 and 1, predicted speedup 1.1)
+/// take turns on fast core 0, each running 4 ms and blocking, while thread
+/// 2 (program 2, speedup 3, so it outranks both), which has run 50 ms, runs
+/// on slow core 2 and never queues. Each occupant holds the
+/// core 4 ms, never the 20 ms thread 2's age asks, so without the switch
+/// thread 2 never gets the core; with it the core's turn counts, and
+/// thread 2 takes the core once the turn has lasted 20 ms.
+#[test]
+fn rota_core_turn_lets_a_slow_cores_thread_in_past_a_fast_cores_churn() {
+    let swap_at = |opts: &str| {
+        let mut st = state_apps("2B2S", &[(0, 1.1), (1, 1.1), (2, 3.0)]);
+        let mut p = rota(&st, opts);
+        queue(&mut st, 2, 2);
+        st.threads[2].runnable_since = 0;
+        p.enqueued(&st, CoreId(2), ThreadId(2), true);
+        run_on(&mut st, 2, 2);
+        p.running(&st, CoreId(2), ThreadId(2));
+        for step in 0..10u64 {
+            let t = (step % 2) as u32;
+            st.now = step * 4 * MS;
+            st.threads[2].sum_exec_ns = 50 * MS + st.now;
+            queue(&mut st, 0, t);
+            st.threads[t as usize].runnable_since = st.now;
+            p.enqueued(&st, CoreId(0), ThreadId(t), true);
+            run_on(&mut st, 0, t);
+            p.running(&st, CoreId(0), ThreadId(t));
+            for ms in 1..=4 {
+                st.now = step * 4 * MS + ms * MS - US;
+                st.threads[2].sum_exec_ns = 50 * MS + st.now;
+                let mut out = Vec::new();
+                p.tick(&st, CoreId(0), &mut out);
+                if !out.is_empty() {
+                    return Some((st.now, out));
+                }
+            }
+            st.now = (step + 1) * 4 * MS;
+            st.cores[0].current = None;
+            st.threads[t as usize].sum_exec_ns += 4 * MS;
+            st.threads[t as usize].state = RunState::Blocked(BlockKind::Barrier);
+            st.threads[t as usize].core = None;
+            p.stopped(&st, CoreId(0), ThreadId(t), 4 * MS, StopReason::Blocked);
+        }
+        None
+    };
+    assert_eq!(swap_at(""), None);
+    // 20 ms into the core's turn thread 1 holds it: it goes to slow core 2.
+    assert_eq!(
+        swap_at("core-turn=on"),
+        Some((21 * MS - US, swap(1, 2, 2, 0)))
+    );
+}

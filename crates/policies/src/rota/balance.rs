@@ -18,10 +18,33 @@ impl Rota {
         let Some((occ, since)) = self.occupant[c.idx()] else {
             return;
         };
-        let held = st.now.saturating_sub(since);
-        if occ != y || held < self.m().min_quantum_ns {
+        // How long the occupant has held the core; with `core-turn`, for a
+        // thread running on a slow core, how long the core's turn has
+        // lasted: threads of its own queue that take turns on it (a
+        // barrier program's) hold it together against one that never queues.
+        let held_thread = if occ == y {
+            st.now.saturating_sub(since)
+        } else {
+            0
+        };
+        let held_core = if self.params.core_turn {
+            st.now
+                .saturating_sub(self.turn_since[c.idx()].unwrap_or(st.now))
+        } else {
+            0
+        };
+        if held_thread.max(held_core) < self.m().min_quantum_ns {
             return;
         }
+        let held = held_thread;
+        let held_by = |xc: CoreId, x: ThreadId| {
+            if self.params.core_turn && self.m().slow.contains(xc) && st.core(xc).current == Some(x)
+            {
+                held_core.max(held_thread)
+            } else {
+                held_thread
+            }
+        };
         if self.params.block_first && self.th[y.idx()].high_block {
             return;
         }
@@ -73,7 +96,7 @@ impl Rota {
             }
             return;
         }
-        if held >= self.turn_after(st, x) {
+        if held_by(xc, x) >= self.turn_after(st, x) {
             // In FIFO order the occupant counts as having queued when it
             // took the core: x goes first if it has waited since before
             // that. (The capped order never gets here: no floor to rank

@@ -229,6 +229,10 @@ pub struct Rota {
     occupant: Vec<Option<(ThreadId, Nanos)>>,
     /// Per core: when it went idle (None while busy).
     idle_since: Vec<Option<Nanos>>,
+    /// Per core, with `core-turn`: when its current turn began (it took a
+    /// thread by rank, after idling, or after a rotation); None: the next
+    /// thread to run there begins one. Its own queue's picks continue it.
+    turn_since: Vec<Option<Nanos>>,
     /// Per program: threads created so far.
     created: Vec<u32>,
     /// Per program: threads created and not yet exited (a thread group's
@@ -276,6 +280,7 @@ impl Rota {
             th: Vec::new(),
             occupant: Vec::new(),
             idle_since: Vec::new(),
+            turn_since: Vec::new(),
             created: Vec::new(),
             live: Vec::new(),
             runs_done: Vec::new(),
@@ -341,6 +346,7 @@ impl Rota {
         }
         self.occupant = vec![None; topo.num_cores()];
         self.idle_since = vec![Some(0); topo.num_cores()];
+        self.turn_since = vec![None; topo.num_cores()];
         self.local_ix = QueueIndex::new(topo.num_cores());
     }
 
@@ -713,6 +719,8 @@ impl Policy for Rota {
         if let Some(t) = self.local(st, c) {
             return Pick::Local(t);
         }
+        // Anything but the core's own queue begins a new turn.
+        self.turn_since[c.idx()] = None;
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
             let floor = self.rank_floor(st);
@@ -759,6 +767,9 @@ impl Policy for Rota {
     }
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+        if self.idle_since[c.idx()].is_some() || self.turn_since[c.idx()].is_none() {
+            self.turn_since[c.idx()] = Some(st.now);
+        }
         self.idle_since[c.idx()] = None;
         {
             let fast = self.is_fast(c);
@@ -877,6 +888,9 @@ impl Policy for Rota {
                     // swapped for a serial phase
                 } else if self.params.rotate {
                     self.rotate(st, c, out);
+                    if !out.is_empty() {
+                        self.turn_since[c.idx()] = None;
+                    }
                 } else if self.params.swap {
                     self.speed_swap(st, c, out);
                 }

@@ -172,6 +172,14 @@ pub struct RotaParams {
     /// that sleep or wait on locks, queues or condition variables do not
     /// wake with the waker.
     pub reclaim: Reclaim,
+    /// A fast core's rotation counts how long the core has been held since
+    /// it last took a thread by rank (after idling, a steal, a takeover or
+    /// a rotation), not how long its current thread has: threads that
+    /// take turns on it from its own queue, waking and blocking (a barrier
+    /// program's), hold it together, so a thread running on a slow core
+    /// that outranks them gets its turn (a CPU hog never queues, and its
+    /// age sets the turn it waits for). Tried after the fifteenth freeze.
+    pub core_turn: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -216,6 +224,7 @@ impl Default for RotaParams {
             gang_fit: true,
             split_prior: true,
             reclaim: Reclaim::Barrier,
+            core_turn: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -355,6 +364,7 @@ impl RotaParams {
                 "gang" => self.gang = on,
                 "gang-fit" => self.gang_fit = on,
                 "split-prior" => self.split_prior = on,
+                "core-turn" => self.core_turn = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }
