@@ -377,55 +377,53 @@ fn records(
     Ok(records)
 }
 
-/// A job in words, as errors and the failures table name it.
-fn describe(spec: &CampaignSpec, job: &Job) -> String {
-    match job {
-        Job::Mix {
-            w,
-            config,
-            policy,
-            order,
-            seed,
-        } => format!(
-            "{} on {config} ({}) under {policy}, seed {seed}",
-            spec.workloads[*w].name,
-            order.label()
-        ),
-        Job::Alone {
-            prog_key,
-            config,
-            policy,
-            order,
-            seed,
-        } => format!(
-            "{prog_key} alone on {config} ({}) under {policy}, seed {seed}",
-            order.label()
-        ),
+impl Job {
+    /// The machine, policy, core order and seed, which every job has.
+    fn common(&self) -> (&String, &String, CoreOrder, u64) {
+        match self {
+            Job::Mix {
+                config,
+                policy,
+                order,
+                seed,
+                ..
+            }
+            | Job::Alone {
+                config,
+                policy,
+                order,
+                seed,
+                ..
+            } => (config, policy, *order, *seed),
+        }
+    }
+
+    /// What it runs: the mix's name, or "PROGRAM:N alone".
+    fn what(&self, spec: &CampaignSpec) -> String {
+        match self {
+            Job::Mix { w, .. } => spec.workloads[*w].name.clone(),
+            Job::Alone { prog_key, .. } => format!("{prog_key} alone"),
+        }
     }
 }
 
+/// A job in words, as errors and the failures table name it.
+fn describe(spec: &CampaignSpec, job: &Job) -> String {
+    let (config, policy, order, seed) = job.common();
+    format!(
+        "{} on {config} ({}) under {policy}, seed {seed}",
+        job.what(spec),
+        order.label()
+    )
+}
+
 fn failed_run(spec: &CampaignSpec, job: &Job, error: String) -> FailedRun {
-    let (workload, config, policy, order, seed) = match job {
-        Job::Mix {
-            w,
-            config,
-            policy,
-            order,
-            seed,
-        } => (spec.workloads[*w].name.clone(), config, policy, order, seed),
-        Job::Alone {
-            prog_key,
-            config,
-            policy,
-            order,
-            seed,
-        } => (format!("{prog_key} alone"), config, policy, order, seed),
-    };
+    let (config, policy, order, seed) = job.common();
     FailedRun {
-        workload,
+        workload: job.what(spec),
         config: config.clone(),
         order: order.label().to_string(),
-        seed: *seed,
+        seed,
         policy: policy.clone(),
         error,
     }
@@ -441,28 +439,11 @@ fn run_job(
     alone: &BTreeMap<Job, SimResult>,
     job: &Job,
 ) -> Result<SimResult, CampaignError> {
-    let (workload, config, policy, order, seed) = match job {
-        Job::Mix {
-            w,
-            config,
-            policy,
-            order,
-            seed,
-        } => (spec.workloads[*w].clone(), config, policy, *order, *seed),
-        Job::Alone {
-            prog_key,
-            config,
-            policy,
-            order,
-            seed,
-        } => (
-            Workload::alone(&programs[prog_key]),
-            config,
-            policy,
-            *order,
-            *seed,
-        ),
+    let workload = match job {
+        Job::Mix { w, .. } => spec.workloads[*w].clone(),
+        Job::Alone { prog_key, .. } => Workload::alone(&programs[prog_key]),
     };
+    let (config, policy, order, seed) = job.common();
     let (topo, machine) = if let Some(c) = config.strip_prefix("sb:") {
         (Topology::named(c, CoreOrder::BigFirst)?.all_fastest(), c)
     } else if let Some(c) = config.strip_prefix("ss:") {
