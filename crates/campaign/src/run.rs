@@ -354,6 +354,8 @@ fn records(
                 t_alone_ns: turnaround(3 * i),
                 t_sb_ns: turnaround(3 * i + 1),
                 t_slow_ns: turnaround(3 * i + 2),
+                cpu_ns: pr.cpu_ns,
+                fast_cpu_ns: pr.fast_cpu_ns,
             })
             .collect();
         let topo = Topology::named(config, *order)?;

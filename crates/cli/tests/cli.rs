@@ -301,7 +301,13 @@ fn sim_prints_turnaround_and_the_metrics() {
         .find(|l| l.trim_start().starts_with("ferret ") && !l.contains(" on "))
         .unwrap_or_else(|| panic!("no per-program row:\n{out}"));
     let cols: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cols.len(), 5, "row {row:?}");
+    assert_eq!(cols.len(), 6, "row {row:?}");
+    // On an asymmetric machine: the share of its CPU time on big cores.
+    let on_fast: f64 = cols[5]
+        .strip_suffix('%')
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("a percentage: {row}"));
+    assert!((0.0..=100.0).contains(&on_fast), "{row}");
     assert_eq!(cols[1], "19", "ferret at n = 4 has 3+4n threads: {row}");
     let turnaround: f64 = cols[2].parse().expect("turnaround ms");
     let alone_big: f64 = cols[3].parse().expect("alone-big ms");

@@ -69,6 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                     t_sb_ns: sb,
                                     t_alone_ns: (sb as f64 * (1.1 + rng.next() * 0.3)) as u64,
                                     t_slow_ns: sb * 3,
+                                    cpu_ns: 0,
+                                    fast_cpu_ns: 0,
                                 }
                             })
                             .collect();

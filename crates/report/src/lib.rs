@@ -40,6 +40,12 @@ pub struct ProgramRecord {
     /// Turnaround time alone on the configuration's slow cores only (under
     /// CFS): the baseline of the aggregate speedup (propsp eq. 1).
     pub t_slow_ns: u64,
+    /// CPU time of its threads in the mix, and the part on the machine's
+    /// fastest cores (0 in records written before they were kept).
+    #[serde(default)]
+    pub cpu_ns: u64,
+    #[serde(default)]
+    pub fast_cpu_ns: u64,
 }
 
 /// One simulation.

@@ -106,6 +106,8 @@ struct ProgramRow<'a> {
     t_slow_ns: u64,
     h_ntt: Option<f64>,
     slowdown: Option<f64>,
+    cpu_ns: u64,
+    fast_cpu_ns: u64,
 }
 
 #[derive(Serialize)]
@@ -198,6 +200,8 @@ fn program_rows(records: &[RunRecord]) -> Vec<ProgramRow<'_>> {
                     t_slow_ns: p.t_slow_ns,
                     h_ntt: colab_metrics::h_ntt(t_m, sb).ok(),
                     slowdown: colab_metrics::slowdown(t_m, alone).ok(),
+                    cpu_ns: p.cpu_ns,
+                    fast_cpu_ns: p.fast_cpu_ns,
                 }
             })
         })

@@ -39,6 +39,8 @@ fn rec(
                 t_alone_ns: t_alone,
                 // Slow cores alone: 3x the all-big time (test data).
                 t_slow_ns: 3 * t_sb,
+                cpu_ns: t_m,
+                fast_cpu_ns: t_m / 2,
             })
             .collect(),
         energy_j,
@@ -500,7 +502,23 @@ fn write_report_files_and_tables() {
     assert_eq!(cells_csv.lines().count(), cells.len() + 1);
     assert!(cells_csv.contains("h_antt_norm"));
     let programs: usize = records.iter().map(|r| r.programs.len()).sum();
-    assert_eq!(read(&files.programs_csv).lines().count(), programs + 1);
+    let programs_csv = read(&files.programs_csv);
+    assert_eq!(programs_csv.lines().count(), programs + 1);
+    // Each program's CPU time and its part on the fastest cores, last.
+    assert!(
+        programs_csv
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",h_ntt,slowdown,cpu_ns,fast_cpu_ns"),
+        "{programs_csv}"
+    );
+    let first = &records[0].programs[0];
+    let row = format!(",{},{}", first.cpu_ns, first.fast_cpu_ns);
+    assert!(
+        programs_csv.lines().nth(1).unwrap().ends_with(&row),
+        "{programs_csv}"
+    );
 
     let md = read(&files.summary_md);
     for needle in [

@@ -180,6 +180,8 @@ mod tests {
                     t_sb_ns: alone,
                     t_alone_ns: alone,
                     t_slow_ns: 3 * alone,
+                    cpu_ns: 0,
+                    fast_cpu_ns: 0,
                 })
                 .collect(),
             energy_j: 1.0,

@@ -134,6 +134,10 @@ pub struct ProgramResult {
     pub turnaround_ns: Nanos,
     /// Completed runs (more than 1 only with `SimConfig::restart_until`).
     pub completions: u32,
+    /// CPU time of all its threads, over all its runs.
+    pub cpu_ns: Nanos,
+    /// The part of `cpu_ns` on cores of the machine's fastest type.
+    pub fast_cpu_ns: Nanos,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -414,6 +418,9 @@ struct ProgRt {
     first_start: Nanos,
     /// Turnarounds of its completed runs.
     completed: Vec<Nanos>,
+    /// CPU time of its threads, and the part on the fastest cores.
+    cpu_ns: Nanos,
+    fast_cpu_ns: Nanos,
 }
 
 enum Step {
@@ -511,6 +518,8 @@ impl<'a> Sim<'a> {
                 end: None,
                 first_start: 0,
                 completed: Vec::new(),
+                cpu_ns: 0,
+                fast_cpu_ns: 0,
             });
             mb += p.num_mutexes;
             bb += p.barriers.len() as u32;
@@ -1555,6 +1564,11 @@ impl<'a> Sim<'a> {
         self.read_counters(t);
         self.core_next.set(c.idx(), NEVER);
         self.cores[c.idx()].busy_ns += ran;
+        let prog = &mut self.progs[self.st.threads[t.idx()].program.idx()];
+        prog.cpu_ns += ran;
+        if self.st.topo.is_big(c) {
+            prog.fast_cpu_ns += ran;
+        }
         let th = &mut self.st.threads[t.idx()];
         th.sum_exec_ns += ran;
         if why != StopReason::Preempted {
@@ -1873,6 +1887,8 @@ impl<'a> Sim<'a> {
                         end_ns: r.first_start + r.completed.iter().sum::<u64>(),
                         turnaround_ns: r.completed.iter().sum::<u64>() / runs,
                         completions: r.completed.len() as u32,
+                        cpu_ns: r.cpu_ns,
+                        fast_cpu_ns: r.fast_cpu_ns,
                     };
                 }
                 let end = r.end.unwrap_or(makespan);
@@ -1884,6 +1900,8 @@ impl<'a> Sim<'a> {
                     end_ns: end,
                     turnaround_ns: end - r.start,
                     completions: 1,
+                    cpu_ns: r.cpu_ns,
+                    fast_cpu_ns: r.fast_cpu_ns,
                 }
             })
             .collect();

@@ -152,10 +152,20 @@ fn to_json(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun) -> serde_j
         "workload": w.name, "topology": topo.name, "policy": a.policy, "seed": a.seed,
         "programs": res.programs.iter().zip(&r.t_sb_ns).zip(&r.t_alone_ns).map(|((p, sb), al)| serde_json::json!({
             "name": p.name, "n": p.n, "threads": p.threads, "turnaround_ns": p.turnaround_ns, "t_sb_ns": *sb as u64, "t_alone_ns": *al as u64,
+            "cpu_ns": p.cpu_ns, "fast_cpu_ns": p.fast_cpu_ns,
         })).collect::<Vec<_>>(),
         "h_antt": r.h_antt, "h_stp": r.h_stp, "unfairness": r.unfairness, "energy_j": res.energy_j,
         "makespan_ns": res.makespan_ns, "stats": res.stats,
     })
+}
+
+/// The share of a program's CPU time on the fastest cores, as a percentage
+/// ("-" for a program that never ran).
+fn fast_share(fast_ns: u64, cpu_ns: u64) -> String {
+    if cpu_ns == 0 {
+        return "-".to_string();
+    }
+    format!("{:.0}%", 100.0 * fast_ns as f64 / cpu_ns as f64)
 }
 
 fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timeline: Option<&Path>) {
@@ -167,18 +177,31 @@ fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timelin
         a.policy,
         a.seed
     );
+    // On an asymmetric machine, each program's share of its CPU time on
+    // the fastest cores.
+    let asym = topo.is_asymmetric();
     println!(
-        "  {:<16} {:>7} {:>14} {:>14} {:>8}",
-        "program", "threads", "turnaround ms", "alone-big ms", "T_M/T_SB"
+        "  {:<16} {:>7} {:>14} {:>14} {:>8}{}",
+        "program",
+        "threads",
+        "turnaround ms",
+        "alone-big ms",
+        "T_M/T_SB",
+        if asym { "  on fast" } else { "" }
     );
     for (p, sb) in res.programs.iter().zip(&r.t_sb_ns) {
         println!(
-            "  {:<16} {:>7} {:>14.3} {:>14.3} {:>8.3}",
+            "  {:<16} {:>7} {:>14.3} {:>14.3} {:>8.3}{}",
             p.name,
             p.threads,
             p.turnaround_ns as f64 / 1e6,
             sb / 1e6,
-            p.turnaround_ns as f64 / sb
+            p.turnaround_ns as f64 / sb,
+            if asym {
+                format!(" {:>8}", fast_share(p.fast_cpu_ns, p.cpu_ns))
+            } else {
+                String::new()
+            }
         );
     }
     println!(
