@@ -16,6 +16,7 @@ use thiserror::Error;
 
 mod analysis;
 mod charts;
+mod fast_share;
 mod naming;
 mod output;
 mod scatter;

@@ -10,7 +10,7 @@ pub(crate) fn fmt3(v: Option<f64>) -> String {
     v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.3}"))
 }
 
-fn table(header: &[String], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[String], rows: &[Vec<String>]) -> String {
     let mut s = String::new();
     s.push_str(&format!("| {} |\n", header.join(" | ")));
     s.push_str(&format!("|{}\n", "---|".repeat(header.len())));
@@ -70,6 +70,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     head_to_head(&mut md, &a);
     crate::versus::render(&mut md, &a, input.records);
     per_application(&mut md, &a, input.records, input.charts);
+    crate::fast_share::render(&mut md, &a, input.records);
 
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);

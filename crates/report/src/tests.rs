@@ -744,6 +744,65 @@ fn failed_runs_get_a_section_and_a_csv_and_only_when_there_are_some() {
 }
 
 #[test]
+fn who_got_the_fast_cores_sums_cpu_times_per_program_and_policy() {
+    // Two runs of a two-program mix per policy on 2B2S: p0 had 1 of 4 ms
+    // and 3 of 4 ms on fast cores under cfs (50% summed, not a mean of
+    // shares that would also be 50%: see p1), p1 1 of 1 ms and 0 of 3 ms
+    // (25% summed; the mean of its shares would be 50%).
+    let run = |policy: &str, seed, p0: (u64, u64), p1: (u64, u64)| {
+        let mut r = rec(
+            "Mix",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            policy,
+            "big-first",
+            seed,
+            &[(10, 5, 6), (10, 5, 6)],
+            1.0,
+        );
+        (r.programs[0].fast_cpu_ns, r.programs[0].cpu_ns) = p0;
+        (r.programs[1].fast_cpu_ns, r.programs[1].cpu_ns) = p1;
+        r
+    };
+    let records = vec![
+        run("cfs", 1, (1, 4), (1, 1)),
+        run("cfs", 2, (3, 4), (0, 3)),
+        run("rota", 1, (4, 4), (2, 2)),
+        run("rota", 2, (4, 4), (0, 2)),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = ReportOptions {
+        svg: false,
+        png: false,
+        ..Default::default()
+    };
+    let files = write_report(&tmp.path().join("a"), &records, &plain).unwrap();
+    let md = read(&files.summary_md);
+    let part = section(&md, "## Who got the fast cores");
+    assert!(part.contains("| program | cfs | rota |"), "{part}");
+    assert!(part.contains("| p0 | 50% | 100% |"), "{part}");
+    assert!(part.contains("| p1 | 25% | 50% |"), "{part}");
+    // Every program all on fast cores (a symmetric machine), or no CPU
+    // times recorded: no section.
+    for (fast, cpu) in [(4, 4), (0, 0)] {
+        let same: Vec<RunRecord> = records
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                for p in &mut r.programs {
+                    (p.fast_cpu_ns, p.cpu_ns) = (fast, cpu);
+                }
+                r
+            })
+            .collect();
+        let files = write_report(&tmp.path().join(format!("s{cpu}")), &same, &plain).unwrap();
+        assert!(!read(&files.summary_md).contains("Who got the fast cores"));
+    }
+}
+
+#[test]
 fn generic_policies_and_missing_baseline_everywhere() {
     // No cfs at all, an unknown policy: nothing is normalised, nothing panics.
     let records: Vec<RunRecord> = sample()
