@@ -76,6 +76,17 @@ pub struct Plan {
     pub keep_going: bool,
 }
 
+/// `--time-limit SECONDS` of simulated time as nanoseconds: at least a
+/// microsecond, at most about a year.
+pub fn time_limit_ns(seconds: f64) -> Result<u64> {
+    if !(1e-6..=3.2e7).contains(&seconds) {
+        bail!(
+            "--time-limit {seconds}: must be between 0.000001 and 32000000 seconds of simulated time"
+        );
+    }
+    Ok((seconds * 1e9).round() as u64)
+}
+
 /// The check `reproduce` makes before it loads any trace library.
 pub fn check_only_traces(req: &Request) -> Result<()> {
     if req.only_traces && req.traces.is_empty() && !req.has_libraries {
@@ -123,12 +134,7 @@ pub fn plan(
         _ => (studies[0].title(), studies[0].baseline()),
     };
     if let Some(t) = req.time_limit_s {
-        // At least a microsecond, at most a year of simulated time.
-        if !(1e-6..=3.2e7).contains(&t) {
-            bail!(
-                "--time-limit {t}: must be between 0.000001 and 32000000 seconds of simulated time"
-            );
-        }
+        time_limit_ns(t)?;
     }
     if let Some(k) = req.restart_until {
         if !(1..=colab_sim::MAX_RESTART_UNTIL).contains(&k) {
@@ -233,7 +239,7 @@ fn study_spec(
         spec.restart_until = req.restart_until;
     }
     if let Some(t) = req.time_limit_s {
-        spec.max_time_ns = Some((t * 1e9).round() as u64);
+        spec.max_time_ns = Some(time_limit_ns(t)?);
     }
     if let Some(n) = req.random_mixes {
         spec.add_random_mixes(lib, n, req.mix_seed)

@@ -841,6 +841,28 @@ fn reproduce_keeps_going_past_failed_runs_on_request() {
 }
 
 #[test]
+fn sim_stops_at_its_time_limit_and_names_the_live_threads() {
+    fails(
+        &["sim", "Sync-1", "-t", "2B2S", "--time-limit", "0.01"],
+        &[
+            "did not finish within 10000000 ns",
+            "threads still live",
+            "fmm / main#0",
+        ],
+    );
+    fails(
+        &["sim", "Sync-1", "--time-limit", "nan"],
+        &["--time-limit NaN: must be between"],
+    );
+    // Long enough: the run ends as without a limit.
+    let limited = ok(&["sim", "Sync-1", "-t", "2B2S", "--time-limit", "10"]);
+    let free = ok(&["sim", "Sync-1", "-t", "2B2S"]);
+    // (The lines before the statistics, whose wall time varies.)
+    let results = |out: &str| out.lines().take(5).collect::<Vec<_>>().join("\n");
+    assert_eq!(results(&limited.stdout), results(&free.stdout));
+}
+
+#[test]
 fn random_mixes_reject_bad_requests() {
     let dir = tempdir();
     let out = dir.path().join("report");

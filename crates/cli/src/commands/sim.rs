@@ -80,6 +80,11 @@ pub struct SimArgs {
     /// million events show their progress.
     #[arg(long, value_name = "N", default_value_t = colab_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..=colab_sim::MAX_EVENTS_LIMIT))]
     max_events: u64,
+    /// Simulated seconds the run may take before it stops with an error
+    /// naming every live thread [default: 3600, or 86400 with --lengths
+    /// paper].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time_limit: Option<f64>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -117,6 +122,9 @@ pub fn run(a: SimArgs) -> Result<()> {
     if a.lengths == Some(LengthsArg::Paper) {
         colab_campaign::lengths::to_paper_lengths(&mut w, &mut Default::default())?;
         cfg.max_time_ns = colab_campaign::lengths::PAPER_MAX_TIME_NS;
+    }
+    if let Some(t) = a.time_limit {
+        cfg.max_time_ns = colab_campaign::reproduce::time_limit_ns(t)?;
     }
     let r = simulate_with_baselines(
         &w,
