@@ -546,16 +546,7 @@ fn keep_going_does_not_run_a_mix_whose_program_alone_failed() {
     // A lost wake-up: the signal comes before the wait, in every run.
     lib.add_program_text(
         "lost_signal.toml",
-        r#"
-name = "lost_signal"
-cond = ["ready"]
-[mutex]
-m = 1
-[thread.main]
-ops = [ { spawn = "waiter" }, { lock = "m" }, { signal = "ready" }, { unlock = "m" }, { join = "waiter" } ]
-[thread.waiter]
-ops = [ { compute = 1000, speedup = 2.0 }, { lock = "m" }, { wait = "ready", mutex = "m" }, { unlock = "m" } ]
-"#,
+        include_str!("../../sim/tests/fixtures/lost_signal.toml"),
     )
     .unwrap();
     let pair = Workload {

@@ -1224,21 +1224,7 @@ fn mix_file_problems() {
 
 #[test]
 fn lost_signal_deadlock_is_reported_not_hung() {
-    let dir = tempdir();
-    let f = write(
-        dir.path(),
-        "lost_signal.toml",
-        r#"
-name = "lost_signal"
-cond = ["ready"]
-[mutex]
-m = 1
-[thread.main]
-ops = [ { spawn = "waiter" }, { lock = "m" }, { signal = "ready" }, { unlock = "m" }, { join = "waiter" } ]
-[thread.waiter]
-ops = [ { compute = 1000, speedup = 2.0 }, { lock = "m" }, { wait = "ready", mutex = "m" }, { unlock = "m" } ]
-"#,
-    );
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/lost_signal.toml");
     // `run` kills the child and fails after 30 s.
     fails(
         &["sim", s(&f), "-p", "cfs"],

@@ -311,23 +311,12 @@ ops = [ { lock = "m" }, { wait = "c", mutex = "m" }, { compute = 1000, mem_frac 
 #[test]
 fn lost_signal_is_a_reported_deadlock_not_a_hang() {
     // The waiter is told to wait after the only signal was sent.
-    let w = workload(
-        r#"
-name = "x"
-cond = ["c"]
-[mutex]
-m = 1
-[thread.main]
-ops = [ { spawn = "w" }, { lock = "m" }, { signal = "c" }, { unlock = "m" }, { join = "w" } ]
-[thread.w]
-ops = [ { compute = 1000, mem_frac = 0.0 }, { lock = "m" }, { wait = "c", mutex = "m" }, { unlock = "m" } ]
-"#,
-    );
+    let w = workload(include_str!("../tests/fixtures/lost_signal.toml"));
     let e = run(&w, "2B", "cfs").unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, SimError::Deadlock { .. }), "{msg}");
     assert!(
-        msg.contains("condition variable 'c'") && msg.contains("join of group 'w'"),
+        msg.contains("condition variable 'ready'") && msg.contains("join of group 'waiter'"),
         "{msg}"
     );
 }
