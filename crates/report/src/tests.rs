@@ -437,6 +437,15 @@ fn aggregate_errors() {
     ));
 }
 
+/// The default options without charts (no fonts needed, faster).
+fn no_charts() -> ReportOptions {
+    ReportOptions {
+        svg: false,
+        png: false,
+        ..Default::default()
+    }
+}
+
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -654,11 +663,7 @@ fn charts_can_be_disabled() {
 #[test]
 fn summary_lists_the_compositions_it_is_given_and_only_then() {
     let tmp = tempfile::tempdir().unwrap();
-    let plain = ReportOptions {
-        svg: false,
-        png: false,
-        ..Default::default()
-    };
+    let plain = no_charts();
     let files = write_report(&tmp.path().join("a"), &sample(), &plain).unwrap();
     assert!(!read(&files.summary_md).contains("## Workload compositions"));
     let prog = |name: &str, n, threads| WorkloadProgram {
@@ -695,11 +700,7 @@ fn summary_lists_the_compositions_it_is_given_and_only_then() {
 #[test]
 fn failed_runs_get_a_section_and_a_csv_and_only_when_there_are_some() {
     let tmp = tempfile::tempdir().unwrap();
-    let plain = ReportOptions {
-        svg: false,
-        png: false,
-        ..Default::default()
-    };
+    let plain = no_charts();
     let files = write_report(&tmp.path().join("a"), &sample(), &plain).unwrap();
     assert!(!read(&files.summary_md).contains("## Failed runs"));
     assert!(!tmp.path().join("a/failures.csv").exists());
@@ -773,11 +774,7 @@ fn who_got_the_fast_cores_sums_cpu_times_per_program_and_policy() {
         run("rota", 2, (4, 4), (0, 2)),
     ];
     let tmp = tempfile::tempdir().unwrap();
-    let plain = ReportOptions {
-        svg: false,
-        png: false,
-        ..Default::default()
-    };
+    let plain = no_charts();
     let files = write_report(&tmp.path().join("a"), &records, &plain).unwrap();
     let md = read(&files.summary_md);
     let part = section(&md, "## Who got the fast cores");
