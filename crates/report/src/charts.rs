@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::analysis::{app_speedups, speedup_by_program, Analysis, AppSpeedups, Metric};
-use crate::naming::{app_speedup_stem, asp_unfairness_stem, file_stem};
+use crate::naming::{app_speedup_stem, asp_unfairness_stem, fast_share_stem, file_stem};
 use crate::scatter::{render_scatter, Dot, Layout, Scatter};
 use crate::summary::{single_program_configs, single_workloads};
 use crate::{natural_cmp, Cell, ReportError, ReportOptions, RunRecord};
@@ -658,9 +658,42 @@ fn asp_unfairness_scatter(a: &Analysis, config: &str, points: &[(String, f64, f6
     }
 }
 
+/// Who got the fast cores on `config`: one group per program, one bar per
+/// policy, each bar the share of the program's CPU time on the fastest
+/// cores (summed over its multi-program runs).
+fn fast_share_chart(a: &Analysis, records: &[RunRecord], config: &str) -> BarChart {
+    let series: Vec<String> = a
+        .policies
+        .iter()
+        .filter(|p| {
+            records
+                .iter()
+                .any(|r| r.config == config && r.policy == **p)
+        })
+        .cloned()
+        .collect();
+    let groups = crate::fast_share::shares(records, config, &series)
+        .into_iter()
+        .map(|(label, values)| Group {
+            label,
+            block: None,
+            values,
+        })
+        .collect();
+    BarChart {
+        title: format!("Share of each program's CPU time on the fastest cores of {config}"),
+        y_desc: "share on the fastest cores".into(),
+        series,
+        baseline: a.baseline.clone(),
+        groups,
+        reference: None,
+    }
+}
+
 /// Every bar chart of the report as (file stem, chart).
 fn all_charts(
     a: &Analysis,
+    records: &[RunRecord],
     speedups: &AppSpeedups,
     opts: &ReportOptions,
 ) -> Vec<(String, BarChart)> {
@@ -697,6 +730,12 @@ fn all_charts(
             app_speedup_chart(a, speedups, config),
         ));
     }
+    for config in crate::fast_share::asymmetric_configs(a, records) {
+        v.push((
+            fast_share_stem(config),
+            fast_share_chart(a, records, config),
+        ));
+    }
     v
 }
 
@@ -723,7 +762,7 @@ pub(crate) fn write_charts(
         )
     };
     let mut written = Vec::new();
-    for (stem, chart) in all_charts(&a, &speedups, opts) {
+    for (stem, chart) in all_charts(&a, records, &speedups, opts) {
         if !chart.has_data() {
             warnings.push(not_drawn(&stem));
             continue;

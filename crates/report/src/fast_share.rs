@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::Analysis;
+use crate::naming::fast_share_stem;
 use crate::{natural_cmp, RunRecord};
 
 /// (config, program, policy) -> (CPU time on the fastest cores, CPU time),
@@ -24,16 +25,55 @@ fn sums(records: &[RunRecord]) -> Sums<'_> {
     sums
 }
 
-/// The section, one table per asymmetric configuration (one where some
-/// program ran off the fastest cores); nothing when the records carry no
-/// CPU times.
-pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
+/// Each program's share (0-1) of its CPU time on the fastest cores under
+/// each policy on `config`, programs in natural order, one value per
+/// policy of `policies` (None: the policy did not run it).
+pub(crate) fn shares(
+    records: &[RunRecord],
+    config: &str,
+    policies: &[String],
+) -> Vec<(String, Vec<Option<f64>>)> {
     let sums = sums(records);
-    let asymmetric = |config: &str| {
-        sums.iter()
-            .any(|(k, &(fast, cpu))| k.0 == config && fast < cpu)
-    };
-    let configs: Vec<&String> = a.configs.iter().filter(|c| asymmetric(c)).collect();
+    let mut programs: Vec<&str> = sums
+        .keys()
+        .filter(|k| k.0 == config)
+        .map(|k| k.1)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    programs.sort_by(|x, y| natural_cmp(x, y));
+    programs
+        .into_iter()
+        .map(|prog| {
+            let values = policies
+                .iter()
+                .map(|p| match sums.get(&(config, prog, p.as_str())) {
+                    Some(&(fast, cpu)) if cpu > 0 => Some(fast as f64 / cpu as f64),
+                    _ => None,
+                })
+                .collect();
+            (prog.to_string(), values)
+        })
+        .collect()
+}
+
+/// The configurations of `a` where some program ran off the fastest cores
+/// (asymmetric machines with CPU times recorded), in `a`'s order.
+pub(crate) fn asymmetric_configs<'a>(a: &'a Analysis, records: &[RunRecord]) -> Vec<&'a String> {
+    let sums = sums(records);
+    a.configs
+        .iter()
+        .filter(|c| {
+            sums.iter()
+                .any(|(k, &(fast, cpu))| k.0 == c.as_str() && fast < cpu)
+        })
+        .collect()
+}
+
+/// The section, one table per asymmetric configuration, with links to the
+/// charts drawn; nothing when the records carry no CPU times.
+pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord], charts: &[String]) {
+    let configs = asymmetric_configs(a, records);
     if configs.is_empty() {
         return;
     }
@@ -44,40 +84,39 @@ pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
          runs it. A policy that leaves a program on the slow cores shows a low share.\n\n",
     );
     for config in configs {
-        let policies: Vec<&String> = a
+        let policies: Vec<String> = a
             .policies
             .iter()
             .filter(|p| {
-                sums.keys()
-                    .any(|k| k.0 == config.as_str() && k.2 == p.as_str())
+                records
+                    .iter()
+                    .any(|r| r.config == **config && r.policy == **p)
             })
+            .cloned()
             .collect();
-        let mut programs: Vec<&str> = sums
-            .keys()
-            .filter(|k| k.0 == config.as_str())
-            .map(|k| k.1)
-            .collect::<BTreeSet<_>>()
+        let rows: Vec<Vec<String>> = shares(records, config, &policies)
             .into_iter()
-            .collect();
-        programs.sort_by(|x, y| natural_cmp(x, y));
-        let rows: Vec<Vec<String>> = programs
-            .iter()
-            .map(|&prog| {
-                let mut row = vec![prog.to_string()];
-                row.extend(policies.iter().map(|p| {
-                    match sums.get(&(config.as_str(), prog, p.as_str())) {
-                        Some(&(fast, cpu)) if cpu > 0 => {
-                            format!("{:.0}%", 100.0 * fast as f64 / cpu as f64)
-                        }
-                        _ => "-".to_string(),
-                    }
+            .map(|(prog, values)| {
+                let mut row = vec![prog];
+                row.extend(values.iter().map(|v| match v {
+                    Some(x) => format!("{:.0}%", 100.0 * x),
+                    None => "-".to_string(),
                 }));
                 row
             })
             .collect();
         let mut header = vec!["program".to_string()];
-        header.extend(policies.iter().map(|p| p.to_string()));
+        header.extend(policies.iter().cloned());
         md.push_str(&format!("### {config}\n\n"));
         md.push_str(&crate::summary::table(&header, &rows));
+        let stem = fast_share_stem(config);
+        let drawn: Vec<&String> = charts
+            .iter()
+            .filter(|c| c.starts_with(&format!("{stem}.")))
+            .collect();
+        if !drawn.is_empty() {
+            let links: Vec<String> = drawn.iter().map(|c| format!("[{c}]({c})")).collect();
+            md.push_str(&format!("Chart: {}\n\n", links.join(", ")));
+        }
     }
 }

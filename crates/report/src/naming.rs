@@ -68,6 +68,11 @@ pub(crate) fn app_speedup_stem(config: &str) -> String {
     format!("app_speedup_{}", file_stem(config))
 }
 
+/// Stem of the fast-core share chart of a configuration.
+pub(crate) fn fast_share_stem(config: &str) -> String {
+    format!("fast_share_{}", file_stem(config))
+}
+
 /// Stem of the ASP-against-unfairness scatter of a configuration.
 pub(crate) fn asp_unfairness_stem(config: &str) -> String {
     format!("asp_unfairness_{}", file_stem(config))

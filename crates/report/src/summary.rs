@@ -70,7 +70,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     head_to_head(&mut md, &a);
     crate::versus::render(&mut md, &a, input.records);
     per_application(&mut md, &a, input.records, input.charts);
-    crate::fast_share::render(&mut md, &a, input.records);
+    crate::fast_share::render(&mut md, &a, input.records, input.charts);
 
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);

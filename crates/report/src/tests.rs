@@ -820,8 +820,13 @@ fn generic_policies_and_missing_baseline_everywhere() {
         "{md}"
     );
     assert!(md.contains("no `cfs` run"));
-    // With no baseline the charts have no data and are skipped with a warning.
-    assert!(files.charts.is_empty());
+    // With no baseline the normalised charts have no data and are skipped
+    // with a warning; the fast-core shares, which need none, are drawn.
+    assert!(!files.charts.is_empty());
+    for c in &files.charts {
+        let name = c.file_name().unwrap().to_string_lossy();
+        assert!(name.starts_with("fast_share_"), "{name}");
+    }
     assert!(files.warnings.iter().any(|w| w.contains("not drawn")));
 }
 
@@ -1135,11 +1140,15 @@ fn study_charts_are_written_and_linked() {
     let md = read(&files.summary_md);
     let apps = section(&md, "## Per-application speedup over cfs");
     let asp = section(&md, "## Throughput and fairness as Prop-SP measures them");
+    // (The test records put half of each program's CPU time on fast cores.)
+    let fast = section(&md, "## Who got the fast cores");
     for (stem, linked_in) in [
         ("app_speedup_2B2S", apps),
         ("app_speedup_4B4S", apps),
         ("asp_unfairness_2B2S", asp),
         ("asp_unfairness_4B4S", asp),
+        ("fast_share_2B2S", fast),
+        ("fast_share_4B4S", fast),
     ] {
         for ext in ["svg", "png"] {
             let name = format!("{stem}.{ext}");
@@ -1162,6 +1171,7 @@ fn study_charts_are_written_and_linked() {
         assert!(svg.contains(label), "scatter lacks {label}");
     }
     assert!(read(&files.dir.join("app_speedup_2B2S.svg")).contains("speedup over cfs"));
+    assert!(read(&files.dir.join("fast_share_2B2S.svg")).contains("share on the fastest cores"));
     assert!(files.warnings.is_empty(), "{:?}", files.warnings);
 }
 
