@@ -733,6 +733,11 @@ fn failed_runs_get_a_section_and_a_csv_and_only_when_there_are_some() {
     );
     assert!(!part.contains("waits"), "{part}");
     assert!(part.contains("and 2 more in failures.csv."), "{part}");
+    assert_eq!(
+        part.matches("| Crowd | 1B1S |").count(),
+        FAILURES_SHOWN,
+        "{part}"
+    );
     assert!(md.find("## Failed runs") < md.find("## Per-workload results"));
     // The CSV keeps every run and its whole error.
     let csv = read(&tmp.path().join("b/failures.csv"));
