@@ -144,19 +144,22 @@ fn execute(
     for phase in [alone_jobs, mix_jobs] {
         // A mix whose program alone failed cannot be measured (only with
         // keep_going does a failed phase get this far).
-        let (phase, unrunnable): (Vec<Job>, Vec<Job>) = phase.into_iter().partition(|j| {
-            needs(spec, j)
-                .iter()
-                .all(|n| !failed.iter().any(|(f, _)| f == n))
-        });
-        for j in unrunnable {
-            let needed = needs(spec, &j)
+        let failed_jobs: BTreeSet<&Job> = failed.iter().map(|(j, _)| j).collect();
+        let mut runnable = Vec::with_capacity(phase.len());
+        for j in phase {
+            match needs(spec, &j)
                 .into_iter()
-                .find(|n| failed.iter().any(|(f, _)| f == n))
-                .expect("partitioned on a failed need");
-            progress.inc();
-            skipped.push((j, needed));
+                .find(|n| failed_jobs.contains(n))
+            {
+                Some(needed) => {
+                    progress.inc();
+                    skipped.push((j, needed));
+                }
+                None => runnable.push(j),
+            }
         }
+        drop(failed_jobs);
+        let phase = runnable;
         let results: Vec<(Job, Result<SimResult, CampaignError>)> = phase
             .par_iter()
             .map(|job| {

@@ -14,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::analysis::{app_speedups, speedup_by_program, Analysis, AppSpeedups, Metric};
+use crate::fast_share::FastShares;
 use crate::naming::{app_speedup_stem, asp_unfairness_stem, fast_share_stem, file_stem};
 use crate::scatter::{render_scatter, Dot, Layout, Scatter};
 use crate::summary::{single_program_configs, single_workloads};
@@ -661,18 +662,10 @@ fn asp_unfairness_scatter(a: &Analysis, config: &str, points: &[(String, f64, f6
 /// Who got the fast cores on `config`: one group per program, one bar per
 /// policy, each bar the share of the program's CPU time on the fastest
 /// cores (summed over its multi-program runs).
-fn fast_share_chart(a: &Analysis, records: &[RunRecord], config: &str) -> BarChart {
-    let series: Vec<String> = a
-        .policies
-        .iter()
-        .filter(|p| {
-            records
-                .iter()
-                .any(|r| r.config == config && r.policy == **p)
-        })
-        .cloned()
-        .collect();
-    let groups = crate::fast_share::shares(records, config, &series)
+fn fast_share_chart(a: &Analysis, fs: &FastShares, config: &str) -> BarChart {
+    let series = fs.policies(a, config);
+    let groups = fs
+        .shares(config, &series)
         .into_iter()
         .map(|(label, values)| Group {
             label,
@@ -730,11 +723,9 @@ fn all_charts(
             app_speedup_chart(a, speedups, config),
         ));
     }
-    for config in crate::fast_share::asymmetric_configs(a, records) {
-        v.push((
-            fast_share_stem(config),
-            fast_share_chart(a, records, config),
-        ));
+    let fs = FastShares::new(records);
+    for config in fs.configs(a) {
+        v.push((fast_share_stem(config), fast_share_chart(a, &fs, config)));
     }
     v
 }

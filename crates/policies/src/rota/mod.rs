@@ -719,8 +719,10 @@ impl Policy for Rota {
         if let Some(t) = self.local(st, c) {
             return Pick::Local(t);
         }
-        // Anything but the core's own queue begins a new turn.
-        self.turn_since[c.idx()] = None;
+        // Anything but the core's own queue begins a new turn (`core-turn`).
+        if self.params.core_turn {
+            self.turn_since[c.idx()] = None;
+        }
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
             let floor = self.rank_floor(st);
@@ -767,7 +769,9 @@ impl Policy for Rota {
     }
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
-        if self.idle_since[c.idx()].is_some() || self.turn_since[c.idx()].is_none() {
+        if self.params.core_turn
+            && (self.idle_since[c.idx()].is_some() || self.turn_since[c.idx()].is_none())
+        {
             self.turn_since[c.idx()] = Some(st.now);
         }
         self.idle_since[c.idx()] = None;
@@ -888,7 +892,7 @@ impl Policy for Rota {
                     // swapped for a serial phase
                 } else if self.params.rotate {
                     self.rotate(st, c, out);
-                    if !out.is_empty() {
+                    if self.params.core_turn && !out.is_empty() {
                         self.turn_since[c.idx()] = None;
                     }
                 } else if self.params.swap {
