@@ -165,8 +165,9 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 57] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 58] = [
     "rota",
+    "rota:reclaim=barrier-oracle",
     "rota:split-prior=off:reclaim=on",
     "rota:order=ntt-pr:reclaim=off",
     "rota:order=ntt-pr:reclaim=off:gang-fit=off",

@@ -26,7 +26,14 @@ pub enum WakeKind {
     /// Newly created (fork/clone); `parent` created it.
     New { parent: Option<ThreadId> },
     /// Woken from sleep; `waker` is the thread that woke it (None for timers / I/O).
-    Wakeup { waker: Option<ThreadId> },
+    /// `broadcast`: the waker let every waiter go in one call (a barrier's
+    /// last arrival, a condition broadcast, a closed queue), as a kernel
+    /// reads from a FUTEX_WAKE asking for all waiters (nr_wake = INT_MAX);
+    /// false for a hand-off to one waiter, a timer or I/O.
+    Wakeup {
+        waker: Option<ThreadId>,
+        broadcast: bool,
+    },
 }
 
 /// What a core should run next.

@@ -581,7 +581,7 @@ impl CfsCore {
         let allowed = self.allowed(t);
         let th = st.thread(t);
         match (kind, th.last_core) {
-            (WakeKind::Wakeup { waker }, Some(prev)) if allowed.contains(prev) => {
+            (WakeKind::Wakeup { waker, .. }, Some(prev)) if allowed.contains(prev) => {
                 let target = self.wake_affine(st, t, prev, waker);
                 self.select_idle_sibling(st, t, prev, target)
             }

@@ -99,6 +99,7 @@ fn cfs_wakes_onto_idle_sibling_of_previous_core() {
         ThreadId(2),
         WakeKind::Wakeup {
             waker: Some(ThreadId(1)),
+            broadcast: false,
         },
     );
     assert_eq!(c, CoreId(1));
@@ -114,7 +115,14 @@ fn cfs_wakes_onto_idle_sibling_of_previous_core() {
     }
     st2.threads[5].last_core = Some(CoreId(2));
     assert_eq!(
-        p.select_core(&st2, ThreadId(5), WakeKind::Wakeup { waker: None }),
+        p.select_core(
+            &st2,
+            ThreadId(5),
+            WakeKind::Wakeup {
+                waker: None,
+                broadcast: false
+            }
+        ),
         CoreId(2)
     );
 }
@@ -364,12 +372,26 @@ fn colab_allocator_follows_labels() {
     st.now = 10 * MS;
     p.periodic(&st, &mut Vec::new());
     for _ in 0..4 {
-        let c = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+        let c = p.select_core(
+            &st,
+            ThreadId(0),
+            WakeKind::Wakeup {
+                waker: None,
+                broadcast: false,
+            },
+        );
         assert!(
             st.topo.is_big(c),
             "high speedup goes to a big core, got {c}"
         );
-        let c = p.select_core(&st, ThreadId(1), WakeKind::Wakeup { waker: None });
+        let c = p.select_core(
+            &st,
+            ThreadId(1),
+            WakeKind::Wakeup {
+                waker: None,
+                broadcast: false,
+            },
+        );
         assert!(
             st.topo.is_little(c),
             "low speedup, low blocking goes little, got {c}"
@@ -379,7 +401,14 @@ fn colab_allocator_follows_labels() {
     let mut seen_big = false;
     let mut seen_little = false;
     for _ in 0..4 {
-        let c = p.select_core(&st, ThreadId(2), WakeKind::Wakeup { waker: None });
+        let c = p.select_core(
+            &st,
+            ThreadId(2),
+            WakeKind::Wakeup {
+                waker: None,
+                broadcast: false,
+            },
+        );
         seen_big |= st.topo.is_big(c);
         seen_little |= st.topo.is_little(c);
     }
@@ -390,7 +419,14 @@ fn colab_allocator_follows_labels() {
 fn clusters_chosen(p: &mut Colab, st: &SchedState, t: u32) -> (bool, bool) {
     let (mut big, mut little) = (false, false);
     for _ in 0..4 {
-        let c = p.select_core(st, ThreadId(t), WakeKind::Wakeup { waker: None });
+        let c = p.select_core(
+            st,
+            ThreadId(t),
+            WakeKind::Wakeup {
+                waker: None,
+                broadcast: false,
+            },
+        );
         big |= st.topo.is_big(c);
         little |= st.topo.is_little(c);
     }
@@ -448,15 +484,36 @@ fn colab_allocator_round_robins_and_prefers_idle_cores() {
     let mut st = state("4B4S", 2);
     st.threads[0].predicted_speedup = 3.0;
     let mut p = colab_with_labels(&mut st);
-    let a = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
-    let b = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+    let a = p.select_core(
+        &st,
+        ThreadId(0),
+        WakeKind::Wakeup {
+            waker: None,
+            broadcast: false,
+        },
+    );
+    let b = p.select_core(
+        &st,
+        ThreadId(0),
+        WakeKind::Wakeup {
+            waker: None,
+            broadcast: false,
+        },
+    );
     assert_ne!(a, b, "round-robin moves on");
     run_on(&mut st, 0, 1);
     run_on(&mut st, 1, 1);
     run_on(&mut st, 2, 1);
     for _ in 0..3 {
         assert_eq!(
-            p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None }),
+            p.select_core(
+                &st,
+                ThreadId(0),
+                WakeKind::Wakeup {
+                    waker: None,
+                    broadcast: false
+                }
+            ),
             CoreId(3)
         );
     }
@@ -488,7 +545,14 @@ fn colab_blocking_level_decays() {
     // 0.2 / 2^5 < 0.05: low again, so a low-speedup thread would go little.
     st.threads[0].predicted_speedup = 1.3;
     p.periodic(&st, &mut Vec::new());
-    let c = p.select_core(&st, ThreadId(0), WakeKind::Wakeup { waker: None });
+    let c = p.select_core(
+        &st,
+        ThreadId(0),
+        WakeKind::Wakeup {
+            waker: None,
+            broadcast: false,
+        },
+    );
     assert!(st.topo.is_little(c));
 }
 

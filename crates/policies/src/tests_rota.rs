@@ -41,7 +41,14 @@ fn rota(st: &SchedState, opts: &str) -> Rota {
 }
 
 fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
-    p.select_core(st, ThreadId(t), WakeKind::Wakeup { waker: None })
+    p.select_core(
+        st,
+        ThreadId(t),
+        WakeKind::Wakeup {
+            waker: None,
+            broadcast: false,
+        },
+    )
 }
 
 /// `t` ran on `c` and blocked there at a barrier at `st.now`, as the
@@ -1289,6 +1296,7 @@ fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
             ThreadId(2),
             WakeKind::Wakeup {
                 waker: Some(ThreadId(1)),
+                broadcast: false,
             },
         );
     }
@@ -1755,11 +1763,25 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
     // Otherwise (reclaim off, another program's thread, or a sibling that
     // blocked first, as a main thread waiting at a join) it takes core 2,
     // the first idle core.
-    let setup_on = |opts: &str, other_prog: bool, sibling_first: bool, kinds: [BlockKind; 2]| {
+    // `prev`: whether each of threads 0 and 1 was last woken by a wake-all
+    // before it blocked (what `reclaim=barrier` reads).
+    let setup_seen = |opts: &str,
+                      other_prog: bool,
+                      sibling_first: bool,
+                      kinds: [BlockKind; 2],
+                      prev: [bool; 2]| {
         let p1 = if other_prog { 1 } else { 0 };
         let apps = [(0, 2.0), (p1, 2.0), (0, 2.0), (1, 2.0)];
         let mut st = state_apps("2B2S", &apps);
         let mut p = rota(&st, opts);
+        for (t, broadcast) in prev.into_iter().enumerate() {
+            let waker = Some(ThreadId(3));
+            p.select_core(
+                &st,
+                ThreadId(t as u32),
+                WakeKind::Wakeup { waker, broadcast },
+            );
+        }
         if sibling_first {
             ran_and_blocked_on(&mut p, &mut st, 2, 1, MS, kinds[1]);
             ran_and_blocked_on(&mut p, &mut st, 0, 0, MS, kinds[0]);
@@ -1773,24 +1795,58 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
         p.running(&st, CoreId(1), ThreadId(3));
         (st, p)
     };
+    let setup_on = |opts: &str, other_prog: bool, sibling_first: bool, kinds: [BlockKind; 2]| {
+        setup_seen(opts, other_prog, sibling_first, kinds, [false; 2])
+    };
     let bar = [BlockKind::Barrier; 2];
     let setup = |opts: &str, other_prog: bool, sibling_first: bool| {
         setup_on(opts, other_prog, sibling_first, bar)
     };
     let (st, mut p) = setup("reclaim=on", false, false);
     assert_eq!(wake(&mut p, &st, 0), CoreId(3));
-    // `reclaim=barrier`: only when both waited at a barrier.
-    let (st, mut p) = setup("reclaim=barrier", false, false);
+    // `reclaim=barrier-oracle`: only when both waited at a barrier, read
+    // from the simulator's wait kinds.
+    let (st, mut p) = setup("reclaim=barrier-oracle", false, false);
     assert_eq!(wake(&mut p, &st, 0), CoreId(3));
     for kinds in [
         [BlockKind::Sleep, BlockKind::Barrier],
         [BlockKind::Barrier, BlockKind::Mutex],
     ] {
-        let (st, mut p) = setup_on("reclaim=barrier", false, false, kinds);
+        let (st, mut p) = setup_on("reclaim=barrier-oracle", false, false, kinds);
         assert_eq!(wake(&mut p, &st, 0), CoreId(2), "{kinds:?}");
         let (st, mut p) = setup_on("reclaim=on", false, false, kinds);
         assert_eq!(wake(&mut p, &st, 0), CoreId(3), "{kinds:?}");
     }
+    // `reclaim=barrier`, as a kernel tells it from the futex calls: thread
+    // 0 is let go by a wake-all now, and thread 1's wait before this one
+    // ended in a wake-all too (whatever the simulator says they wait on).
+    let broadcast_wake = |p: &mut Rota, st: &SchedState, now: bool| {
+        let waker = Some(ThreadId(2));
+        p.select_core(
+            st,
+            ThreadId(0),
+            WakeKind::Wakeup {
+                waker,
+                broadcast: now,
+            },
+        )
+    };
+    let kinds = [BlockKind::Mutex; 2];
+    for (prev, now, want) in [
+        ([false, true], true, 3),
+        ([true, true], false, 2),
+        ([true, false], true, 2),
+    ] {
+        let (st, mut p) = setup_seen("reclaim=barrier", false, false, kinds, prev);
+        let got = broadcast_wake(&mut p, &st, now);
+        assert_eq!(got, CoreId(want), "{prev:?} then {now}");
+    }
+    let (st, mut p) = setup_seen("reclaim=barrier", false, false, bar, [true; 2]);
+    assert_eq!(
+        broadcast_wake(&mut p, &st, false),
+        CoreId(2),
+        "barrier kinds unread"
+    );
     let (st, mut p) = setup("reclaim=off", false, false);
     assert_eq!(wake(&mut p, &st, 0), CoreId(2));
     let (st, mut p) = setup("reclaim=on", true, false);

@@ -1075,7 +1075,7 @@ impl<'a> Sim<'a> {
                         bar.arrived = 0;
                         let mut ws = std::mem::take(&mut bar.waiters);
                         for w in &ws {
-                            self.wake(*w, Some(t));
+                            self.wake_all_of(*w, t);
                         }
                         ws.clear();
                         self.barriers[g].waiters = ws; // keep the allocation
@@ -1107,7 +1107,7 @@ impl<'a> Sim<'a> {
                 Op::Broadcast(cond) => {
                     self.rt[ti].pc += 1;
                     while let Some(w) = self.conds[(cb + cond) as usize].waiters.pop_front() {
-                        self.wake(w, Some(t));
+                        self.wake_all_of(w, t);
                     }
                 }
                 Op::Push(q) => {
@@ -1161,7 +1161,7 @@ impl<'a> Sim<'a> {
                     }
                     if qs.is_closed() {
                         while let Some(w) = self.queues[g].pop_waiters.pop_front() {
-                            self.wake(w, Some(t));
+                            self.wake_all_of(w, t);
                         }
                     }
                 }
@@ -1250,6 +1250,16 @@ impl<'a> Sim<'a> {
 
     /// Wake a blocked thread; futex waits are charged to the waker.
     fn wake(&mut self, t: ThreadId, waker: Option<ThreadId>) {
+        self.wake_as(t, waker, false);
+    }
+
+    /// Wake `t` as one of all the waiters `waker` lets go at once (a
+    /// barrier, a broadcast, a closed queue).
+    fn wake_all_of(&mut self, t: ThreadId, waker: ThreadId) {
+        self.wake_as(t, Some(waker), true);
+    }
+
+    fn wake_as(&mut self, t: ThreadId, waker: Option<ThreadId>, broadcast: bool) {
         let now = self.st.now;
         // Only a blocked thread can be woken: anything else means a waiter
         // list and a thread's state disagree (a lost or doubled wake-up).
@@ -1284,7 +1294,7 @@ impl<'a> Sim<'a> {
                 tl.wake(now, t, waker, waited);
             }
         }
-        self.wake_q.push((t, WakeKind::Wakeup { waker }));
+        self.wake_q.push((t, WakeKind::Wakeup { waker, broadcast }));
     }
 
     fn exit_thread(&mut self, t: ThreadId) {

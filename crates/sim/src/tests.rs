@@ -108,8 +108,8 @@ fn memory_stalls_draw_stall_power() {
 }
 
 /// Records the (speedup, energy ratio) predictions a thread has at each
-/// wake-up; runs everything on core 0.
-struct Probe(Vec<(f64, f64)>);
+/// wake-up, and how it woke; runs everything on core 0.
+struct Probe(Vec<(f64, f64)>, Vec<colab_core::WakeKind>);
 impl colab_core::Policy for Probe {
     fn name(&self) -> &'static str {
         "probe"
@@ -118,8 +118,9 @@ impl colab_core::Policy for Probe {
         &mut self,
         st: &colab_core::SchedState,
         t: colab_core::ThreadId,
-        _: colab_core::WakeKind,
+        kind: colab_core::WakeKind,
     ) -> colab_core::CoreId {
+        self.1.push(kind);
         let th = st.thread(t);
         self.0
             .push((th.predicted_speedup, th.predicted_energy_ratio));
@@ -167,7 +168,7 @@ fn threads_see_a_predicted_energy_ratio() {
     // core-bound work costs (1.5 / 1) / (0.25 / 0.318) on big over little.
     let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
     let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
-    let mut p = Probe(Vec::new());
+    let mut p = Probe(Vec::new(), Vec::new());
     let cfg = SimConfig {
         predictor: PredictorKind::Oracle,
         ..SimConfig::default()
@@ -175,6 +176,79 @@ fn threads_see_a_predicted_energy_ratio() {
     simulate(&w, &t, &mut p, &cfg).unwrap();
     let want = 1.5 / (0.25 / (0.6 * 0.53));
     assert!((p.0[0].1 - want).abs() < 1e-9, "{:?} vs {want}", p.0);
+}
+
+/// How many of a program's wake-ups by another thread let every waiter
+/// go at once, and how many handed off to one.
+fn broadcast_and_handoff_wakes(text: &str) -> (usize, usize) {
+    let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+    let mut p = Probe(Vec::new(), Vec::new());
+    simulate(&workload(text), &t, &mut p, &SimConfig::default()).unwrap();
+    let by_thread = p.1.iter().filter_map(|k| match *k {
+        colab_core::WakeKind::Wakeup {
+            waker: Some(_),
+            broadcast,
+        } => Some(broadcast),
+        _ => None,
+    });
+    by_thread.fold((0, 0), |(b, h), x| if x { (b + 1, h) } else { (b, h + 1) })
+}
+
+#[test]
+fn a_wake_up_says_whether_the_waker_let_every_waiter_go() {
+    // Barrier of three: main arrives first, the second worker releases main
+    // and the first worker together; main's join is a hand-off.
+    let barrier = r#"
+name = "x"
+[barrier]
+b = 3
+[thread.main]
+ops = [ { spawn = "w", count = 2 }, { compute = 5000, mem_frac = 0.0 }, { barrier = "b" }, { join = "w" } ]
+[thread.w]
+ops = [ { compute = 1000, mem_frac = 0.0 }, { barrier = "b" }, { compute = 1000, mem_frac = 0.0 } ]
+"#;
+    assert_eq!(broadcast_and_handoff_wakes(barrier), (2, 1));
+    // A condition: broadcast to two waiters, or a signal to one (one core,
+    // no preemption: main unlocks before the woken run, so only the join
+    // hands off).
+    let cond = |wake: &str, n: u32| {
+        format!(
+            r#"
+name = "x"
+cond = ["c"]
+[mutex]
+m = 1
+[thread.main]
+ops = [ {{ spawn = "w", count = {n} }}, {{ sleep = 1000 }}, {{ lock = "m" }}, {{ {wake} = "c" }}, {{ compute = 1000, mem_frac = 0.0 }}, {{ unlock = "m" }}, {{ join = "w" }} ]
+[thread.w]
+ops = [ {{ lock = "m" }}, {{ wait = "c", mutex = "m" }}, {{ unlock = "m" }} ]
+"#
+        )
+    };
+    assert_eq!(broadcast_and_handoff_wakes(&cond("broadcast", 2)), (2, 1));
+    assert_eq!(broadcast_and_handoff_wakes(&cond("signal", 1)), (0, 2));
+    // Closing a queue lets every consumer waiting on it go; a push hands
+    // an item to one.
+    let close = r#"
+name = "x"
+[queue]
+q = { capacity = 2 }
+[thread.main]
+ops = [ { spawn = "c" }, { sleep = 1000 }, { close = "q" }, { join = "c" } ]
+[thread.c]
+ops = [ { loop = "until-closed", body = [ { pop = "q" } ] } ]
+"#;
+    assert_eq!(broadcast_and_handoff_wakes(close), (1, 1));
+    let push = r#"
+name = "x"
+[queue]
+q = { capacity = 2 }
+[thread.main]
+ops = [ { spawn = "c" }, { sleep = 1000 }, { push = "q" }, { close = "q" }, { join = "c" } ]
+[thread.c]
+ops = [ { loop = "until-closed", body = [ { pop = "q" } ] } ]
+"#;
+    assert_eq!(broadcast_and_handoff_wakes(push), (0, 2));
 }
 
 #[test]
@@ -187,7 +261,7 @@ fn the_constant_predictor_hides_what_threads_do() {
     );
     let t = zero_cost(Topology::named("1B1S", CoreOrder::BigFirst).unwrap());
     let seen = |predictor| {
-        let mut p = Probe(Vec::new());
+        let mut p = Probe(Vec::new(), Vec::new());
         let cfg = SimConfig {
             predictor,
             ..SimConfig::default()

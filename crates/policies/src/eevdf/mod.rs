@@ -698,7 +698,7 @@ impl colab_core::Policy for Eevdf {
     fn select_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
         let cfs = self.cfs();
         match (kind, st.thread(t).last_core) {
-            (WakeKind::Wakeup { waker }, Some(prev))
+            (WakeKind::Wakeup { waker, .. }, Some(prev))
                 if st.topo.is_asymmetric() && cfs.is_allowed(t, prev) =>
             {
                 let target = cfs.wake_affine(st, t, prev, waker);

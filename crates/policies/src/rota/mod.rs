@@ -93,11 +93,14 @@
 //!   with few runnable threads (fmm's four threads held both big cores of
 //!   2B2S in 4B-2).
 //! - **A sibling's core is left to it** (`reclaim`, since the
-//!   fourteenth; `reclaim=barrier` since the fifteenth): a waking thread
-//!   does not take an idle core whose last thread is a sibling that
-//!   blocked after it at the same kind of wait, a barrier (both wake
-//!   together), so a barrier's broadcast does not rotate the program's
-//!   threads across clusters (lu_cb in 2B-3).
+//!   fourteenth; `reclaim=barrier` since the fifteenth, read from wake-ups
+//!   since the sixteenth): a waking thread let go by a wake-all (a
+//!   barrier's) does not take an idle core whose last thread is a sibling
+//!   that blocked after it at what looks like a barrier too (its wait
+//!   before this one ended in a wake-all), so a barrier's broadcast does
+//!   not rotate the program's threads across clusters (lu_cb in 2B-3).
+//!   What a wait is for is not known when it starts; a kernel sees the
+//!   wake-all in the futex call that ends it (nr_wake = INT_MAX).
 //!
 //! Mechanisms tried while designing and left off by default, because they
 //! made the design set worse or left it level, or lost on a CAMP / Prop-SP
@@ -180,9 +183,15 @@ struct ThreadSt {
     /// When it last left a fast core (its creation, if never on one).
     fast_left_at: Nanos,
     /// Whether it has ever blocked (slept, waited), and whether its last
-    /// block was at a barrier (`reclaim=barrier`).
+    /// block is taken for a barrier's (`reclaim=barrier`): its wait before
+    /// was ended by a wake-all (a program that waits at barriers waits at
+    /// them again), or with `reclaim=barrier-oracle` the simulator's
+    /// ground truth.
     has_slept: bool,
     barrier_block: bool,
+    /// Whether its last wake-up let it go with every other waiter at once
+    /// ([`WakeKind::Wakeup`]'s `broadcast`, a FUTEX_WAKE of all waiters).
+    woke_by_broadcast: bool,
     /// When it last woke another thread.
     woke_at: Nanos,
     /// Its current run's progress factor ([`ProgRate::done_fp`]), start and
@@ -846,8 +855,11 @@ impl Policy for Rota {
             }
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
-            self.th[t.idx()].barrier_block =
-                st.thread(t).state == RunState::Blocked(BlockKind::Barrier);
+            self.th[t.idx()].barrier_block = if self.params.reclaim == Reclaim::BarrierOracle {
+                st.thread(t).state == RunState::Blocked(BlockKind::Barrier)
+            } else {
+                self.th[t.idx()].woke_by_broadcast
+            };
             self.th[t.idx()].blocked_at = st.now;
             self.th[t.idx()].runnable_ns += st.now.saturating_sub(self.runnable_from(st, t));
             let woke = self.th[t.idx()].woke_at_ns;

@@ -277,8 +277,16 @@ impl RotaParams {
             }
             if k == "reclaim" {
                 use Reclaim::*;
-                self.reclaim =
-                    crate::one_of(k, v, &[("on", On), ("off", Off), ("barrier", Barrier)])?;
+                self.reclaim = crate::one_of(
+                    k,
+                    v,
+                    &[
+                        ("on", On),
+                        ("off", Off),
+                        ("barrier", Barrier),
+                        ("barrier-oracle", BarrierOracle),
+                    ],
+                )?;
                 continue;
             }
             if k == "stay" {
@@ -501,8 +509,13 @@ pub enum Reclaim {
     Off,
     /// Any sibling that blocked after the waking thread.
     On,
-    /// Only when both blocked at a barrier.
+    /// Only when both blocked at a barrier, as a kernel can tell: the
+    /// waking thread is let go by a wake-all, and the sibling's last wait
+    /// before this one also ended in one.
     Barrier,
+    /// `Barrier` by the simulator's ground truth of what each thread waits
+    /// on (an ablation: no kernel sees it at block time).
+    BarrierOracle,
 }
 
 /// Where a short-burst thread stays at wake-up ([`RotaParams::stay`]).

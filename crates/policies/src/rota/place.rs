@@ -9,10 +9,11 @@ use colab_core::{BlockKind, CoreId, CoreMask, RunState, SchedState, ThreadId, Wa
 impl Rota {
     /// Where waking or new thread `t` goes (`Policy::select_core`).
     pub(super) fn choose_core(&mut self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
-        if let WakeKind::Wakeup { waker: Some(w) } = kind {
-            if let Some(s) = self.th.get_mut(w.idx()) {
+        if let WakeKind::Wakeup { waker, broadcast } = kind {
+            if let Some(s) = waker.and_then(|w| self.th.get_mut(w.idx())) {
                 s.woke_at = st.now;
             }
+            self.th[t.idx()].woke_by_broadcast = broadcast;
         }
         let m = self.m();
         let prev = st.thread(t).last_core;
@@ -190,17 +191,28 @@ impl Rota {
 
     /// Is idle core `c`'s last thread a thread of waking `t`'s program that
     /// blocked after `t` did (so both wait at the same synchronisation,
-    /// and the sibling wakes with `t`)?
+    /// and the sibling wakes with `t`)? With `reclaim=barrier`, only when
+    /// `t` is let go by a wake-all and the sibling's wait is taken for a
+    /// barrier's (its wait before ended in a wake-all): what a kernel can
+    /// tell from the futex calls; `barrier-oracle` reads the simulator's
+    /// wait kinds instead.
     fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         let me = &self.th[t.idx()];
-        let barrier = self.params.reclaim == Reclaim::Barrier;
+        let (me_barrier, sibling_barrier): (bool, &dyn Fn(ThreadId) -> bool) =
+            match self.params.reclaim {
+                Reclaim::Off | Reclaim::On => (true, &|_| true),
+                Reclaim::Barrier => (me.woke_by_broadcast, &|o| self.th[o.idx()].barrier_block),
+                Reclaim::BarrierOracle => (me.barrier_block, &|o| {
+                    st.thread(o).state == RunState::Blocked(BlockKind::Barrier)
+                }),
+            };
         me.has_slept
-            && (!barrier || me.barrier_block)
+            && me_barrier
             && self.blocked_occupant(st, c).is_some_and(|o| {
                 o != t
                     && st.thread(o).program == st.thread(t).program
                     && self.th[o.idx()].blocked_at >= me.blocked_at
-                    && (!barrier || st.thread(o).state == RunState::Blocked(BlockKind::Barrier))
+                    && sibling_barrier(o)
             })
     }
 }
