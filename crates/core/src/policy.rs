@@ -36,6 +36,17 @@ pub enum WakeKind {
     },
 }
 
+impl WakeKind {
+    /// A wake-up of one waiter (a hand-off), or by a timer or I/O with no
+    /// waker: not a wake-all.
+    pub const fn wakeup(waker: Option<ThreadId>) -> WakeKind {
+        WakeKind::Wakeup {
+            waker,
+            broadcast: false,
+        }
+    }
+}
+
 /// What a core should run next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {

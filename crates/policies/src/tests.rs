@@ -94,14 +94,7 @@ fn cfs_wakes_onto_idle_sibling_of_previous_core() {
     run_on(&mut st, 2, 1);
     // Thread 2 last ran on core 0 (busy); core 1 (same cluster) is idle.
     st.threads[2].last_core = Some(CoreId(0));
-    let c = p.select_core(
-        &st,
-        ThreadId(2),
-        WakeKind::Wakeup {
-            waker: Some(ThreadId(1)),
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(2), WakeKind::wakeup(Some(ThreadId(1))));
     assert_eq!(c, CoreId(1));
     // With the whole machine busy it stays on its previous core.
     run_on(&mut st, 1, 2);
@@ -115,14 +108,7 @@ fn cfs_wakes_onto_idle_sibling_of_previous_core() {
     }
     st2.threads[5].last_core = Some(CoreId(2));
     assert_eq!(
-        p.select_core(
-            &st2,
-            ThreadId(5),
-            WakeKind::Wakeup {
-                waker: None,
-                broadcast: false
-            }
-        ),
+        p.select_core(&st2, ThreadId(5), WakeKind::wakeup(None)),
         CoreId(2)
     );
 }
@@ -372,26 +358,12 @@ fn colab_allocator_follows_labels() {
     st.now = 10 * MS;
     p.periodic(&st, &mut Vec::new());
     for _ in 0..4 {
-        let c = p.select_core(
-            &st,
-            ThreadId(0),
-            WakeKind::Wakeup {
-                waker: None,
-                broadcast: false,
-            },
-        );
+        let c = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
         assert!(
             st.topo.is_big(c),
             "high speedup goes to a big core, got {c}"
         );
-        let c = p.select_core(
-            &st,
-            ThreadId(1),
-            WakeKind::Wakeup {
-                waker: None,
-                broadcast: false,
-            },
-        );
+        let c = p.select_core(&st, ThreadId(1), WakeKind::wakeup(None));
         assert!(
             st.topo.is_little(c),
             "low speedup, low blocking goes little, got {c}"
@@ -401,14 +373,7 @@ fn colab_allocator_follows_labels() {
     let mut seen_big = false;
     let mut seen_little = false;
     for _ in 0..4 {
-        let c = p.select_core(
-            &st,
-            ThreadId(2),
-            WakeKind::Wakeup {
-                waker: None,
-                broadcast: false,
-            },
-        );
+        let c = p.select_core(&st, ThreadId(2), WakeKind::wakeup(None));
         seen_big |= st.topo.is_big(c);
         seen_little |= st.topo.is_little(c);
     }
@@ -419,14 +384,7 @@ fn colab_allocator_follows_labels() {
 fn clusters_chosen(p: &mut Colab, st: &SchedState, t: u32) -> (bool, bool) {
     let (mut big, mut little) = (false, false);
     for _ in 0..4 {
-        let c = p.select_core(
-            st,
-            ThreadId(t),
-            WakeKind::Wakeup {
-                waker: None,
-                broadcast: false,
-            },
-        );
+        let c = p.select_core(st, ThreadId(t), WakeKind::wakeup(None));
         big |= st.topo.is_big(c);
         little |= st.topo.is_little(c);
     }
@@ -484,36 +442,15 @@ fn colab_allocator_round_robins_and_prefers_idle_cores() {
     let mut st = state("4B4S", 2);
     st.threads[0].predicted_speedup = 3.0;
     let mut p = colab_with_labels(&mut st);
-    let a = p.select_core(
-        &st,
-        ThreadId(0),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
-    let b = p.select_core(
-        &st,
-        ThreadId(0),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let a = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
+    let b = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
     assert_ne!(a, b, "round-robin moves on");
     run_on(&mut st, 0, 1);
     run_on(&mut st, 1, 1);
     run_on(&mut st, 2, 1);
     for _ in 0..3 {
         assert_eq!(
-            p.select_core(
-                &st,
-                ThreadId(0),
-                WakeKind::Wakeup {
-                    waker: None,
-                    broadcast: false
-                }
-            ),
+            p.select_core(&st, ThreadId(0), WakeKind::wakeup(None)),
             CoreId(3)
         );
     }
@@ -545,14 +482,7 @@ fn colab_blocking_level_decays() {
     // 0.2 / 2^5 < 0.05: low again, so a low-speedup thread would go little.
     st.threads[0].predicted_speedup = 1.3;
     p.periodic(&st, &mut Vec::new());
-    let c = p.select_core(
-        &st,
-        ThreadId(0),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
     assert!(st.topo.is_little(c));
 }
 

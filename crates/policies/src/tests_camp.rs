@@ -205,14 +205,7 @@ fn camp_boosts_a_high_sf_serial_phase_onto_a_fast_core() {
     let (mut p, mut st) = serial_phase(Variant::Camp, 3.0);
     set_state(&mut st, 0, RunState::Blocked(colab_core::BlockKind::Join));
     st.cores[2].current = None;
-    let c = p.select_core(
-        &st,
-        ThreadId(0),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
     assert!(st.topo.is_big(c), "{c}");
     queue(&mut st, c.0, 0);
     assert!(p.should_preempt(&st, c, ThreadId(0)));
@@ -401,14 +394,7 @@ fn higher_class_displaces_lower_on_a_fast_core() {
     st.now = 0;
     set_state(&mut st, 2, RunState::Blocked(colab_core::BlockKind::Sleep));
     st.cores[2].current = None;
-    let c = p.select_core(
-        &st,
-        ThreadId(2),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(2), WakeKind::wakeup(None));
     assert_eq!(c, CoreId(1));
     queue(&mut st, 1, 2);
     assert!(p.should_preempt(&st, CoreId(1), ThreadId(2)));
@@ -421,14 +407,7 @@ fn higher_class_displaces_lower_on_a_fast_core() {
     // A waking LOW thread does not displace MEDIUM or HIGH: slow core.
     set_state(&mut st, 1, RunState::Blocked(colab_core::BlockKind::Sleep));
     st.cores[1].rq.clear();
-    let c = p.select_core(
-        &st,
-        ThreadId(1),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(1), WakeKind::wakeup(None));
     assert!(st.topo.is_little(c), "{c}");
 }
 
@@ -655,14 +634,7 @@ fn placement_stays_in_the_last_cluster() {
     // 0, 1 and 2, core 2 shares its cluster.
     st.threads[0].last_core = Some(CoreId(3));
     run_on(&mut st, 3, 2);
-    let c = p.select_core(
-        &st,
-        ThreadId(0),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(0), WakeKind::wakeup(None));
     assert_eq!(c, CoreId(2));
     // Every fast core busy with HIGH threads; the LOW thread last ran on
     // slow core 6, now busy: idle core 7 (same cluster) before idle core 4.
@@ -671,25 +643,11 @@ fn placement_stays_in_the_last_cluster() {
     }
     run_on(&mut st, 6, 0);
     st.threads[1].last_core = Some(CoreId(6));
-    let c = p.select_core(
-        &st,
-        ThreadId(1),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(1), WakeKind::wakeup(None));
     assert_eq!(c, CoreId(7));
     // Its previous core idle again: back there.
     st.cores[6].current = None;
-    let c = p.select_core(
-        &st,
-        ThreadId(1),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    );
+    let c = p.select_core(&st, ThreadId(1), WakeKind::wakeup(None));
     assert_eq!(c, CoreId(6));
 }
 

@@ -172,10 +172,7 @@ fn eevdf_wake_placement_is_capacity_aware() {
     let cap_little = Eevdf::capacity(&st, CoreId(2));
     assert!(p.util_est(&st, ThreadId(0)) * 1.25 >= cap_little);
     assert!(p.util_est(&st, ThreadId(0)) * 1.25 < 1024.0);
-    let waker = WakeKind::Wakeup {
-        waker: None,
-        broadcast: false,
-    };
+    let waker = WakeKind::wakeup(None);
     // CFS would wake both on their idle previous core.
     let c0 = p.select_core(&st, ThreadId(0), waker);
     assert!(st.topo.is_big(c0), "heavy thread woke on {c0}");
@@ -272,10 +269,7 @@ fn gts_moves_down_when_load_falls_below_down_threshold() {
     dispatch(&mut p, &mut st, 0, 0);
     st.now = 50 * MS;
     block(&mut p, &mut st, 0);
-    let waker = WakeKind::Wakeup {
-        waker: None,
-        broadcast: false,
-    };
+    let waker = WakeKind::wakeup(None);
     // Woken soon after: still heavy, stays on big.
     st.now = 52 * MS;
     assert!(p.load(&st, ThreadId(0)) > 512.0);

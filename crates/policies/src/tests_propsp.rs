@@ -315,10 +315,7 @@ fn placement_sends_credit_holders_to_fast_cores() {
     st.threads[0].state = RunState::Runnable; // seen as runnable at assignment
     p.periodic(&st, &mut Vec::new());
     st.threads[0].state = RunState::Blocked(colab_core::BlockKind::Sleep);
-    let wake = WakeKind::Wakeup {
-        waker: None,
-        broadcast: false,
-    };
+    let wake = WakeKind::wakeup(None);
     // Thread 0 (credits) -> the idle fast core 0; thread 1 (none) -> slow core 2.
     assert_eq!(p.select_core(&st, ThreadId(0), wake), CoreId(0));
     assert_eq!(p.select_core(&st, ThreadId(1), wake), CoreId(2));

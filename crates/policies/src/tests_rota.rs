@@ -41,14 +41,7 @@ fn rota(st: &SchedState, opts: &str) -> Rota {
 }
 
 fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
-    p.select_core(
-        st,
-        ThreadId(t),
-        WakeKind::Wakeup {
-            waker: None,
-            broadcast: false,
-        },
-    )
+    p.select_core(st, ThreadId(t), WakeKind::wakeup(None))
 }
 
 /// `t` ran on `c` and blocked there at a barrier at `st.now`, as the
@@ -1291,14 +1284,7 @@ fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
     run_on(&mut st, 2, 1);
     st.now = 10 * MS;
     for r in [&mut p, &mut q] {
-        r.select_core(
-            &st,
-            ThreadId(2),
-            WakeKind::Wakeup {
-                waker: Some(ThreadId(1)),
-                broadcast: false,
-            },
-        );
+        r.select_core(&st, ThreadId(2), WakeKind::wakeup(Some(ThreadId(1))));
     }
     st.now += 100 * US;
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);

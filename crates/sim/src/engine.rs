@@ -224,8 +224,9 @@ pub enum SimError {
     #[error("deadlock at t = {at_ns} ns: no thread can run.\n{report}")]
     Deadlock { at_ns: Nanos, report: String },
     #[error(
-        "workload did not finish within {limit_ns} ns of simulated time (a thread starved, or \
-         a wake-up lost?); threads still live:\n{report}"
+        "workload did not finish within {limit_ns} ns of simulated time (the run's time limit, \
+         which --time-limit sets: either the run needs longer, or a thread starved or a wake-up \
+         was lost); threads still live:\n{report}"
     )]
     Timeout { limit_ns: Nanos, report: String },
     #[error(
