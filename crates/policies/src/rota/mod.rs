@@ -110,8 +110,10 @@
 //! handed over).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
-//! program (thread group) of a thread, futex waits caused
-//! (`blocked_others_ns`) and the *predicted* speedup. The hot path is
+//! program (thread group) of a thread, who woke a thread and whether the
+//! wake-up let every waiter go (a futex wake of all), futex waits caused
+//! (`blocked_others_ns`) and the *predicted* speedup; never what a thread
+//! waits on (`reclaim=barrier-oracle` reads that, as an ablation). The hot path is
 //! integer-only (the fixed-point speedup is set by the 10 ms labeller) and
 //! its loops are bounded by the core count and queue lengths; per-thread
 //! state is a few integers and per-program state two counters, what BPF
