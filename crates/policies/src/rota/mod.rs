@@ -1,8 +1,8 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. It has been frozen fifteen times, each time in a
+//! not from a paper. It has been frozen sixteen times, each time in a
 //! commit made before any run on held-out work; the default is the
-//! fifteenth. Every earlier freeze is a set of switches (`params.rs`); the
+//! sixteenth. Every earlier freeze is a set of switches (`params.rs`); the
 //! book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
 //! freeze's commit, spelling, the rule it was chosen by, and its held-out
 //! results.

@@ -166,11 +166,14 @@ pub struct RotaParams {
     /// sibling that blocked first (a main thread at a join) leaves its core
     /// to anyone. Tried after the twelfth freeze; on since the fourteenth.
     /// `barrier` (tried after the fourteenth; the default since the
-    /// fifteenth): only when both blocked at a
-    /// barrier, the one wait after which every waiter wakes with the
-    /// others (a kernel: the same futex word, woken all at once); siblings
-    /// that sleep or wait on locks, queues or condition variables do not
-    /// wake with the waker.
+    /// fifteenth): only when both blocked at a barrier, the one wait after
+    /// which every waiter wakes with the others; siblings that sleep or
+    /// wait on locks, queues or signalled conditions do not wake with the
+    /// waker. Since the sixteenth read as a kernel can: the waking thread
+    /// is let go by a wake-all (a futex wake of every waiter), and the
+    /// sibling's wait before its current one ended in one
+    /// (`barrier-oracle`: the simulator's wait kinds, as the fifteenth read
+    /// them).
     pub reclaim: Reclaim,
     /// A fast core's rotation counts how long the core has been held since
     /// it last took a thread by rank (after idling, a steal, a takeover or
