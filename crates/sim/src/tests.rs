@@ -178,6 +178,18 @@ fn threads_see_a_predicted_energy_ratio() {
     assert!((p.0[0].1 - want).abs() < 1e-9, "{:?} vs {want}", p.0);
 }
 
+/// Main (30 ms) and two workers (10 ms) meet at a barrier; the workers
+/// then run 5 ms more and main joins them.
+const BARRIER_OF_THREE: &str = r#"
+name = "x"
+[barrier]
+b = 3
+[thread.main]
+ops = [ { spawn = "w", count = 2 }, { compute = 30000, mem_frac = 0.0 }, { barrier = "b" }, { join = "w" } ]
+[thread.w]
+ops = [ { compute = 10000, mem_frac = 0.0 }, { barrier = "b" }, { compute = 5000, mem_frac = 0.0 } ]
+"#;
+
 /// How many of a program's wake-ups by another thread let every waiter
 /// go at once, and how many handed off to one.
 fn broadcast_and_handoff_wakes(text: &str) -> (usize, usize) {
@@ -196,18 +208,9 @@ fn broadcast_and_handoff_wakes(text: &str) -> (usize, usize) {
 
 #[test]
 fn a_wake_up_says_whether_the_waker_let_every_waiter_go() {
-    // Barrier of three: main arrives first, the second worker releases main
-    // and the first worker together; main's join is a hand-off.
-    let barrier = r#"
-name = "x"
-[barrier]
-b = 3
-[thread.main]
-ops = [ { spawn = "w", count = 2 }, { compute = 5000, mem_frac = 0.0 }, { barrier = "b" }, { join = "w" } ]
-[thread.w]
-ops = [ { compute = 1000, mem_frac = 0.0 }, { barrier = "b" }, { compute = 1000, mem_frac = 0.0 } ]
-"#;
-    assert_eq!(broadcast_and_handoff_wakes(barrier), (2, 1));
+    // Barrier of three: the last to arrive lets the other two go together;
+    // main's join is a hand-off.
+    assert_eq!(broadcast_and_handoff_wakes(BARRIER_OF_THREE), (2, 1));
     // A condition: broadcast to two waiters, or a signal to one (one core,
     // no preemption: main unlocks before the woken run, so only the join
     // hands off).
@@ -331,17 +334,7 @@ ops = [ { critical = "m", compute = 10000, mem_frac = 0.0 } ]
 
 #[test]
 fn barrier_waits_for_the_slowest() {
-    let w = workload(
-        r#"
-name = "x"
-[barrier]
-b = 3
-[thread.main]
-ops = [ { spawn = "w", count = 2 }, { compute = 30000, mem_frac = 0.0 }, { barrier = "b" }, { join = "w" } ]
-[thread.w]
-ops = [ { compute = 10000, mem_frac = 0.0 }, { barrier = "b" }, { compute = 5000, mem_frac = 0.0 } ]
-"#,
-    );
+    let w = workload(BARRIER_OF_THREE);
     let r = run(&w, "4B", "cfs").unwrap();
     assert_eq!(r.programs[0].turnaround_ns, 35 * MS);
 }

@@ -4,7 +4,7 @@
 //! shortest queue.
 
 use super::{Reclaim, Rota, Stay};
-use colab_core::{BlockKind, CoreId, CoreMask, RunState, SchedState, ThreadId, WakeKind};
+use colab_core::{CoreId, CoreMask, SchedState, ThreadId, WakeKind};
 
 impl Rota {
     /// Where waking or new thread `t` goes (`Policy::select_core`).
@@ -198,21 +198,24 @@ impl Rota {
     /// wait kinds instead.
     fn sibling_left(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         let me = &self.th[t.idx()];
-        let (me_barrier, sibling_barrier): (bool, &dyn Fn(ThreadId) -> bool) =
-            match self.params.reclaim {
-                Reclaim::Off | Reclaim::On => (true, &|_| true),
-                Reclaim::Barrier => (me.woke_by_broadcast, &|o| self.th[o.idx()].barrier_block),
-                Reclaim::BarrierOracle => (me.barrier_block, &|o| {
-                    st.thread(o).state == RunState::Blocked(BlockKind::Barrier)
-                }),
-            };
+        // Whether `t`'s own wait was a barrier's; a sibling's is its
+        // `barrier_block`, set when it blocked as the mode reads it.
+        let me_barrier = match self.params.reclaim {
+            Reclaim::Off | Reclaim::On => true,
+            Reclaim::Barrier => me.woke_by_broadcast,
+            Reclaim::BarrierOracle => me.barrier_block,
+        };
+        let by_barrier = matches!(
+            self.params.reclaim,
+            Reclaim::Barrier | Reclaim::BarrierOracle
+        );
         me.has_slept
             && me_barrier
             && self.blocked_occupant(st, c).is_some_and(|o| {
                 o != t
                     && st.thread(o).program == st.thread(t).program
                     && self.th[o.idx()].blocked_at >= me.blocked_at
-                    && sibling_barrier(o)
+                    && (!by_barrier || self.th[o.idx()].barrier_block)
             })
     }
 }
