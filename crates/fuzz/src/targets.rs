@@ -376,6 +376,7 @@ impl Context {
                     speedup: 2.0,
                     thread_speedup: Default::default(),
                     keep_tracing_overhead: false,
+                    sleep_unnamed_wakes: false,
                 };
                 let p = step!(v, "replay", colab_trace::to_program(&trace, &opts));
                 if simulate {

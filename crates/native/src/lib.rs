@@ -473,7 +473,7 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
                 }
             }
             Op::Join(g) => sh.groups[g as usize].join(),
-            Op::Post(e) => {
+            Op::Post { event: e, .. } => {
                 sh.events[e as usize].store(1, Ordering::Release);
                 atomic_wait::wake_all(&sh.events[e as usize]);
             }

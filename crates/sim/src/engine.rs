@@ -1181,12 +1181,14 @@ impl<'a> Sim<'a> {
                     }
                     self.bump_group_size(prog, group, count);
                 }
-                Op::Post(e) => {
+                Op::Post { event, wake_all } => {
                     self.rt[ti].pc += 1;
-                    let ev = &mut self.events_state[(eb + e) as usize];
+                    let ev = &mut self.events_state[(eb + event) as usize];
                     ev.posted = true;
-                    if let Some(w) = ev.waiter.take() {
-                        self.wake(w, Some(t));
+                    match ev.waiter.take() {
+                        Some(w) if wake_all => self.wake_all_of(w, t),
+                        Some(w) => self.wake(w, Some(t)),
+                        None => {}
                     }
                 }
                 Op::WaitEvent(e) => {

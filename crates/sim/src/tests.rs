@@ -193,9 +193,13 @@ ops = [ { compute = 10000, mem_frac = 0.0 }, { barrier = "b" }, { compute = 5000
 /// How many of a program's wake-ups by another thread let every waiter
 /// go at once, and how many handed off to one.
 fn broadcast_and_handoff_wakes(text: &str) -> (usize, usize) {
+    wakes_by_kind(&workload(text))
+}
+
+fn wakes_by_kind(w: &Workload) -> (usize, usize) {
     let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
     let mut p = Probe(Vec::new(), Vec::new());
-    simulate(&workload(text), &t, &mut p, &SimConfig::default()).unwrap();
+    simulate(w, &t, &mut p, &SimConfig::default()).unwrap();
     let by_thread = p.1.iter().filter_map(|k| match *k {
         colab_core::WakeKind::Wakeup {
             waker: Some(_),
@@ -252,6 +256,64 @@ ops = [ { spawn = "c" }, { sleep = 1000 }, { push = "q" }, { close = "q" }, { jo
 ops = [ { loop = "until-closed", body = [ { pop = "q" } ] } ]
 "#;
     assert_eq!(broadcast_and_handoff_wakes(push), (0, 2));
+}
+
+#[test]
+fn a_replayed_post_is_a_wake_all_only_when_the_recording_says_so() {
+    // A replayed trace: main wakes two threads, one by a recorded wake-all
+    // (a barrier's FUTEX_WAKE), the other by a call that woke one waiter.
+    use colab_workload::{BenchInfo, Group, Op, Program};
+    let compute = Op::Compute {
+        work: 1e6,
+        mem_frac: 0.0,
+        cv: 0.0,
+        imbalance: 0.0,
+    };
+    let group = |name: &str, ops: Vec<Op>| Group {
+        name: name.into(),
+        ops,
+    };
+    let spawn = |group| Op::Spawn { group, count: 1 };
+    let p = Program {
+        name: "replay".into(),
+        n: 1,
+        info: BenchInfo {
+            description: String::new(),
+            parallelism: String::new(),
+            sync_rate: String::new(),
+            comm_comp: String::new(),
+        },
+        groups: vec![
+            group(
+                "main",
+                vec![
+                    spawn(1),
+                    spawn(2),
+                    // Both wait before main goes on (one core).
+                    Op::Sleep(1000),
+                    compute.clone(),
+                    Op::Post {
+                        event: 0,
+                        wake_all: true,
+                    },
+                    Op::Post {
+                        event: 1,
+                        wake_all: false,
+                    },
+                ],
+            ),
+            group("a", vec![Op::WaitEvent(0), compute.clone()]),
+            group("b", vec![Op::WaitEvent(1), compute]),
+        ],
+        mutex_arrays: Vec::new(),
+        num_mutexes: 0,
+        barriers: Vec::new(),
+        conds: Vec::new(),
+        queues: Vec::new(),
+        num_events: 2,
+        total_threads: 3,
+    };
+    assert_eq!(wakes_by_kind(&Workload::alone(&p)), (1, 1));
 }
 
 #[test]

@@ -13,13 +13,21 @@
 //! - A futex/IO wait woken by a traced thread W becomes a one-shot event:
 //!   the sleeper waits for it; W posts it once it has done as much CPU work
 //!   as it had done when it woke the sleeper.
-//! - A wait ended by a timer, an interrupt or an untraced process becomes a
-//!   sleep of the recorded length.
+//! - A futex wait whose waker the recorder does not name (it often names
+//!   only the first of a broadcast's wake-ups) is woken by the thread that
+//!   made the last FUTEX_WAKE call on its word while it waited, at the CPU
+//!   work it had done at that call ([`crate::sync::futex_waits`]).
+//! - A futex wait on a word whose waits are mostly released together (a
+//!   barrier, a broadcast condition) is posted as a wake-all, as a kernel
+//!   would see from the call's nr_wake.
+//! - A wait ended by a timer, an interrupt, an untraced process or no
+//!   recorded call becomes a sleep of the recorded length.
 //! - Thread creation becomes a spawn in the creator at the same point of its
 //!   program order. Every traced thread is its own thread group.
 
 use crate::format::{BlockKind, Event, Trace};
 use crate::overhead::Overhead;
+use crate::sync::{futex_waits, FutexWait, WaitClass};
 use colab_workload::{mem_frac_for_speedup, BenchInfo, Group, Op, Program};
 use std::collections::BTreeMap;
 
@@ -39,6 +47,11 @@ pub struct ReplayOptions {
     /// Replay the recorded CPU segments as they are, without subtracting
     /// the tracing overhead measured at recording.
     pub keep_tracing_overhead: bool,
+    /// Replay a futex wait whose waker the recorder does not name as a
+    /// sleep of its recorded length (which carries the recording's own
+    /// scheduling delays), instead of a wait for the thread that made the
+    /// last FUTEX_WAKE call on its word.
+    pub sleep_unnamed_wakes: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,7 +112,8 @@ impl<'a> Selector<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Action {
     Spawn(u32),
-    Post(u32),
+    /// Post event `.0`; `.1`: as a wake-all.
+    Post(u32, bool),
     Wait(u32),
     Sleep(u64),
 }
@@ -314,7 +328,12 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
     let mut points: BTreeMap<u32, Vec<(u64, u64, Action)>> = BTreeMap::new();
     let mut events = 0u32;
     let mut blocked_at: BTreeMap<u32, u64> = BTreeMap::new();
-    for e in &trace.events {
+    // Futex waits by the index of the wake-up that ended them.
+    let futex: BTreeMap<usize, FutexWait> = futex_waits(trace)
+        .into_iter()
+        .map(|w| (w.wake_event, w))
+        .collect();
+    for (i, e) in trace.events.iter().enumerate() {
         match *e {
             Event::Block { tid, t, .. } => {
                 blocked_at.insert(tid, t);
@@ -324,18 +343,30 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                     continue;
                 };
                 let pos = cpu_before(tid, tb);
-                match waker.filter(|&w| w != tid && traced(w)) {
-                    Some(w) => {
+                let fw = futex.get(&i);
+                let wake_all = fw.is_some_and(|w| w.class == WaitClass::Broadcast);
+                // The named waker at the wake-up, else the issuer of the
+                // call that released the wait, at the call.
+                let posted = match waker.filter(|&w| w != tid && traced(w)) {
+                    Some(w) => Some((w, t)),
+                    None if opts.sleep_unnamed_wakes => None,
+                    None => fw
+                        .and_then(|w| w.call)
+                        .filter(|&(by, _)| by != tid && traced(by)),
+                };
+                match posted {
+                    Some((w, tw)) => {
                         let id = events;
                         events += 1;
                         points
                             .entry(tid)
                             .or_default()
                             .push((pos, tb, Action::Wait(id)));
-                        points
-                            .entry(w)
-                            .or_default()
-                            .push((cpu_before(w, t), t, Action::Post(id)));
+                        points.entry(w).or_default().push((
+                            cpu_before(w, tw),
+                            tw,
+                            Action::Post(id, wake_all),
+                        ));
                     }
                     None => points
                         .entry(tid)
@@ -388,7 +419,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                     group: group_of[&c],
                     count: 1,
                 },
-                Action::Post(e) => Op::Post(e),
+                Action::Post(event, wake_all) => Op::Post { event, wake_all },
                 Action::Wait(e) => Op::WaitEvent(e),
                 Action::Sleep(ns) => Op::Sleep(ns),
             });

@@ -69,23 +69,170 @@ enum Release {
     Uncalled(usize),
 }
 
-/// A wait on one word: woken at, blocked at, woken by.
-type WordWait = (u64, u64, Option<u32>);
+/// How a futex wait on a known word was used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitClass {
+    /// Ended by the exit of the thread that woke it (a pthread_join).
+    Join,
+    /// On a word most of whose waits were released together with others.
+    Broadcast,
+    /// On any other word.
+    HandOff,
+}
 
-/// One futex wait: its word, when it was woken and by whom.
-struct Wait {
-    addr: String,
-    blocked: u64,
-    woken: u64,
-    waker: Option<u32>,
+/// One futex wait on a known word, as [`futex_waits`] classifies it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FutexWait {
+    /// Index in the trace's events of the `Wake` that ended it.
+    pub wake_event: usize,
+    pub tid: u32,
+    /// The futex word.
+    pub addr: String,
+    pub blocked: u64,
+    pub woken: u64,
+    /// The waker the recorder names, if any.
+    pub waker: Option<u32>,
+    /// The FUTEX_WAKE call that released it, (issuer, time): the last call
+    /// on its word between its block and its wake-up, if there was one.
+    pub call: Option<(u32, u64)>,
+    pub class: WaitClass,
+    /// The release it belongs to (unique in the trace; waits released
+    /// together share it). Joins have none.
+    pub release: Option<usize>,
+}
+
+/// Waits that are not futex waits on a known word, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct OtherWaits {
+    sleeps: u64,
+    io: u64,
+    /// Futex waits the recorder saw no word for.
+    futex_no_word: u64,
+}
+
+/// Every futex wait on a known word, in the order of the events that ended
+/// them, with the call that released it and its class (see the module's
+/// documentation for the rules).
+pub fn futex_waits(trace: &Trace) -> Vec<FutexWait> {
+    classify(trace).0
+}
+
+fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
+    let mut other = OtherWaits::default();
+    let mut exits: HashMap<u32, u64> = HashMap::new();
+    let mut open: HashMap<u32, (u64, BlockKind, Option<&str>)> = HashMap::new();
+    let mut waits: Vec<FutexWait> = Vec::new();
+    // Each word's FUTEX_WAKE calls: (time, issuer), by time.
+    let mut calls: HashMap<&str, Vec<(u64, u32)>> = HashMap::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        match e {
+            Event::Exit { tid, t } => {
+                exits.insert(*tid, *t);
+            }
+            Event::Block { tid, t, kind, addr } => {
+                open.insert(*tid, (*t, *kind, addr.as_deref()));
+            }
+            Event::Wake { tid, t, waker } => match open.remove(tid) {
+                Some((blocked, BlockKind::Futex, Some(addr))) => waits.push(FutexWait {
+                    wake_event: i,
+                    tid: *tid,
+                    addr: addr.to_string(),
+                    blocked,
+                    woken: *t,
+                    waker: *waker,
+                    call: None,
+                    class: WaitClass::HandOff,
+                    release: None,
+                }),
+                Some((_, BlockKind::Sleep, _)) => other.sleeps += 1,
+                Some((_, BlockKind::Io, _)) => other.io += 1,
+                Some((_, BlockKind::Futex, None)) => other.futex_no_word += 1,
+                None => {}
+            },
+            Event::FutexWake { tid, t, addr } => {
+                calls.entry(addr.as_str()).or_default().push((*t, *tid))
+            }
+            Event::Thread { .. } | Event::Run { .. } => {}
+        }
+    }
+    for v in calls.values_mut() {
+        v.sort_unstable();
+    }
+    // Joins first; the rest grouped by word into releases.
+    let mut by_word: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, w) in waits.iter_mut().enumerate() {
+        let word_calls = calls.get(w.addr.as_str()).map_or(&[][..], |v| v.as_slice());
+        w.call = word_calls
+            .partition_point(|&(c, _)| c <= w.woken)
+            .checked_sub(1)
+            .map(|i| word_calls[i])
+            .filter(|&(c, _)| c >= w.blocked)
+            .map(|(c, by)| (by, c));
+        let joined = w
+            .waker
+            .and_then(|k| exits.get(&k))
+            .is_some_and(|&te| te >= w.blocked && te <= w.woken);
+        if joined {
+            w.class = WaitClass::Join;
+        } else {
+            by_word.entry(w.addr.clone()).or_default().push(k);
+        }
+    }
+    let mut next_release = 0;
+    for (word, mut ks) in by_word {
+        ks.sort_unstable_by_key(|&k| (waits[k].woken, waits[k].blocked, waits[k].waker));
+        let word_calls = calls.get(word.as_str()).map_or(&[][..], |v| v.as_slice());
+        // Release key: the call's index, or (for waits with no call) the
+        // wake-up that opened a run of wake-ups by one waker.
+        let mut releases: HashMap<Release, (usize, u64)> = HashMap::new();
+        let mut last_uncalled: Option<(u64, Option<u32>, usize)> = None;
+        let mut uncalled_runs = 0;
+        for &k in &ks {
+            let w = &waits[k];
+            let call = word_calls
+                .partition_point(|&(c, _)| c <= w.woken)
+                .checked_sub(1)
+                .filter(|&i| word_calls[i].0 >= w.blocked);
+            let key = match call {
+                Some(i) => Release::Call(i),
+                None => match last_uncalled {
+                    Some((t0, k0, id))
+                        if k0 == w.waker && w.waker.is_some() && w.woken - t0 <= BATCH_NS =>
+                    {
+                        Release::Uncalled(id)
+                    }
+                    _ => {
+                        uncalled_runs += 1;
+                        last_uncalled = Some((w.woken, w.waker, uncalled_runs));
+                        Release::Uncalled(uncalled_runs)
+                    }
+                },
+            };
+            let r = releases.entry(key).or_insert_with(|| {
+                next_release += 1;
+                (next_release - 1, 0)
+            });
+            r.1 += 1;
+            waits[k].release = Some(r.0);
+        }
+        // A word most of whose waits were let go together is a broadcast
+        // word (a barrier, a broadcast condition), all its waits broadcast
+        // waits; a word whose waits mostly went alone is a hand-off word
+        // (a queue's condition with a final broadcast stays a hand-off).
+        let together: u64 = releases.values().map(|r| r.1).filter(|&n| n >= 2).sum();
+        let all: u64 = releases.values().map(|r| r.1).sum();
+        if 2 * together > all {
+            for &k in &ks {
+                waits[k].class = WaitClass::Broadcast;
+            }
+        }
+    }
+    (waits, other)
 }
 
 pub fn sync_stats(trace: &Trace) -> SyncStats {
     let mut s = SyncStats::default();
     let mut threads = BTreeSet::new();
-    let mut exits: HashMap<u32, u64> = HashMap::new();
-    let mut open: HashMap<u32, (u64, BlockKind, Option<String>)> = HashMap::new();
-    let mut waits = Vec::new();
     let (mut first, mut last) = (u64::MAX, 0);
     for e in &trace.events {
         threads.insert(e.tid());
@@ -95,105 +242,38 @@ pub fn sync_stats(trace: &Trace) -> SyncStats {
             _ => t,
         });
         last = last.max(t);
-        match e {
-            Event::Run { start, end, .. } => s.cpu_ns += end - start,
-            Event::Exit { tid, t } => {
-                exits.insert(*tid, *t);
-            }
-            Event::Block { tid, t, kind, addr } => {
-                open.insert(*tid, (*t, *kind, addr.clone()));
-            }
-            Event::Wake { tid, t, waker } => match open.remove(tid) {
-                Some((blocked, BlockKind::Futex, Some(addr))) => waits.push(Wait {
-                    addr,
-                    blocked,
-                    woken: *t,
-                    waker: *waker,
-                }),
-                Some((_, BlockKind::Sleep, _)) => s.sleeps += 1,
-                Some((_, BlockKind::Io, _)) => s.io_waits += 1,
-                // A futex wait with no word: count it as a hand-off.
-                Some((_, BlockKind::Futex, None)) => s.handoff_waits += 1,
-                None => {}
-            },
-            Event::Thread { .. } | Event::FutexWake { .. } => {}
+        if let Event::Run { start, end, .. } = e {
+            s.cpu_ns += end - start;
         }
     }
     s.threads = threads.len();
     s.duration_ns = last.saturating_sub(first.min(last));
-    // Joins first; the rest grouped by word into releases.
-    let mut by_word: BTreeMap<&str, Vec<WordWait>> = BTreeMap::new();
-    for w in &waits {
-        let joined = w
-            .waker
-            .and_then(|k| exits.get(&k))
-            .is_some_and(|&te| te >= w.blocked && te <= w.woken);
-        if joined {
-            s.join_waits += 1;
-        } else {
-            by_word
-                .entry(&w.addr)
-                .or_default()
-                .push((w.woken, w.blocked, w.waker));
-        }
-    }
-    s.words = by_word.len();
-    // Each word's FUTEX_WAKE calls, by time.
-    let mut calls: HashMap<&str, Vec<u64>> = HashMap::new();
-    for e in &trace.events {
-        if let Event::FutexWake { t, addr, .. } = e {
-            calls.entry(addr.as_str()).or_default().push(*t);
-        }
-    }
-    for v in calls.values_mut() {
-        v.sort_unstable();
-    }
+    let (waits, other) = classify(trace);
+    s.sleeps = other.sleeps;
+    s.io_waits = other.io;
+    // A futex wait with no word: count it as a hand-off.
+    s.handoff_waits = other.futex_no_word;
+    let mut words = BTreeSet::new();
     let mut broadcast_words = BTreeSet::new();
-    for (word, wakes) in by_word.iter_mut() {
-        wakes.sort_unstable();
-        let word_calls = calls.get(word).map_or(&[][..], |v| v.as_slice());
-        // Release key: the call's index, or (for waits with no call) the
-        // wake-up that opened a run of wake-ups by one waker.
-        let mut releases: HashMap<Release, u64> = HashMap::new();
-        let mut last_uncalled: Option<(u64, Option<u32>, usize)> = None;
-        let mut uncalled_runs = 0;
-        for &(woken, blocked, waker) in wakes.iter() {
-            let call = word_calls
-                .partition_point(|&c| c <= woken)
-                .checked_sub(1)
-                .filter(|&i| word_calls[i] >= blocked);
-            let key = match call {
-                Some(i) => Release::Call(i),
-                None => match last_uncalled {
-                    Some((t0, k0, id))
-                        if k0 == waker && waker.is_some() && woken - t0 <= BATCH_NS =>
-                    {
-                        Release::Uncalled(id)
-                    }
-                    _ => {
-                        uncalled_runs += 1;
-                        last_uncalled = Some((woken, waker, uncalled_runs));
-                        Release::Uncalled(uncalled_runs)
-                    }
-                },
-            };
-            *releases.entry(key).or_default() += 1;
-        }
-        // A word most of whose waits were let go together is a broadcast
-        // word (a barrier, a broadcast condition), all its waits broadcast
-        // waits; a word whose waits mostly went alone is a hand-off word
-        // (a queue's condition with a final broadcast stays a hand-off).
-        let together: u64 = releases.values().filter(|&&n| n >= 2).sum();
-        let all: u64 = releases.values().sum();
-        if 2 * together > all {
-            s.broadcast_waits += all;
-            s.broadcast_releases += releases.len() as u64;
-            broadcast_words.insert(*word);
-        } else {
-            s.handoff_waits += all;
+    let mut broadcast_releases = BTreeSet::new();
+    for w in &waits {
+        match w.class {
+            WaitClass::Join => s.join_waits += 1,
+            WaitClass::HandOff => {
+                s.handoff_waits += 1;
+                words.insert(w.addr.as_str());
+            }
+            WaitClass::Broadcast => {
+                s.broadcast_waits += 1;
+                words.insert(w.addr.as_str());
+                broadcast_words.insert(w.addr.as_str());
+                broadcast_releases.insert(w.release);
+            }
         }
     }
+    s.words = words.len();
     s.broadcast_words = broadcast_words.len();
+    s.broadcast_releases = broadcast_releases.len() as u64;
     s
 }
 

@@ -146,6 +146,7 @@ fn replay_keeps_who_waits_for_whom() {
             speedup: 2.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap();
@@ -165,7 +166,10 @@ fn replay_keeps_who_waits_for_whom() {
     assert_eq!(kinds, ["c", "s", "c", "w", "c"]);
     assert!(matches!(
         p.groups[1].ops.last(),
-        Some(colab_workload::Op::Post(0))
+        Some(colab_workload::Op::Post {
+            event: 0,
+            wake_all: false
+        })
     ));
 }
 
@@ -212,6 +216,7 @@ fn timer_wakes_become_sleeps() {
             speedup: 2.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap();
@@ -223,6 +228,7 @@ fn timer_wakes_become_sleeps() {
             speedup: 9.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap_err();
@@ -239,6 +245,7 @@ fn replayed_turnaround_follows_the_machine() {
             speedup: 2.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap();
@@ -288,6 +295,7 @@ fn per_thread_speedups_override_the_default() {
         speedup: 1.5,
         thread_speedup: per,
         keep_tracing_overhead: false,
+        sleep_unnamed_wakes: false,
     };
     let p = to_program(&demo(), &opts).unwrap();
     let mem = |g: usize| {
@@ -308,6 +316,7 @@ fn per_thread_speedups_override_the_default() {
             speedup: 2.0,
             thread_speedup: bad,
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap_err();
@@ -345,6 +354,7 @@ fn replay_subtracts_the_recorded_tracing_overhead() {
         speedup: 2.0,
         thread_speedup: Default::default(),
         keep_tracing_overhead: keep,
+        sleep_unnamed_wakes: false,
     };
     let kept = compute_per_group(&to_program(&t, &opts(true)).unwrap());
     assert_eq!(kept, [(10 + 4) as f64 * MS as f64, 10.0 * MS as f64]);
@@ -382,13 +392,17 @@ fn overhead_larger_than_a_run_leaves_it_empty_not_negative() {
             speedup: 2.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap();
     assert_eq!(compute_per_group(&p), [0.0, 0.0]);
     // The dependencies survive: main still waits for the worker's post.
     assert!(p.groups[0].ops.contains(&colab_workload::Op::WaitEvent(0)));
-    assert!(p.groups[1].ops.contains(&colab_workload::Op::Post(0)));
+    assert!(p.groups[1].ops.contains(&colab_workload::Op::Post {
+        event: 0,
+        wake_all: false
+    }));
 }
 
 #[test]
@@ -460,6 +474,7 @@ fn mem_fracs(sel: &[(&str, f64)]) -> Result<Vec<f64>, ReplayError> {
         speedup: 2.0,
         thread_speedup: sel.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         keep_tracing_overhead: false,
+        sleep_unnamed_wakes: false,
     };
     let p = to_program(&same_name_trace(), &opts)?;
     Ok(p.groups
@@ -608,4 +623,140 @@ fn a_trace_may_not_declare_more_threads_than_a_workload_may_run() {
         e.contains(&format!("line {line}: more than 4096 threads")),
         "{e}"
     );
+}
+
+/// A barrier of three in a recording: main (1) starts 2 and 3, which block
+/// on word B at 2 and 3 ms; main's FUTEX_WAKE on B at 8 ms lets both go.
+/// The recorder names main as the waker of 2 (woken at 8 ms) but not of 3,
+/// which the recording machine left waiting for a CPU until 12 ms. Each
+/// worker then runs 2 ms; main ends at 9 ms.
+fn barrier_with_an_unnamed_wake() -> Trace {
+    let th = |tid, t| Event::Thread {
+        tid,
+        parent: (tid != 1).then_some(1),
+        comm: "b".into(),
+        t,
+    };
+    let run = |tid, start, end| Event::Run {
+        tid,
+        cpu: 0,
+        start,
+        end,
+    };
+    let block = |tid, t| Event::Block {
+        tid,
+        t,
+        kind: BlockKind::Futex,
+        addr: Some("B".into()),
+    };
+    let mut events = vec![
+        th(1, 0),
+        th(2, 0),
+        th(3, 0),
+        run(2, 0, 2 * MS),
+        block(2, 2 * MS),
+        run(3, 0, 3 * MS),
+        block(3, 3 * MS),
+        Event::FutexWake {
+            tid: 1,
+            t: 8 * MS,
+            addr: "B".into(),
+        },
+        Event::Wake {
+            tid: 2,
+            t: 8 * MS,
+            waker: Some(1),
+        },
+        run(1, 0, 9 * MS),
+        Event::Exit { tid: 1, t: 9 * MS },
+        run(2, 8 * MS, 10 * MS),
+        Event::Exit { tid: 2, t: 10 * MS },
+        Event::Wake {
+            tid: 3,
+            t: 12 * MS,
+            waker: None,
+        },
+        run(3, 12 * MS, 14 * MS),
+        Event::Exit { tid: 3, t: 14 * MS },
+    ];
+    events.sort_by_key(|e| e.time());
+    Trace {
+        header: header(),
+        events,
+    }
+}
+
+fn replay_barrier(sleep_unnamed_wakes: bool) -> colab_workload::Program {
+    let opts = ReplayOptions {
+        name: "b".into(),
+        speedup: 2.0,
+        thread_speedup: Default::default(),
+        keep_tracing_overhead: false,
+        sleep_unnamed_wakes,
+    };
+    to_program(&barrier_with_an_unnamed_wake(), &opts).unwrap()
+}
+
+#[test]
+fn an_unnamed_wake_up_waits_for_the_call_that_released_it() {
+    let p = replay_barrier(false);
+    // Both workers wait for main, and main posts both as a wake-all (the
+    // word's one release let two waiters go: a broadcast word) at 8 ms of
+    // its CPU work, where it made the call.
+    assert_eq!(p.num_events, 2);
+    let posts: Vec<&Op> = p.groups[0]
+        .ops
+        .iter()
+        .filter(|o| matches!(o, Op::Post { .. }))
+        .collect();
+    assert_eq!(
+        posts,
+        [
+            &Op::Post {
+                event: 0,
+                wake_all: true
+            },
+            &Op::Post {
+                event: 1,
+                wake_all: true
+            }
+        ]
+    );
+    assert!(
+        p.groups[2].ops.contains(&Op::WaitEvent(1)),
+        "{:?}",
+        p.groups[2].ops
+    );
+    assert_eq!(compute_per_group(&p)[0], 9.0 * MS as f64);
+    // Asked to, the unnamed wake-up is a sleep of its recorded 9 ms.
+    let old = replay_barrier(true);
+    assert_eq!(old.num_events, 1);
+    assert!(old.groups[2].ops.contains(&Op::Sleep(9 * MS)));
+}
+
+#[test]
+fn a_released_waiter_follows_its_releaser_on_a_faster_machine() {
+    use colab_core::{CoreOrder, Topology};
+    // Three cores at twice the recording machine's speed (memory too).
+    let text = "name = \"m\"\n[[core_types]]\nname = \"fast\"\ncompute_rate = 2.0\nmemory_rate = 2.0\nactive_power_w = 0.0\nidle_power_w = 0.0\n[[clusters]]\ncore_type = \"fast\"\ncores = 3\n";
+    let mut machine = Topology::from_toml(text, CoreOrder::BigFirst).unwrap();
+    machine.costs = colab_core::Costs {
+        context_switch_ns: 0,
+        migration_local_ns: 0,
+        migration_cross_ns: 0,
+        wakeup_latency_ns: 0,
+        ..colab_core::Costs::default()
+    };
+    let turnaround = |sleep_unnamed_wakes| {
+        let w = colab_workload::Workload::alone(&replay_barrier(sleep_unnamed_wakes));
+        let mut pol = colab_policies::by_name("cfs").unwrap();
+        colab_sim::simulate(&w, &machine, pol.as_mut(), &Default::default())
+            .unwrap()
+            .programs[0]
+            .turnaround_ns
+    };
+    // Main calls at 4 ms; both workers run 1 ms more.
+    assert_eq!(turnaround(false), 5 * MS);
+    // As a sleep, worker 3 blocks at 1.5 ms and wakes 9 ms later.
+    assert_eq!(turnaround(true), 11_500_000);
 }

@@ -7,6 +7,13 @@ use anyhow::{bail, Context, Result};
 use colab_workload::Workload;
 use std::path::{Path, PathBuf};
 
+/// How a trace is replayed, beyond its speedups (see [`crate::ReplayOptions`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayHow {
+    pub keep_tracing_overhead: bool,
+    pub sleep_unnamed_wakes: bool,
+}
+
 /// A recorded trace as a one-program workload named after the file's stem.
 ///
 /// `speedup` is the big/little speedup of replayed compute and
@@ -17,7 +24,7 @@ pub fn load_trace(
     path: &Path,
     speedup: f64,
     thread_speedup: &[(String, f64)],
-    keep_tracing_overhead: bool,
+    how: ReplayHow,
     warn: &mut dyn FnMut(&str),
 ) -> Result<Workload> {
     let name = path.display().to_string();
@@ -41,7 +48,8 @@ pub fn load_trace(
         name: prog_name,
         speedup,
         thread_speedup: thread_speedup.iter().cloned().collect(),
-        keep_tracing_overhead,
+        keep_tracing_overhead: how.keep_tracing_overhead,
+        sleep_unnamed_wakes: how.sleep_unnamed_wakes,
     };
     let p = crate::to_program(&trace, &opts).with_context(|| format!("{name}: cannot replay"))?;
     Ok(Workload::alone(&p))
@@ -73,7 +81,8 @@ pub fn load_library(arg: &str, warn: &mut dyn FnMut(&str)) -> Result<Vec<Workloa
         .iter()
         .map(|e| {
             let sel: Vec<(String, f64)> = e.thread_speedup.clone().into_iter().collect();
-            let mut w = load_trace(&dir.join(&e.file), e.speedup, &sel, false, warn)?;
+            let how = ReplayHow::default();
+            let mut w = load_trace(&dir.join(&e.file), e.speedup, &sel, how, warn)?;
             w.name = e.name.clone();
             for p in &mut w.programs {
                 p.name = e.name.clone();

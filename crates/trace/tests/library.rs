@@ -40,6 +40,7 @@ fn every_shipped_trace_replays() {
                 speedup: e.speedup,
                 thread_speedup: e.thread_speedup.clone(),
                 keep_tracing_overhead: false,
+                sleep_unnamed_wakes: false,
             };
             let p = to_program(&trace, &opts).unwrap_or_else(|err| panic!("{}: {err}", e.name));
             assert!(p.total_threads >= 1, "{}", e.name);

@@ -265,6 +265,7 @@ fn records_multithreaded_xz_and_replays_it() {
             speedup: 2.0,
             thread_speedup: Default::default(),
             keep_tracing_overhead: false,
+            sleep_unnamed_wakes: false,
         },
     )
     .unwrap();

@@ -277,6 +277,7 @@ fn replay(
         speedup: 2.0,
         thread_speedup: Default::default(),
         keep_tracing_overhead: false,
+        sleep_unnamed_wakes: false,
     };
     let prog = colab_trace::to_program(&trace, &opts).map_err(|e| fail(e.to_string()))?;
     let threads = prog.total_threads;

@@ -60,8 +60,14 @@ pub enum Op {
         count: u32,
     },
     Join(u32),
-    /// Replayed traces: mark one-shot event `e` as happened (waking its waiter).
-    Post(u32),
+    /// Replayed traces: mark one-shot event `event` as happened (waking its
+    /// waiter). `wake_all`: the recorded FUTEX_WAKE that this stands for
+    /// let every waiter of its word go (a barrier's release, a condition
+    /// broadcast), which a kernel sees in the call's nr_wake.
+    Post {
+        event: u32,
+        wake_all: bool,
+    },
     /// Replayed traces: wait until event `e` has happened.
     WaitEvent(u32),
     /// Body is `start+1 .. end`; `end` holds the matching `EndLoop`.

@@ -199,7 +199,7 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
     }
     let speedup = a.speedup;
     let plan = reproduce::plan(&req, &library_workloads, &mut |t| {
-        colab_trace::workloads::load_trace(t, speedup, &[], false, &mut warn)
+        colab_trace::workloads::load_trace(t, speedup, &[], Default::default(), &mut warn)
     })?;
     let (records, stats, failures) =
         reproduce::run_plan(&plan, &|| Box::new(bar()), &mut |line| eprintln!("{line}"))?;

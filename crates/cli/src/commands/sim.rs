@@ -41,6 +41,13 @@ pub struct SimArgs {
     /// tracing overhead measured when it was recorded.
     #[arg(long, requires = "trace")]
     keep_tracing_overhead: bool,
+    /// Replay a futex wait whose waker the recording does not name as a
+    /// sleep of its recorded length, as replay did until 2026-11-29,
+    /// instead of a wait for the thread whose FUTEX_WAKE call on its word
+    /// ended it. The recorded length carries the recording machine's own
+    /// scheduling delays.
+    #[arg(long, requires = "trace")]
+    sleep_unnamed_wakes: bool,
     /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
     #[arg(short, long, default_value = "2B2S")]
     topology: String,
@@ -105,7 +112,10 @@ pub fn run(a: SimArgs) -> Result<()> {
             path,
             a.speedup,
             &a.thread_speedup,
-            a.keep_tracing_overhead,
+            colab_trace::workloads::ReplayHow {
+                keep_tracing_overhead: a.keep_tracing_overhead,
+                sleep_unnamed_wakes: a.sleep_unnamed_wakes,
+            },
             &mut warn,
         )?,
         (Some(name), None) => Library::builtin().resolve(name)?,
