@@ -198,6 +198,7 @@ pub fn compare_library(
     dir: &Path,
     n: u32,
     only: &[String],
+    sleep_unnamed_wakes: bool,
 ) -> Result<Vec<Comparison>, ModelCheckError> {
     let m = Manifest::load(dir)?;
     let mut programs: Vec<String> = m
@@ -243,13 +244,7 @@ pub fn compare_library(
                 speedup: e.speedup,
                 thread_speedup: e.thread_speedup.clone(),
                 keep_tracing_overhead: false,
-                // The models were sized (2026-11-24) against replays that
-                // slept through every wake-up the recorder did not name
-                // (their recorded lengths, the recording machine's delays
-                // included), which on one core counts those sleeps as CPU
-                // time. Until they are sized again, recordings are measured
-                // the same way here (book: results/real-programs.md).
-                sleep_unnamed_wakes: true,
+                sleep_unnamed_wakes,
             };
             ps.push(trace_profile(&trace, &opts, n)?);
         }
@@ -380,7 +375,7 @@ mod tests {
     #[test]
     fn an_unrecorded_program_is_an_error_naming_what_was_recorded() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/parsec");
-        let err = compare_library(&Library::builtin(), &dir, 4, &["nosuch".into()])
+        let err = compare_library(&Library::builtin(), &dir, 4, &["nosuch".into()], false)
             .unwrap_err()
             .to_string();
         assert!(
@@ -393,7 +388,7 @@ mod tests {
     #[test]
     fn a_program_is_compared_over_all_its_recordings() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/parsec");
-        let cs = compare_library(&Library::builtin(), &dir, 4, &["lu_cb".into()]).unwrap();
+        let cs = compare_library(&Library::builtin(), &dir, 4, &["lu_cb".into()], false).unwrap();
         assert_eq!(cs.len(), 1);
         let c = &cs[0];
         assert_eq!((c.program.as_str(), c.n, c.recordings), ("lu_cb", 4, 3));

@@ -15,7 +15,12 @@ fn near(a: f64, b: f64, band: f64, floor: f64) -> bool {
 #[test]
 fn recorded_models_match_their_recordings() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/parsec");
-    let cs = compare_library(&Library::builtin(), &dir, 4, &[]).unwrap();
+    // The models were sized (2026-11-24) against replays that slept through
+    // every wake-up the recorder did not name (their recorded lengths, the
+    // recording machine's delays included), which on one core counts those
+    // sleeps as CPU time; until they are sized again they are held to the
+    // recordings measured that way (book: results/real-programs.md).
+    let cs = compare_library(&Library::builtin(), &dir, 4, &[], true).unwrap();
     let mut checked: Vec<&str> = cs.iter().map(|c| c.program.as_str()).collect();
     checked.sort();
     let mut want = RECORDED_MODELS.to_vec();

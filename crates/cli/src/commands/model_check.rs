@@ -42,6 +42,11 @@ pub struct ModelCheckArgs {
     /// name (repeatable; for working on a model without rebuilding).
     #[arg(long, value_name = "FILE.toml")]
     model: Vec<PathBuf>,
+    /// Replay a recorded futex wait whose waker the recording does not
+    /// name as a sleep of its recorded length, as replay did until
+    /// 2026-11-29 (the built-in models were sized that way).
+    #[arg(long)]
+    sleep_unnamed_wakes: bool,
 }
 
 pub fn run(a: ModelCheckArgs) -> Result<()> {
@@ -53,7 +58,7 @@ pub fn run(a: ModelCheckArgs) -> Result<()> {
         lib.add_program_text(&f.display().to_string(), &text)?;
     }
     let traces = &a.traces;
-    let cs = models::compare_library(&lib, &dir, a.threads, &a.programs)
+    let cs = models::compare_library(&lib, &dir, a.threads, &a.programs, a.sleep_unnamed_wakes)
         .with_context(|| format!("--traces {traces}"))?;
     if cs.is_empty() {
         bail!(
