@@ -14,7 +14,7 @@ pub use policy::{Action, Pick, Policy, StopReason, WakeKind};
 pub use runqueue::RunQueue;
 pub use state::{BlockKind, CoreInfo, RunState, SchedState, ThreadInfo};
 pub use topology::{
-    CoreMask, CoreOrder, CoreType, Costs, Topology, TopologyError, BUILTIN_MACHINES,
+    CoreMask, CoreOrder, CoreType, Costs, IdleExit, Topology, TopologyError, BUILTIN_MACHINES,
 };
 
 use serde::{Deserialize, Serialize};

@@ -368,6 +368,23 @@ pub struct Costs {
     /// Time for an idle core to start running a thread it was handed (idle
     /// exit and IPI), ns.
     pub wakeup_latency_ns: u64,
+    /// Deeper idle states, by how long a core has been idle: one idle for
+    /// at least `after_ns` takes `extra_ns` more than `wakeup_latency_ns`
+    /// (the deepest state reached counts). cpuidle puts a core that stays
+    /// idle longer into states that take longer to leave, and a virtual
+    /// CPU's host halts it after a while. Empty: no such states.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub idle_exit: Vec<IdleExit>,
+}
+
+/// One deeper idle state ([`Costs::idle_exit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdleExit {
+    /// How long a core must have been idle to be in this state, ns.
+    pub after_ns: u64,
+    /// Extra time to leave it, ns.
+    pub extra_ns: u64,
 }
 
 impl Costs {
@@ -400,7 +417,14 @@ impl Costs {
             ("migration_cross_ns", self.migration_cross_ns),
             ("tick_ns", self.tick_ns),
             ("wakeup_latency_ns", self.wakeup_latency_ns),
-        ] {
+        ]
+        .into_iter()
+        .chain(self.idle_exit.iter().flat_map(|s| {
+            [
+                ("idle_exit.after_ns", s.after_ns),
+                ("idle_exit.extra_ns", s.extra_ns),
+            ]
+        })) {
             if value > Self::MAX_NS {
                 return bad(
                     field,
@@ -409,7 +433,30 @@ impl Costs {
                 );
             }
         }
+        for w in self.idle_exit.windows(2) {
+            if w[1].after_ns <= w[0].after_ns {
+                return bad(
+                    "idle_exit.after_ns",
+                    w[1].after_ns,
+                    format!(
+                        "the states must be listed from the shallowest, each after_ns above the one before ({})",
+                        w[0].after_ns
+                    ),
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// Time for a core idle for `idle_ns` to start running a thread.
+    pub fn wakeup_ns(&self, idle_ns: u64) -> u64 {
+        let deeper = self
+            .idle_exit
+            .iter()
+            .rev()
+            .find(|s| idle_ns >= s.after_ns)
+            .map_or(0, |s| s.extra_ns);
+        self.wakeup_latency_ns + deeper
     }
 }
 
@@ -431,6 +478,8 @@ impl Default for Costs {
             // gem5 setup does not describe idle states); `colab calibrate`
             // measures it for a real machine.
             wakeup_latency_ns: 0,
+            // assumption: likewise not modelled for the reference machine.
+            idle_exit: Vec::new(),
         }
     }
 }
@@ -1131,5 +1180,56 @@ tick_ns = 1000000
         assert_eq!(mtl.core_types[mtl.slowest_type].name, "LP-E");
         assert_eq!(mtl.big_mask().count(), 6);
         assert_eq!(mtl.little_mask().count(), 2);
+    }
+
+    #[test]
+    fn deeper_idle_states_cost_more_to_leave_and_must_be_ordered() {
+        let machine = |states: &str| {
+            format!(
+                "name = \"m\"\n[[core_types]]\nname = \"h\"\ncompute_rate = 1.0\nmemory_rate = 1.0\nactive_power_w = 0.0\nidle_power_w = 0.0\n[[clusters]]\ncore_type = \"h\"\ncores = 2\n[costs]\nwakeup_latency_ns = 5000\nidle_exit = [{states}]\n"
+            )
+        };
+        let t = Topology::from_toml(
+            &machine(
+                "{ after_ns = 200000, extra_ns = 9000 }, { after_ns = 1000000, extra_ns = 22000 }",
+            ),
+            CoreOrder::BigFirst,
+        )
+        .unwrap();
+        // The deepest state reached counts; before the first, the base.
+        assert_eq!(t.costs.wakeup_ns(0), 5_000);
+        assert_eq!(t.costs.wakeup_ns(199_999), 5_000);
+        assert_eq!(t.costs.wakeup_ns(200_000), 14_000);
+        assert_eq!(t.costs.wakeup_ns(999_999), 14_000);
+        assert_eq!(t.costs.wakeup_ns(50_000_000), 27_000);
+        // Out of order, or the same state twice: refused, naming the field.
+        for states in [
+            "{ after_ns = 1000000, extra_ns = 1 }, { after_ns = 200000, extra_ns = 2 }",
+            "{ after_ns = 1000, extra_ns = 1 }, { after_ns = 1000, extra_ns = 2 }",
+        ] {
+            let e = Topology::from_toml(&machine(states), CoreOrder::BigFirst).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    TopologyError::BadCost {
+                        field: "idle_exit.after_ns",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().contains("shallowest"), "{e}");
+        }
+        let e = Topology::from_toml(
+            &machine("{ after_ns = 1000, extra_ns = 2000000000 }"),
+            CoreOrder::BigFirst,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("idle_exit.extra_ns"), "{e}");
+        // A misspelt field is an error, not a silent default.
+        assert!(
+            Topology::from_toml(&machine("{ after = 1, extra_ns = 2 }"), CoreOrder::BigFirst)
+                .is_err()
+        );
     }
 }

@@ -16,6 +16,10 @@ pub struct MachineCosts {
     pub context_switch_ns: u64,
     /// From a futex wake to the woken thread running on another CPU.
     pub wakeup_latency_ns: u64,
+    /// Deeper idle states: (idle gap, extra wake-up time) for each gap of
+    /// [`IDLE_GAPS_NS`], the median wake-up after the woken thread's CPU
+    /// idled that long less the median after no gap (0 when not slower).
+    pub idle_exit: Vec<(u64, u64)>,
     /// Extra time to re-warm a 256 KiB working set after moving to another CPU.
     pub migration_ns: u64,
     pub tick_ns: u64,
@@ -46,6 +50,61 @@ pub const NOISY_SPREAD: f64 = 0.25;
 pub const SLOW_WAKEUP_NS: u64 = 30_000;
 /// Busy: a load average above this share of the CPUs (assumption).
 pub const BUSY_LOAD_PER_CPU: f64 = 0.5;
+/// How long the woken thread's CPU idles before the wake-ups that probe
+/// deeper idle states (assumption: chosen once to span cpuidle's usual
+/// target residencies, tens of microseconds to milliseconds, and a guest's
+/// halt-polling window; a barrier program's waits fall in this range).
+pub const IDLE_GAPS_NS: [u64; 3] = [200_000, 1_000_000, 5_000_000];
+
+/// Median time from a futex wake on `cpu_a` to the woken thread running on
+/// `cpu_b`, when `cpu_b` has idled about `gap_ns` before it (the waker
+/// spins that long after the sleeper blocked), over `rounds` wake-ups.
+fn idle_wake(cpu_a: usize, cpu_b: usize, gap_ns: u64, rounds: u32) -> u64 {
+    use std::sync::atomic::AtomicU64;
+    let base = Instant::now();
+    // u32::MAX until the sleeper is ready.
+    let word = Arc::new(AtomicU32::new(u32::MAX));
+    let woke_at = Arc::new(AtomicU64::new(0));
+    let (w2, at2) = (word.clone(), woke_at.clone());
+    let sleeper = std::thread::spawn(move || {
+        let _ = set_affinity(&[cpu_b]);
+        let mut lat = Vec::with_capacity(rounds as usize);
+        w2.store(0, Ordering::Release);
+        for i in 0..rounds {
+            // At 2i: sleep until the waker stores 2i + 1, then answer 2i + 2.
+            loop {
+                let v = w2.load(Ordering::Acquire);
+                if v == 2 * i + 1 {
+                    break;
+                }
+                atomic_wait::wait(&w2, v);
+            }
+            let ran = base.elapsed().as_nanos() as u64;
+            lat.push(ran.saturating_sub(at2.load(Ordering::Acquire)));
+            w2.store(2 * i + 2, Ordering::Release);
+        }
+        lat
+    });
+    let _ = set_affinity(&[cpu_a]);
+    for i in 0..rounds {
+        while word.load(Ordering::Acquire) != 2 * i {
+            std::hint::spin_loop();
+        }
+        // The sleeper blocks right after storing 2i; spin out the gap.
+        let t = Instant::now();
+        while (t.elapsed().as_nanos() as u64) < gap_ns + 20_000 {
+            std::hint::spin_loop();
+        }
+        woke_at.store(base.elapsed().as_nanos() as u64, Ordering::Release);
+        word.store(2 * i + 1, Ordering::Release);
+        atomic_wait::wake_one(&*word);
+        while word.load(Ordering::Acquire) != 2 * i + 2 {
+            std::hint::spin_loop();
+        }
+    }
+    let lat = sleeper.join().unwrap_or_default();
+    robust(lat).0
+}
 
 /// The median and the spread (p75 - p25) / median of repetitions.
 pub fn robust(mut v: Vec<u64>) -> (u64, f64) {
@@ -168,7 +227,7 @@ fn kernel_tick() -> (u64, String) {
     )
 }
 
-/// Runs every measurement (about a second). Restores the calling thread's
+/// Runs every measurement (about two seconds). Restores the calling thread's
 /// CPU mask afterwards.
 pub fn measure() -> MachineCosts {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -179,6 +238,16 @@ pub fn measure() -> MachineCosts {
         .and_then(|s| s.split_whitespace().next()?.parse().ok());
     let (cs, cs_spread) = robust((0..9).map(|_| ping_pong(a, a, 2000)).collect());
     let (wake, wake_spread) = robust((0..9).map(|_| ping_pong(a, b, 2000)).collect());
+    let idle_exit = if cpus > 1 {
+        let at = |gap: u64| idle_wake(a, b, gap, (400_000_000 / (gap + 1_000_000)) as u32 + 50);
+        let none = at(0);
+        IDLE_GAPS_NS
+            .iter()
+            .map(|&g| (g, at(g).saturating_sub(none)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (mig, mig_spread) = if cpus > 1 {
         robust(migration_samples(a, b))
     } else {
@@ -192,6 +261,7 @@ pub fn measure() -> MachineCosts {
         spin,
         context_switch_ns: cs,
         wakeup_latency_ns: wake,
+        idle_exit,
         migration_ns: mig,
         tick_ns,
         tick_source,
@@ -256,6 +326,11 @@ impl MachineCosts {
             .iter()
             .map(|w| format!("# warning: {w}\n"))
             .collect();
+        let states: String = self
+            .idle_exit
+            .iter()
+            .map(|&(after, extra)| format!("  {{ after_ns = {after}, extra_ns = {extra} }},\n"))
+            .collect();
         format!(
             r#"{warnings}# This machine, measured by `colab calibrate`. Work units: 1 us of the
 # calibrated busy loop ({spins:.1} iterations/us), so both rates are 1.0.
@@ -276,6 +351,10 @@ cores = {cpus}
 [costs]
 context_switch_ns = {cs}     # measured: futex ping-pong on one CPU, median of 9 x 2000 (spread {css:.0}%)
 wakeup_latency_ns = {wake}   # measured: futex ping-pong across two CPUs, median of 9 x 2000 (spread {ws:.0}%)
+# measured: the median futex wake-up after the woken thread's CPU idled about
+# after_ns, less the median after no idle gap (deeper idle states)
+idle_exit = [
+{states}]
 migration_local_ns = {mig}   # measured: 256 KiB working set re-warmed after a move, median of 9 (spread {ms:.0}%)
 migration_cross_ns = {mig}   # one cluster: same as local
 tick_ns = {tick}             # {tick_source}
@@ -309,6 +388,17 @@ mod tests {
         assert_eq!(t.num_cores(), m.cpus);
         assert_eq!(t.costs.context_switch_ns, m.context_switch_ns);
         assert_eq!(t.costs.wakeup_latency_ns, m.wakeup_latency_ns);
+        let states: Vec<(u64, u64)> = t
+            .costs
+            .idle_exit
+            .iter()
+            .map(|s| (s.after_ns, s.extra_ns))
+            .collect();
+        assert_eq!(states, m.idle_exit);
+        if m.cpus > 1 {
+            let gaps: Vec<u64> = m.idle_exit.iter().map(|s| s.0).collect();
+            assert_eq!(gaps, IDLE_GAPS_NS);
+        }
         assert_eq!(m.warnings, m.check());
     }
 
@@ -320,6 +410,7 @@ mod tests {
             },
             context_switch_ns: 3_000,
             wakeup_latency_ns: 7_000,
+            idle_exit: vec![(200_000, 9_000), (1_000_000, 22_000)],
             migration_ns: 2_000,
             tick_ns: 4_000_000,
             tick_source: "test".into(),

@@ -395,6 +395,8 @@ struct CoreRt {
     last: Option<ThreadId>,
     /// The core went idle (and must wake up to run the next thread).
     idle: bool,
+    /// Since when it has been idle (while `idle`).
+    idle_since: Nanos,
     resched: bool,
     /// When a pending `Pick::IdleUntil` asks this core to pick again (a
     /// time not after now, or NEVER: none pending). A superseded event finds
@@ -1439,6 +1441,15 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Core `c` has nothing to run (it may already be idle).
+    fn go_idle(&mut self, c: CoreId) {
+        let core = &mut self.cores[c.idx()];
+        if !core.idle {
+            core.idle = true;
+            core.idle_since = self.st.now;
+        }
+    }
+
     /// Core `c` needs a decision: keep its current thread, or pick another.
     fn schedule(&mut self, c: CoreId) -> Result<(), SimError> {
         if self.st.cores[c.idx()].current.is_some() {
@@ -1448,14 +1459,14 @@ impl<'a> Sim<'a> {
         let pick = self.policy.pick_next(&self.st, c);
         let t = match pick {
             Pick::Idle => {
-                self.cores[c.idx()].idle = true;
+                self.go_idle(c);
                 return Ok(());
             }
             Pick::IdleUntil(at) => {
                 let now = self.st.now;
                 let at = at.max(now.saturating_add(1));
+                self.go_idle(c);
                 let core = &mut self.cores[c.idx()];
-                core.idle = true;
                 // One pending recheck per core, the earliest: a later one
                 // would be asked for again when the earlier one re-picks.
                 if core.recheck_at <= now || at < core.recheck_at {
@@ -1514,8 +1525,9 @@ impl<'a> Sim<'a> {
             overhead += costs.context_switch_ns;
             self.stats.context_switches += 1;
         }
-        if std::mem::take(&mut self.cores[c.idx()].idle) {
-            overhead += costs.wakeup_latency_ns;
+        let core = &mut self.cores[c.idx()];
+        if std::mem::take(&mut core.idle) {
+            overhead += costs.wakeup_ns(now - core.idle_since);
         }
         let r = &self.rt[t.idx()];
         if let Some(last) = th.last_core {

@@ -586,6 +586,31 @@ fn idle_cores_pay_the_wakeup_latency() {
     assert_eq!(r.programs[0].turnaround_ns, 17 * MS);
 }
 
+#[test]
+fn a_core_idle_longer_pays_its_deeper_idle_state() {
+    // One core, a 3 ms deeper state after 1 ms idle: main computes, sleeps,
+    // then computes 10 ms; the core starts from idle at time 0 (idle 0 ns).
+    let turnaround = |before_us: u64, sleep_us: u64| {
+        let w = workload(&format!(
+            "name = \"x\"\n[thread.main]\nops = [ {{ compute = {before_us}, mem_frac = 0.0 }}, {{ sleep = {sleep_us} }}, {{ compute = 10000, mem_frac = 0.0 }} ]"
+        ));
+        let mut t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+        t.costs.idle_exit = vec![colab_core::IdleExit {
+            after_ns: MS,
+            extra_ns: 3 * MS,
+        }];
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        simulate(&w, &t, p.as_mut(), &SimConfig::default())
+            .unwrap()
+            .programs[0]
+            .turnaround_ns
+    };
+    assert_eq!(turnaround(1, 5_000), 18 * MS + 1_000);
+    // Idle 0.5 ms: not deep enough, however long the core ran before.
+    assert_eq!(turnaround(1, 500), 10 * MS + MS / 2 + 1_000);
+    assert_eq!(turnaround(2_000, 500), 12 * MS + MS / 2);
+}
+
 fn run_restarting(w: &Workload, topo: &str, k: u32) -> SimResult {
     let t = zero_cost(Topology::named(topo, CoreOrder::BigFirst).unwrap());
     let mut p = colab_policies::by_name("cfs").unwrap();

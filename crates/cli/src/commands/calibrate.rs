@@ -29,8 +29,13 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
             .with_context(|| format!("{}: cannot create directory", dir.display()))?;
     }
     write_atomic(out, text.as_bytes())?;
+    let deeper: String = m
+        .idle_exit
+        .iter()
+        .map(|&(after, extra)| format!(", +{extra} ns after {} us idle", after / 1_000))
+        .collect();
     println!(
-        "{} CPUs; busy loop {:.1} iterations/us; context switch {} ns; wake-up latency {} ns; migration {} ns; tick {} ns ({})",
+        "{} CPUs; busy loop {:.1} iterations/us; context switch {} ns; wake-up latency {} ns{deeper}; migration {} ns; tick {} ns ({})",
         m.cpus,
         m.spin.spins_per_us,
         m.context_switch_ns,
