@@ -72,13 +72,7 @@ fn idle_wake(cpu_a: usize, cpu_b: usize, gap_ns: u64, rounds: u32) -> u64 {
         w2.store(0, Ordering::Release);
         for i in 0..rounds {
             // At 2i: sleep until the waker stores 2i + 1, then answer 2i + 2.
-            loop {
-                let v = w2.load(Ordering::Acquire);
-                if v == 2 * i + 1 {
-                    break;
-                }
-                atomic_wait::wait(&w2, v);
-            }
+            sleep_until(&w2, 2 * i + 1);
             let ran = base.elapsed().as_nanos() as u64;
             lat.push(ran.saturating_sub(at2.load(Ordering::Acquire)));
             w2.store(2 * i + 2, Ordering::Release);
@@ -122,6 +116,17 @@ pub fn robust(mut v: Vec<u64>) -> (u64, f64) {
     )
 }
 
+/// Sleeps on the futex `word` until it holds `value`.
+fn sleep_until(word: &AtomicU32, value: u32) {
+    loop {
+        let v = word.load(Ordering::Acquire);
+        if v == value {
+            return;
+        }
+        atomic_wait::wait(word, v);
+    }
+}
+
 /// Two threads bounce a futex `rounds` times; returns ns per one-way hand-off.
 fn ping_pong(cpu_a: usize, cpu_b: usize, rounds: u32) -> u64 {
     let turn = Arc::new(AtomicU32::new(0));
@@ -130,13 +135,7 @@ fn ping_pong(cpu_a: usize, cpu_b: usize, rounds: u32) -> u64 {
         let _ = set_affinity(&[cpu_b]);
         for i in 0..rounds {
             // Wait for our turn (odd values), then pass it back.
-            loop {
-                let v = t2.load(Ordering::Acquire);
-                if v == 2 * i + 1 {
-                    break;
-                }
-                atomic_wait::wait(&t2, v);
-            }
+            sleep_until(&t2, 2 * i + 1);
             t2.store(2 * i + 2, Ordering::Release);
             atomic_wait::wake_one(&*t2);
         }
@@ -146,13 +145,7 @@ fn ping_pong(cpu_a: usize, cpu_b: usize, rounds: u32) -> u64 {
     for i in 0..rounds {
         turn.store(2 * i + 1, Ordering::Release);
         atomic_wait::wake_one(&*turn);
-        loop {
-            let v = turn.load(Ordering::Acquire);
-            if v == 2 * i + 2 {
-                break;
-            }
-            atomic_wait::wait(&turn, v);
-        }
+        sleep_until(&turn, 2 * i + 2);
     }
     let ns = start.elapsed().as_nanos() as u64;
     let _ = other.join();
