@@ -2106,3 +2106,27 @@ fn lengths_paper_runs_programs_as_long_as_their_papers_did() {
         );
     }
 }
+
+#[test]
+fn sim_replays_unnamed_wake_ups_as_waits_unless_asked_for_sleeps() {
+    // fmm's barriers: most of a release's wake-ups have no recorded waker.
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../traces/parsec/fmm-t4-r1.trace.gz"
+    );
+    let futex_waits = |extra: &[&str]| {
+        let mut args = vec!["sim", "--trace", trace, "-t", "4B", "-p", "cfs", "--json"];
+        args.extend_from_slice(extra);
+        let r = ok(&args);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("JSON out");
+        v["stats"]["futex_waits"].as_u64().expect("a count")
+    };
+    let waits = futex_waits(&[]);
+    let sleeps = futex_waits(&["--sleep-unnamed-wakes"]);
+    assert!(waits > sleeps + 20, "{waits} futex waits against {sleeps}");
+    // Without a trace the switch means nothing: a clear error.
+    fails(
+        &["sim", "Sync-2", "--sleep-unnamed-wakes"],
+        &["--sleep-unnamed-wakes", "--trace"],
+    );
+}

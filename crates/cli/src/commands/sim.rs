@@ -29,24 +29,24 @@ pub struct SimArgs {
     trace: Option<PathBuf>,
     /// Big/little speedup of replayed compute (a trace recorded on one core
     /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
-    #[arg(long, default_value_t = 2.0, requires = "trace")]
-    speedup: f64,
+    #[arg(long, value_name = "SPEEDUP")]
+    speedup: Option<f64>,
     /// Speedup of some replayed threads (repeatable): `COMM=S` every thread
     /// of that name, `COMM#K=S` the K-th of that name to appear (from 1),
     /// `@root=S` the program's first thread; the last two win over the
     /// first. A selector that matches no thread is an error.
-    #[arg(long = "thread-speedup", value_name = "SEL=S", value_parser = parse_comm_speedup, requires = "trace")]
+    #[arg(long = "thread-speedup", value_name = "SEL=S", value_parser = parse_comm_speedup)]
     thread_speedup: Vec<(String, f64)>,
     /// Replay the recorded CPU time as it is, without subtracting the
     /// tracing overhead measured when it was recorded.
-    #[arg(long, requires = "trace")]
+    #[arg(long)]
     keep_tracing_overhead: bool,
     /// Replay a futex wait whose waker the recording does not name as a
     /// sleep of its recorded length, as replay did until 2026-11-29,
     /// instead of a wait for the thread whose FUTEX_WAKE call on its word
     /// ended it. The recorded length carries the recording machine's own
     /// scheduling delays.
-    #[arg(long, requires = "trace")]
+    #[arg(long)]
     sleep_unnamed_wakes: bool,
     /// Machine: a name like 2B2S, 4B4S, 1B3S, or a topology TOML file.
     #[arg(short, long, default_value = "2B2S")]
@@ -106,11 +106,39 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
     Ok((c.to_string(), v))
 }
 
+/// Big/little speedup of replayed compute unless `--speedup` says
+/// (assumption: mid-range of the papers' speedups).
+const DEFAULT_REPLAY_SPEEDUP: f64 = 2.0;
+
+/// The replay options given without `--trace` (clap's `requires` does not
+/// hold them to it, since `--trace` conflicts with the workload given).
+fn replay_options_without_trace(a: &SimArgs) -> Vec<&'static str> {
+    if a.trace.is_some() {
+        return Vec::new();
+    }
+    [
+        ("--speedup", a.speedup.is_some()),
+        ("--thread-speedup", !a.thread_speedup.is_empty()),
+        ("--keep-tracing-overhead", a.keep_tracing_overhead),
+        ("--sleep-unnamed-wakes", a.sleep_unnamed_wakes),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect()
+}
+
 pub fn run(a: SimArgs) -> Result<()> {
+    let stray = replay_options_without_trace(&a);
+    if !stray.is_empty() {
+        bail!(
+            "{} only apply to a replayed trace: give --trace FILE instead of a workload, or drop them",
+            stray.join(", ")
+        );
+    }
     let mut w = match (&a.workload, &a.trace) {
         (_, Some(path)) => colab_trace::workloads::load_trace(
             path,
-            a.speedup,
+            a.speedup.unwrap_or(DEFAULT_REPLAY_SPEEDUP),
             &a.thread_speedup,
             colab_trace::workloads::ReplayHow {
                 keep_tracing_overhead: a.keep_tracing_overhead,
