@@ -6,7 +6,7 @@
 //! {"ev":"run","tid":101,"cpu":0,"start":1300,"end":51300}
 //! {"ev":"block","tid":101,"t":51300,"kind":"futex","addr":"0x7f00aa10"}
 //! {"ev":"wake","tid":101,"t":90000,"waker":100}
-//! {"ev":"futex_wake","tid":100,"t":89990,"addr":"0x7f00aa10"}
+//! {"ev":"futex_wake","tid":100,"t":89990,"addr":"0x7f00aa10","nr_wake":1}
 //! {"ev":"exit","tid":101,"t":120000}
 //! ```
 //!
@@ -28,7 +28,10 @@
 //!   timed futex that timed out), or `io` (anything else: pipes, disk).
 //! - `wake`: the thread was made runnable by `waker` (the thread running
 //!   when sched_wakeup fired; `null` for interrupts and timers).
-//! - `futex_wake`: the thread called FUTEX_WAKE on `addr`.
+//! - `futex_wake`: the thread called FUTEX_WAKE on `addr`, asking to wake
+//!   at most `nr_wake` waiters (2147483647, INT_MAX: every waiter, as a
+//!   barrier's release or a condition broadcast asks; absent in traces
+//!   recorded before 2026-11-29).
 //! - `exit`: the thread exited.
 
 use serde::{Deserialize, Serialize};
@@ -154,6 +157,8 @@ pub enum Event {
         tid: u32,
         t: u64,
         addr: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nr_wake: Option<u32>,
     },
     Exit {
         tid: u32,

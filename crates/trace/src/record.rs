@@ -796,12 +796,27 @@ struct Line<'a> {
 
 #[derive(Debug, PartialEq)]
 enum What<'a> {
-    Switch { prev_state: &'a str },
-    Wakeup { pid: u32 },
-    Fork { child: u32, child_comm: &'a str },
-    Exit { group_dead: bool },
-    FutexEnter { uaddr: u64, op: u64 },
-    FutexExit { ret: i64 },
+    Switch {
+        prev_state: &'a str,
+    },
+    Wakeup {
+        pid: u32,
+    },
+    Fork {
+        child: u32,
+        child_comm: &'a str,
+    },
+    Exit {
+        group_dead: bool,
+    },
+    FutexEnter {
+        uaddr: u64,
+        op: u64,
+        val: Option<u64>,
+    },
+    FutexExit {
+        ret: i64,
+    },
     SleepEnter,
     SleepExit,
     SwitchIn,
@@ -924,7 +939,11 @@ fn parse_event<'a>(event: &str, args: &'a str) -> What<'a> {
                 sys_arg(args, "uaddr").and_then(parse_hex),
                 sys_arg(args, "op").and_then(parse_hex),
             ) {
-                (Some(uaddr), Some(op)) => Some(What::FutexEnter { uaddr, op }),
+                (Some(uaddr), Some(op)) => Some(What::FutexEnter {
+                    uaddr,
+                    op,
+                    val: sys_arg(args, "val").and_then(parse_hex),
+                }),
                 _ => None,
             }
         }
@@ -953,6 +972,15 @@ fn futex_waits(op: u64) -> bool {
 /// UNLOCK_PI, WAKE_BITSET, CMP_REQUEUE_PI (requeues wake `nr_wake` too).
 fn futex_wakes(op: u64) -> bool {
     matches!(op & 0x7f, 1 | 3 | 4 | 5 | 7 | 10 | 12)
+}
+
+/// How many waiters a waking futex op asks to wake: its `val`, except
+/// UNLOCK_PI and CMP_REQUEUE_PI, which wake one.
+fn futex_nr_wake(op: u64, val: Option<u64>) -> Option<u32> {
+    match op & 0x7f {
+        7 | 12 => Some(1),
+        _ => val.map(|v| v.min(u64::from(u32::MAX)) as u32),
+    }
 }
 
 #[derive(Debug, Default)]
@@ -1199,7 +1227,7 @@ impl ScriptParser {
                     self.unclaimed_exits.push((tid, t));
                 }
             }
-            What::FutexEnter { uaddr, op } if traced => {
+            What::FutexEnter { uaddr, op, val } if traced => {
                 let addr = format!("{uaddr:#x}");
                 if futex_waits(op) {
                     let th = self.threads.get_mut(&tid).expect("traced");
@@ -1208,7 +1236,13 @@ impl ScriptParser {
                         ..FutexWait::default()
                     });
                 } else if futex_wakes(op) {
-                    self.events.push(Event::FutexWake { tid, t, addr });
+                    let nr_wake = futex_nr_wake(op, val);
+                    self.events.push(Event::FutexWake {
+                        tid,
+                        t,
+                        addr,
+                        nr_wake,
+                    });
                 }
             }
             What::FutexExit { ret } if traced => {
@@ -1332,6 +1366,19 @@ mod tests {
     }
 
     #[test]
+    fn a_waking_futex_op_asks_for_its_val_waiters_but_pi_ops_for_one() {
+        // FUTEX_WAKE_PRIVATE with INT_MAX (a broadcast), with 1 (a hand-off).
+        assert_eq!(futex_nr_wake(0x81, Some(0x7fff_ffff)), Some(0x7fff_ffff));
+        assert_eq!(futex_nr_wake(0x1, Some(1)), Some(1));
+        // UNLOCK_PI and CMP_REQUEUE_PI wake one whatever val says.
+        assert_eq!(futex_nr_wake(0x87, Some(0)), Some(1));
+        assert_eq!(futex_nr_wake(0xc, Some(5)), Some(1));
+        // A val wider than 32 bits saturates; none recorded, none known.
+        assert_eq!(futex_nr_wake(0x1, Some(u64::MAX)), Some(u32::MAX));
+        assert_eq!(futex_nr_wake(0x1, None), None);
+    }
+
+    #[test]
     fn line_fields() {
         let l = parse_line("  Web Content 28853 [001]  4938.660925750:           syscalls:sys_enter_futex: uaddr: 0x7f4fae421a4c, op: 0x00000081, val: 0x7fffffff, utime: 0x00000000, uaddr2: 0x00000006, val3: 0x00000000").unwrap();
         assert_eq!(l.comm, "Web Content");
@@ -1340,7 +1387,8 @@ mod tests {
             l.what,
             What::FutexEnter {
                 uaddr: 0x7f4fae421a4c,
-                op: 0x81
+                op: 0x81,
+                val: Some(0x7fffffff)
             }
         );
         let l = parse_line("              xz 28853 [001]  4938.665235600:                 sched:sched_switch: prev_comm=xz prev_pid=28853 prev_prio=120 prev_state=R+ ==> next_comm=xz next_pid=28855 next_prio=120").unwrap();
@@ -1539,10 +1587,12 @@ mod tests {
                 }
             ]
         );
+        // val 0x1: FUTEX_WAKE asked for one waiter.
         assert!(ev.contains(&Event::FutexWake {
             tid: 2,
             t: 4000,
-            addr: "0x10".into()
+            addr: "0x10".into(),
+            nr_wake: Some(1)
         }));
         // 2 never switched out or exited: its run ends at the last event.
         assert!(ev.contains(&Event::Run {

@@ -17,9 +17,11 @@
 //!   only the first of a broadcast's wake-ups) is woken by the thread that
 //!   made the last FUTEX_WAKE call on its word while it waited, at the CPU
 //!   work it had done at that call ([`crate::sync::futex_waits`]).
-//! - A futex wait on a word whose waits are mostly released together (a
-//!   barrier, a broadcast condition) is posted as a wake-all, as a kernel
-//!   would see from the call's nr_wake.
+//! - A futex wait released by a FUTEX_WAKE call that asked for more than
+//!   one waiter (nr_wake; a barrier's release or a condition broadcast asks
+//!   for every one) is posted as a wake-all, as a kernel sees in the call.
+//!   Traces recorded before nr_wake was (2026-11-29) tell it by the word:
+//!   one whose waits are mostly released together.
 //! - A wait ended by a timer, an interrupt, an untraced process or no
 //!   recorded call becomes a sleep of the recorded length.
 //! - Thread creation becomes a spawn in the creator at the same point of its
@@ -344,7 +346,10 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                 };
                 let pos = cpu_before(tid, tb);
                 let fw = futex.get(&i);
-                let wake_all = fw.is_some_and(|w| w.class == WaitClass::Broadcast);
+                let wake_all = fw.is_some_and(|w| match w.call_nr_wake {
+                    Some(n) => n > 1,
+                    None => w.class == WaitClass::Broadcast,
+                });
                 // The named waker at the wake-up, else the issuer of the
                 // call that released the wait, at the call.
                 let posted = match waker.filter(|&w| w != tid && traced(w)) {

@@ -95,6 +95,8 @@ pub struct FutexWait {
     /// The FUTEX_WAKE call that released it, (issuer, time): the last call
     /// on its word between its block and its wake-up, if there was one.
     pub call: Option<(u32, u64)>,
+    /// How many waiters that call asked to wake (recorded since 2026-11-29).
+    pub call_nr_wake: Option<u32>,
     pub class: WaitClass,
     /// The release it belongs to (unique in the trace; waits released
     /// together share it). Joins have none.
@@ -122,8 +124,9 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
     let mut exits: HashMap<u32, u64> = HashMap::new();
     let mut open: HashMap<u32, (u64, BlockKind, Option<&str>)> = HashMap::new();
     let mut waits: Vec<FutexWait> = Vec::new();
-    // Each word's FUTEX_WAKE calls: (time, issuer), by time.
-    let mut calls: HashMap<&str, Vec<(u64, u32)>> = HashMap::new();
+    // Each word's FUTEX_WAKE calls: (time, issuer, nr_wake), by time.
+    type Call = (u64, u32, Option<u32>);
+    let mut calls: HashMap<&str, Vec<Call>> = HashMap::new();
     for (i, e) in trace.events.iter().enumerate() {
         match e {
             Event::Exit { tid, t } => {
@@ -141,6 +144,7 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
                     woken: *t,
                     waker: *waker,
                     call: None,
+                    call_nr_wake: None,
                     class: WaitClass::HandOff,
                     release: None,
                 }),
@@ -149,9 +153,15 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
                 Some((_, BlockKind::Futex, None)) => other.futex_no_word += 1,
                 None => {}
             },
-            Event::FutexWake { tid, t, addr } => {
-                calls.entry(addr.as_str()).or_default().push((*t, *tid))
-            }
+            Event::FutexWake {
+                tid,
+                t,
+                addr,
+                nr_wake,
+            } => calls
+                .entry(addr.as_str())
+                .or_default()
+                .push((*t, *tid, *nr_wake)),
             Event::Thread { .. } | Event::Run { .. } => {}
         }
     }
@@ -162,12 +172,13 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
     let mut by_word: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, w) in waits.iter_mut().enumerate() {
         let word_calls = calls.get(w.addr.as_str()).map_or(&[][..], |v| v.as_slice());
-        w.call = word_calls
-            .partition_point(|&(c, _)| c <= w.woken)
+        let call = word_calls
+            .partition_point(|&(c, ..)| c <= w.woken)
             .checked_sub(1)
             .map(|i| word_calls[i])
-            .filter(|&(c, _)| c >= w.blocked)
-            .map(|(c, by)| (by, c));
+            .filter(|&(c, ..)| c >= w.blocked);
+        w.call = call.map(|(c, by, _)| (by, c));
+        w.call_nr_wake = call.and_then(|(.., n)| n);
         let joined = w
             .waker
             .and_then(|k| exits.get(&k))
@@ -190,7 +201,7 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
         for &k in &ks {
             let w = &waits[k];
             let call = word_calls
-                .partition_point(|&(c, _)| c <= w.woken)
+                .partition_point(|&(c, ..)| c <= w.woken)
                 .checked_sub(1)
                 .filter(|&i| word_calls[i].0 >= w.blocked);
             let key = match call {
@@ -450,6 +461,7 @@ mod tests {
             tid,
             t,
             addr: addr.to_string(),
+            nr_wake: None,
         }
     }
 

@@ -59,6 +59,7 @@ fn demo() -> Trace {
             tid: 101,
             t: 16 * MS,
             addr: "0x10".into(),
+            nr_wake: None,
         },
         Event::Wake {
             tid: 100,
@@ -629,8 +630,9 @@ fn a_trace_may_not_declare_more_threads_than_a_workload_may_run() {
 /// on word B at 2 and 3 ms; main's FUTEX_WAKE on B at 8 ms lets both go.
 /// The recorder names main as the waker of 2 (woken at 8 ms) but not of 3,
 /// which the recording machine left waiting for a CPU until 12 ms. Each
-/// worker then runs 2 ms; main ends at 9 ms.
-fn barrier_with_an_unnamed_wake() -> Trace {
+/// worker then runs 2 ms; main ends at 9 ms. `nr_wake`: what the call
+/// asked for, if recorded.
+fn barrier_with_an_unnamed_wake(nr_wake: Option<u32>) -> Trace {
     let th = |tid, t| Event::Thread {
         tid,
         parent: (tid != 1).then_some(1),
@@ -661,6 +663,7 @@ fn barrier_with_an_unnamed_wake() -> Trace {
             tid: 1,
             t: 8 * MS,
             addr: "B".into(),
+            nr_wake,
         },
         Event::Wake {
             tid: 2,
@@ -687,6 +690,13 @@ fn barrier_with_an_unnamed_wake() -> Trace {
 }
 
 fn replay_barrier(sleep_unnamed_wakes: bool) -> colab_workload::Program {
+    replay_barrier_asking(sleep_unnamed_wakes, None)
+}
+
+fn replay_barrier_asking(
+    sleep_unnamed_wakes: bool,
+    nr_wake: Option<u32>,
+) -> colab_workload::Program {
     let opts = ReplayOptions {
         name: "b".into(),
         speedup: 2.0,
@@ -694,7 +704,7 @@ fn replay_barrier(sleep_unnamed_wakes: bool) -> colab_workload::Program {
         keep_tracing_overhead: false,
         sleep_unnamed_wakes,
     };
-    to_program(&barrier_with_an_unnamed_wake(), &opts).unwrap()
+    to_program(&barrier_with_an_unnamed_wake(nr_wake), &opts).unwrap()
 }
 
 #[test]
@@ -732,6 +742,23 @@ fn an_unnamed_wake_up_waits_for_the_call_that_released_it() {
     let old = replay_barrier(true);
     assert_eq!(old.num_events, 1);
     assert!(old.groups[2].ops.contains(&Op::Sleep(9 * MS)));
+}
+
+#[test]
+fn a_recorded_nr_wake_decides_whether_a_release_is_a_wake_all() {
+    let wake_alls = |nr_wake| {
+        replay_barrier_asking(false, nr_wake).groups[0]
+            .ops
+            .iter()
+            .filter(|o| matches!(o, Op::Post { wake_all: true, .. }))
+            .count()
+    };
+    // The word alone says barrier (its one release let two go) ...
+    assert_eq!(wake_alls(None), 2);
+    // ... but a call recorded asking for one waiter is a hand-off, and
+    // one asking for every waiter (INT_MAX) a wake-all.
+    assert_eq!(wake_alls(Some(1)), 0);
+    assert_eq!(wake_alls(Some(i32::MAX as u32)), 2);
 }
 
 #[test]
