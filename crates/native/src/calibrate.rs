@@ -3,6 +3,7 @@
 //! machine as a topology file. Measured once, never fitted to a workload.
 
 use crate::{calibrate_spin, set_affinity, Calibration};
+use colab_core::IdleExit;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -16,10 +17,10 @@ pub struct MachineCosts {
     pub context_switch_ns: u64,
     /// From a futex wake to the woken thread running on another CPU.
     pub wakeup_latency_ns: u64,
-    /// Deeper idle states: (idle gap, extra wake-up time) for each gap of
-    /// [`IDLE_GAPS_NS`], the median wake-up after the woken thread's CPU
-    /// idled that long less the median after no gap (0 when not slower).
-    pub idle_exit: Vec<(u64, u64)>,
+    /// Deeper idle states, one per gap of [`IDLE_GAPS_NS`]: the median
+    /// wake-up after the woken thread's CPU idled that long less the median
+    /// after no gap (0 when not slower).
+    pub idle_exit: Vec<IdleExit>,
     /// Extra time to re-warm a 256 KiB working set after moving to another CPU.
     pub migration_ns: u64,
     pub tick_ns: u64,
@@ -236,7 +237,10 @@ pub fn measure() -> MachineCosts {
         let none = at(0);
         IDLE_GAPS_NS
             .iter()
-            .map(|&g| (g, at(g).saturating_sub(none)))
+            .map(|&g| IdleExit {
+                after_ns: g,
+                extra_ns: at(g).saturating_sub(none),
+            })
             .collect()
     } else {
         Vec::new()
@@ -322,7 +326,12 @@ impl MachineCosts {
         let states: String = self
             .idle_exit
             .iter()
-            .map(|&(after, extra)| format!("  {{ after_ns = {after}, extra_ns = {extra} }},\n"))
+            .map(|s| {
+                format!(
+                    "  {{ after_ns = {}, extra_ns = {} }},\n",
+                    s.after_ns, s.extra_ns
+                )
+            })
             .collect();
         format!(
             r#"{warnings}# This machine, measured by `colab calibrate`. Work units: 1 us of the
@@ -381,15 +390,9 @@ mod tests {
         assert_eq!(t.num_cores(), m.cpus);
         assert_eq!(t.costs.context_switch_ns, m.context_switch_ns);
         assert_eq!(t.costs.wakeup_latency_ns, m.wakeup_latency_ns);
-        let states: Vec<(u64, u64)> = t
-            .costs
-            .idle_exit
-            .iter()
-            .map(|s| (s.after_ns, s.extra_ns))
-            .collect();
-        assert_eq!(states, m.idle_exit);
+        assert_eq!(t.costs.idle_exit, m.idle_exit);
         if m.cpus > 1 {
-            let gaps: Vec<u64> = m.idle_exit.iter().map(|s| s.0).collect();
+            let gaps: Vec<u64> = m.idle_exit.iter().map(|s| s.after_ns).collect();
             assert_eq!(gaps, IDLE_GAPS_NS);
         }
         assert_eq!(m.warnings, m.check());
@@ -403,7 +406,16 @@ mod tests {
             },
             context_switch_ns: 3_000,
             wakeup_latency_ns: 7_000,
-            idle_exit: vec![(200_000, 9_000), (1_000_000, 22_000)],
+            idle_exit: vec![
+                IdleExit {
+                    after_ns: 200_000,
+                    extra_ns: 9_000,
+                },
+                IdleExit {
+                    after_ns: 1_000_000,
+                    extra_ns: 22_000,
+                },
+            ],
             migration_ns: 2_000,
             tick_ns: 4_000_000,
             tick_source: "test".into(),

@@ -346,7 +346,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                 };
                 let pos = cpu_before(tid, tb);
                 let fw = futex.get(&i);
-                let wake_all = fw.is_some_and(|w| match w.call_nr_wake {
+                let wake_all = fw.is_some_and(|w| match w.call.and_then(|c| c.nr_wake) {
                     Some(n) => n > 1,
                     None => w.class == WaitClass::Broadcast,
                 });
@@ -357,6 +357,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
                     None if opts.sleep_unnamed_wakes => None,
                     None => fw
                         .and_then(|w| w.call)
+                        .map(|c| (c.by, c.t))
                         .filter(|&(by, _)| by != tid && traced(by)),
                 };
                 match posted {

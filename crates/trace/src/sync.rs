@@ -92,15 +92,23 @@ pub struct FutexWait {
     pub woken: u64,
     /// The waker the recorder names, if any.
     pub waker: Option<u32>,
-    /// The FUTEX_WAKE call that released it, (issuer, time): the last call
-    /// on its word between its block and its wake-up, if there was one.
-    pub call: Option<(u32, u64)>,
-    /// How many waiters that call asked to wake (recorded since 2026-11-29).
-    pub call_nr_wake: Option<u32>,
+    /// The FUTEX_WAKE call that released it: the last call on its word
+    /// between its block and its wake-up, if there was one.
+    pub call: Option<WakeCall>,
     pub class: WaitClass,
     /// The release it belongs to (unique in the trace; waits released
     /// together share it). Joins have none.
     pub release: Option<usize>,
+}
+
+/// A FUTEX_WAKE call on a futex word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WakeCall {
+    pub t: u64,
+    /// The calling thread.
+    pub by: u32,
+    /// How many waiters it asked to wake (recorded since 2026-11-29).
+    pub nr_wake: Option<u32>,
 }
 
 /// Waits that are not futex waits on a known word, counted.
@@ -124,9 +132,8 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
     let mut exits: HashMap<u32, u64> = HashMap::new();
     let mut open: HashMap<u32, (u64, BlockKind, Option<&str>)> = HashMap::new();
     let mut waits: Vec<FutexWait> = Vec::new();
-    // Each word's FUTEX_WAKE calls: (time, issuer, nr_wake), by time.
-    type Call = (u64, u32, Option<u32>);
-    let mut calls: HashMap<&str, Vec<Call>> = HashMap::new();
+    // Each word's FUTEX_WAKE calls, by time.
+    let mut calls: HashMap<&str, Vec<WakeCall>> = HashMap::new();
     for (i, e) in trace.events.iter().enumerate() {
         match e {
             Event::Exit { tid, t } => {
@@ -144,7 +151,6 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
                     woken: *t,
                     waker: *waker,
                     call: None,
-                    call_nr_wake: None,
                     class: WaitClass::HandOff,
                     release: None,
                 }),
@@ -158,27 +164,30 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
                 t,
                 addr,
                 nr_wake,
-            } => calls
-                .entry(addr.as_str())
-                .or_default()
-                .push((*t, *tid, *nr_wake)),
+            } => calls.entry(addr.as_str()).or_default().push(WakeCall {
+                t: *t,
+                by: *tid,
+                nr_wake: *nr_wake,
+            }),
             Event::Thread { .. } | Event::Run { .. } => {}
         }
     }
     for v in calls.values_mut() {
         v.sort_unstable();
     }
+    let word_calls = |addr: &str| calls.get(addr).map_or(&[][..], |v| v.as_slice());
+    // Per wait, the index of its call among its word's calls.
+    let mut call_at: Vec<Option<usize>> = Vec::with_capacity(waits.len());
     // Joins first; the rest grouped by word into releases.
     let mut by_word: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, w) in waits.iter_mut().enumerate() {
-        let word_calls = calls.get(w.addr.as_str()).map_or(&[][..], |v| v.as_slice());
-        let call = word_calls
-            .partition_point(|&(c, ..)| c <= w.woken)
+        let wc = word_calls(&w.addr);
+        let at = wc
+            .partition_point(|c| c.t <= w.woken)
             .checked_sub(1)
-            .map(|i| word_calls[i])
-            .filter(|&(c, ..)| c >= w.blocked);
-        w.call = call.map(|(c, by, _)| (by, c));
-        w.call_nr_wake = call.and_then(|(.., n)| n);
+            .filter(|&i| wc[i].t >= w.blocked);
+        call_at.push(at);
+        w.call = at.map(|i| wc[i]);
         let joined = w
             .waker
             .and_then(|k| exits.get(&k))
@@ -190,9 +199,8 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
         }
     }
     let mut next_release = 0;
-    for (word, mut ks) in by_word {
+    for mut ks in by_word.into_values() {
         ks.sort_unstable_by_key(|&k| (waits[k].woken, waits[k].blocked, waits[k].waker));
-        let word_calls = calls.get(word.as_str()).map_or(&[][..], |v| v.as_slice());
         // Release key: the call's index, or (for waits with no call) the
         // wake-up that opened a run of wake-ups by one waker.
         let mut releases: HashMap<Release, (usize, u64)> = HashMap::new();
@@ -200,11 +208,7 @@ fn classify(trace: &Trace) -> (Vec<FutexWait>, OtherWaits) {
         let mut uncalled_runs = 0;
         for &k in &ks {
             let w = &waits[k];
-            let call = word_calls
-                .partition_point(|&(c, ..)| c <= w.woken)
-                .checked_sub(1)
-                .filter(|&i| word_calls[i].0 >= w.blocked);
-            let key = match call {
+            let key = match call_at[k] {
                 Some(i) => Release::Call(i),
                 None => match last_uncalled {
                     Some((t0, k0, id))

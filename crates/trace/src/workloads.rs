@@ -7,6 +7,11 @@ use anyhow::{bail, Context, Result};
 use colab_workload::Workload;
 use std::path::{Path, PathBuf};
 
+/// Big/little speedup of replayed compute when none is given (a trace
+/// recorded on one core type cannot tell; assumption: mid-range of the
+/// papers' speedups).
+pub const DEFAULT_REPLAY_SPEEDUP: f64 = 2.0;
+
 /// How a trace is replayed, beyond its speedups (see [`crate::ReplayOptions`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReplayHow {

@@ -32,7 +32,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     let deeper: String = m
         .idle_exit
         .iter()
-        .map(|&(after, extra)| format!(", +{extra} ns after {} us idle", after / 1_000))
+        .map(|s| format!(", +{} ns after {} us idle", s.extra_ns, s.after_ns / 1_000))
         .collect();
     println!(
         "{} CPUs; busy loop {:.1} iterations/us; context switch {} ns; wake-up latency {} ns{deeper}; migration {} ns; tick {} ns ({})",

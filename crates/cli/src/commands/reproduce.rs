@@ -128,7 +128,7 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "K")]
     restart_until: Option<u32>,
     /// Big/little speedup of replayed compute in traces.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP)]
     speedup: f64,
     /// What policies named without `@PREDICTOR` read their speedup and energy predictions from:
     /// `model` (default: the model trained from the simulator's counters for

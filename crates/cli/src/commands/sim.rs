@@ -106,10 +106,6 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
     Ok((c.to_string(), v))
 }
 
-/// Big/little speedup of replayed compute unless `--speedup` says
-/// (assumption: mid-range of the papers' speedups).
-const DEFAULT_REPLAY_SPEEDUP: f64 = 2.0;
-
 /// The replay options given without `--trace` (clap's `requires` does not
 /// hold them to it, since `--trace` conflicts with the workload given).
 fn replay_options_without_trace(a: &SimArgs) -> Vec<&'static str> {
@@ -138,7 +134,8 @@ pub fn run(a: SimArgs) -> Result<()> {
     let mut w = match (&a.workload, &a.trace) {
         (_, Some(path)) => colab_trace::workloads::load_trace(
             path,
-            a.speedup.unwrap_or(DEFAULT_REPLAY_SPEEDUP),
+            a.speedup
+                .unwrap_or(colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP),
             &a.thread_speedup,
             colab_trace::workloads::ReplayHow {
                 keep_tracing_overhead: a.keep_tracing_overhead,
