@@ -1,8 +1,11 @@
 //! "Against today's Linux": each policy workload by workload against EEVDF,
-//! with the count that chance alone gives, so that a per-workload bar can be
-//! read against the noise of the seeds it was measured with.
+//! with the count that chance alone gives and, for each cell over the
+//! margin, a confidence interval over its seeds, so that a per-workload bar
+//! can be read against the noise of the seeds it was measured with.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand::{Rng, SeedableRng};
 
 use crate::analysis::Analysis;
 use crate::{aggregate, Cell, RunRecord};
@@ -12,6 +15,13 @@ pub(crate) const REFERENCE: &str = "eevdf";
 /// How much worse than the reference a workload must be to count: the margin
 /// of the ROTA quality bar ("never more than 5% worse than EEVDF").
 pub(crate) const MARGIN: f64 = 1.05;
+/// Bootstrap resamples per interval: enough that the 2.5% and 97.5% points
+/// move by well under 0.01 between generator seeds (about 0.002 at 24 seeds).
+const RESAMPLES: usize = 4000;
+/// The generator's seed: the intervals are the same on every run.
+const BOOTSTRAP_SEED: u64 = 0x5EED_C0DE;
+/// Cells over the margin listed one by one, per policy, when it has no more.
+const LIST_AT_MOST: usize = 12;
 
 /// One policy's standing against the reference over every (workload, config).
 #[derive(Debug, Clone, PartialEq)]
@@ -26,14 +36,90 @@ pub(crate) struct Versus {
     /// Large mixes both ran, and those whose unfairness exceeds the reference's.
     pub large: usize,
     pub large_unfairer: usize,
+    /// The cells over the margin, worst first: where, the ratio of mean
+    /// H_ANTTs, and its 95% interval over the seeds both ran.
+    pub over: Vec<(String, f64, Option<Interval>)>,
+}
+
+/// A 95% percentile-bootstrap interval of one cell's ratio of mean H_ANTT
+/// to the reference's: the seeds both ran resampled with replacement, each
+/// seed keeping its pair of runs (a seed fixes the start order and the
+/// workload's random draws for every policy alike).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+    pub seeds: usize,
+}
+
+/// H_ANTT per seed (the mean over core orders) of each (workload, config)
+/// one policy ran.
+type PerSeed = BTreeMap<(String, String), BTreeMap<u64, f64>>;
+
+fn per_seed(records: &[RunRecord], policy: &str) -> PerSeed {
+    let mut runs: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.policy == policy) {
+        // Records that made it into cells have valid metrics; any other
+        // one is left out here as it is there.
+        if let Ok(m) = crate::run_metrics(r) {
+            runs.entry((r.workload.clone(), r.config.clone()))
+                .or_default()
+                .entry(r.seed)
+                .or_default()
+                .push(m.h_antt);
+        }
+    }
+    runs.into_iter()
+        .map(|(k, seeds)| {
+            let means = seeds
+                .into_iter()
+                .map(|(s, v)| (s, v.iter().sum::<f64>() / v.len() as f64))
+                .collect();
+            (k, means)
+        })
+        .collect()
+}
+
+/// The interval of `x`'s ratio to `r` over the seeds both have; None with
+/// fewer than two.
+pub(crate) fn ratio_interval(x: &BTreeMap<u64, f64>, r: &BTreeMap<u64, f64>) -> Option<Interval> {
+    let pairs: Vec<(f64, f64)> = x
+        .iter()
+        .filter_map(|(s, &a)| r.get(s).map(|&b| (a, b)))
+        .collect();
+    let n = pairs.len();
+    if n < 2 {
+        return None;
+    }
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(BOOTSTRAP_SEED);
+    let mut ratios: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let (mut sx, mut sr) = (0.0, 0.0);
+            for _ in 0..n {
+                let (a, b) = pairs[rng.gen_range(0..n)];
+                sx += a;
+                sr += b;
+            }
+            sx / sr
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((RESAMPLES - 1) as f64 * q).round() as usize];
+    Some(Interval {
+        lo: at(0.025),
+        hi: at(0.975),
+        seeds: n,
+    })
 }
 
 /// Each policy but the reference against it, in the analysis' order.
-pub(crate) fn against_reference(a: &Analysis) -> Vec<Versus> {
+pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Versus> {
+    let reference = per_seed(records, REFERENCE);
     a.policies
         .iter()
         .filter(|p| *p != REFERENCE)
         .map(|p| {
+            let mine = per_seed(records, p);
             let mut v = Versus {
                 policy: p.clone(),
                 both: 0,
@@ -41,6 +127,7 @@ pub(crate) fn against_reference(a: &Analysis) -> Vec<Versus> {
                 worst: None,
                 large: 0,
                 large_unfairer: 0,
+                over: Vec::new(),
             };
             for config in &a.configs {
                 for w in a.workloads_in(config) {
@@ -52,6 +139,12 @@ pub(crate) fn against_reference(a: &Analysis) -> Vec<Versus> {
                     let ratio = x.h_antt / r.h_antt;
                     if ratio > MARGIN {
                         v.worse += 1;
+                        let key = (w.to_string(), config.clone());
+                        let interval = mine
+                            .get(&key)
+                            .zip(reference.get(&key))
+                            .and_then(|(x, r)| ratio_interval(x, r));
+                        v.over.push((format!("{w} on {config}"), ratio, interval));
                     }
                     if v.worst.as_ref().is_none_or(|(b, _)| ratio > *b) {
                         v.worst = Some((ratio, format!("{w} on {config}")));
@@ -64,9 +157,17 @@ pub(crate) fn against_reference(a: &Analysis) -> Vec<Versus> {
                     }
                 }
             }
+            v.over.sort_by(|x, y| y.1.total_cmp(&x.1));
             v
         })
         .collect()
+}
+
+/// How many of `v`'s cells over the margin stay over it across their whole
+/// interval (None when no such cell has one: a single seed).
+fn surely_over(v: &Versus) -> Option<usize> {
+    let known: Vec<&Interval> = v.over.iter().filter_map(|o| o.2.as_ref()).collect();
+    (!known.is_empty() || v.over.is_empty()).then(|| known.iter().filter(|i| i.lo > MARGIN).count())
 }
 
 /// The reference against itself: its runs of the later half of the seeds
@@ -121,20 +222,51 @@ pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
          which its unfairness is higher.\n\n",
         (MARGIN - 1.0) * 100.0
     ));
+    let pct = (MARGIN - 1.0) * 100.0;
     md.push_str(&format!(
-        "| policy | cells | > {:.0}% worse | worst ratio | Large mixes less fair |\n|---|---|---|---|---|\n",
-        (MARGIN - 1.0) * 100.0
+        "| policy | cells | > {pct:.0}% worse | of which over {pct:.0}% with 95% confidence | worst ratio | Large mixes less fair |\n|---|---|---|---|---|---|\n",
     ));
-    for v in against_reference(a) {
+    let all = against_reference(a, records);
+    for v in &all {
         let worst = v
             .worst
+            .as_ref()
             .map_or_else(|| "n/a".to_string(), |(r, at)| format!("{r:.3} ({at})"));
+        let sure = surely_over(v).map_or_else(|| "n/a".to_string(), |n| n.to_string());
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {}/{} |\n",
-            v.policy, v.both, v.worse, worst, v.large_unfairer, v.large
+            "| {} | {} | {} | {} | {} | {}/{} |\n",
+            v.policy, v.both, v.worse, sure, worst, v.large_unfairer, v.large
         ));
     }
     md.push('\n');
+    let listed: Vec<&Versus> = all
+        .iter()
+        .filter(|v| !v.over.is_empty() && v.over.len() <= LIST_AT_MOST)
+        .collect();
+    if !listed.is_empty() {
+        md.push_str(&format!(
+            "Each cell more than {pct:.0}% worse, for the policies with at most {LIST_AT_MOST}: \
+             the ratio of mean H_ANTTs and its 95% interval, from {RESAMPLES} bootstrap \
+             resamples of the seeds both ran (a seed keeps its pair of runs). An interval \
+             wholly above {MARGIN:.2} marks a loss of more than {pct:.0}% at 95% confidence; \
+             one that reaches below {MARGIN:.2} leaves open whether the loss is that large, \
+             and one wholly above 1 still marks a loss.\n\n\
+             | policy | cell | ratio | 95% interval | seeds |\n|---|---|---|---|---|\n"
+        ));
+        for v in listed {
+            for (at, ratio, interval) in &v.over {
+                let (range, seeds) = interval.map_or_else(
+                    || ("n/a".to_string(), "1".to_string()),
+                    |i| (format!("{:.3} - {:.3}", i.lo, i.hi), i.seeds.to_string()),
+                );
+                md.push_str(&format!(
+                    "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
+                    v.policy
+                ));
+            }
+        }
+        md.push('\n');
+    }
     match noise_floor(records) {
         Some((worse, both, half)) => {
             let seeds = if half == 1 { "seed" } else { "seeds" };
@@ -211,7 +343,7 @@ mod tests {
     fn counts_against_the_reference_by_hand() {
         let cells = aggregate(&runs()).unwrap();
         let a = Analysis::new(&cells, &ReportOptions::default());
-        let v = against_reference(&a);
+        let v = against_reference(&a, &runs());
         assert_eq!(v.len(), 1);
         let x = &v[0];
         assert_eq!((x.policy.as_str(), x.both, x.worse), ("x", 3, 2));
@@ -255,7 +387,7 @@ mod tests {
         let mut md = String::new();
         render(&mut md, &a, &all);
         assert!(
-            md.contains("| x | 3 | 2 | 1.250 (L1 on 2B2S) | 1/1 |"),
+            md.contains("| x | 3 | 2 | n/a | 1.250 (L1 on 2B2S) | 1/1 |"),
             "{md}"
         );
         assert!(md.contains("cannot be estimated from one seed"), "{md}");
@@ -265,5 +397,75 @@ mod tests {
         let mut md = String::new();
         render(&mut md, &a, &without);
         assert!(md.is_empty());
+    }
+
+    fn seeds(v: &[(u64, f64)]) -> BTreeMap<u64, f64> {
+        v.iter().copied().collect()
+    }
+
+    #[test]
+    fn an_interval_is_a_point_when_every_seed_agrees() {
+        // x is 10% above the reference on every seed: every resample says 1.1.
+        let r = seeds(&[(1, 2.0), (2, 4.0), (3, 3.0)]);
+        let x = seeds(&[(1, 2.2), (2, 4.4), (3, 3.3)]);
+        let i = ratio_interval(&x, &r).unwrap();
+        assert!(
+            (i.lo - 1.1).abs() < 1e-12 && (i.hi - 1.1).abs() < 1e-12,
+            "{i:?}"
+        );
+        assert_eq!(i.seeds, 3);
+    }
+
+    #[test]
+    fn an_interval_spans_what_resampling_the_seeds_can_give() {
+        // Two seeds, ratios 1.0 and 1.2 on equal references: a resample
+        // draws both seeds (1.1), seed 1 twice (1.0) or seed 2 twice (1.2),
+        // each of the last two a quarter of the time, so the 2.5% and 97.5%
+        // points are 1.0 and 1.2.
+        let r = seeds(&[(1, 2.0), (2, 2.0)]);
+        let x = seeds(&[(1, 2.0), (2, 2.4)]);
+        let i = ratio_interval(&x, &r).unwrap();
+        assert!(
+            (i.lo - 1.0).abs() < 1e-12 && (i.hi - 1.2).abs() < 1e-12,
+            "{i:?}"
+        );
+        // Only seeds both ran count; fewer than two give none.
+        let r3 = seeds(&[(1, 2.0), (2, 2.0), (9, 100.0)]);
+        assert_eq!(ratio_interval(&x, &r3), Some(i));
+        assert_eq!(ratio_interval(&seeds(&[(1, 2.0)]), &r), None);
+        assert_eq!(ratio_interval(&seeds(&[(3, 2.0), (4, 2.0)]), &r), None);
+    }
+
+    #[test]
+    fn cells_over_the_margin_are_listed_with_their_intervals() {
+        let mut all = Vec::new();
+        for seed in [1, 2] {
+            // W1: 10% worse on both seeds (interval 1.10 - 1.10: surely over).
+            all.push(run("W1", "Sync", "eevdf", seed, &[(200, 100)]));
+            all.push(run("W1", "Sync", "x", seed, &[(220, 100)]));
+            // W2: 2% worse on seed 1, 18% on seed 2 (mean 1.1, interval
+            // 1.02 - 1.18: surely worse, but not surely by more than 5%).
+            all.push(run("W2", "Sync", "eevdf", seed, &[(200, 100)]));
+            let w2 = if seed == 1 { 204 } else { 236 };
+            all.push(run("W2", "Sync", "x", seed, &[(w2, 100)]));
+        }
+        let cells = aggregate(&all).unwrap();
+        let a = Analysis::new(&cells, &ReportOptions::default());
+        let v = against_reference(&a, &all);
+        assert_eq!((v[0].worse, surely_over(&v[0])), (2, Some(1)));
+        let mut md = String::new();
+        render(&mut md, &a, &all);
+        assert!(
+            md.contains("| x | 2 | 2 | 1 | 1.100 (W1 on 2B2S) | 0/0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| x | W1 on 2B2S | 1.100 | 1.100 - 1.100 | 2 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| x | W2 on 2B2S | 1.100 | 1.020 - 1.180 | 2 |"),
+            "{md}"
+        );
     }
 }
