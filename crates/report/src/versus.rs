@@ -39,6 +39,9 @@ pub(crate) struct Versus {
     /// The cells over the margin, worst first: where, the ratio of mean
     /// H_ANTTs, and its 95% interval over the seeds both ran.
     pub over: Vec<(String, f64, Option<Interval>)>,
+    /// The Large mixes less fair, least fair first: where, the ratio of mean
+    /// unfairness, and its interval.
+    pub unfairer: Vec<(String, f64, Option<Interval>)>,
 }
 
 /// A 95% percentile-bootstrap interval of one cell's ratio of mean H_ANTT
@@ -52,11 +55,11 @@ pub(crate) struct Interval {
     pub seeds: usize,
 }
 
-/// H_ANTT per seed (the mean over core orders) of each (workload, config)
+/// A metric per seed (the mean over core orders) of each (workload, config)
 /// one policy ran.
 type PerSeed = BTreeMap<(String, String), BTreeMap<u64, f64>>;
 
-fn per_seed(records: &[RunRecord], policy: &str) -> PerSeed {
+fn per_seed(records: &[RunRecord], policy: &str, metric: fn(&crate::RunMetrics) -> f64) -> PerSeed {
     let mut runs: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.policy == policy) {
         // Records that made it into cells have valid metrics; any other
@@ -66,7 +69,7 @@ fn per_seed(records: &[RunRecord], policy: &str) -> PerSeed {
                 .or_default()
                 .entry(r.seed)
                 .or_default()
-                .push(m.h_antt);
+                .push(metric(&m));
         }
     }
     runs.into_iter()
@@ -114,12 +117,16 @@ pub(crate) fn ratio_interval(x: &BTreeMap<u64, f64>, r: &BTreeMap<u64, f64>) -> 
 
 /// Each policy but the reference against it, in the analysis' order.
 pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Versus> {
-    let reference = per_seed(records, REFERENCE);
+    let h_antt = |m: &crate::RunMetrics| m.h_antt;
+    let unfairness = |m: &crate::RunMetrics| m.unfairness;
+    let reference = per_seed(records, REFERENCE, h_antt);
+    let reference_unfairness = per_seed(records, REFERENCE, unfairness);
     a.policies
         .iter()
         .filter(|p| *p != REFERENCE)
         .map(|p| {
-            let mine = per_seed(records, p);
+            let mine = per_seed(records, p, h_antt);
+            let mine_unfairness = per_seed(records, p, unfairness);
             let mut v = Versus {
                 policy: p.clone(),
                 both: 0,
@@ -128,6 +135,7 @@ pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Vers
                 large: 0,
                 large_unfairer: 0,
                 over: Vec::new(),
+                unfairer: Vec::new(),
             };
             for config in &a.configs {
                 for w in a.workloads_in(config) {
@@ -153,11 +161,22 @@ pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Vers
                         v.large += 1;
                         if x.unfairness > r.unfairness {
                             v.large_unfairer += 1;
+                            let key = (w.to_string(), config.clone());
+                            let interval = mine_unfairness
+                                .get(&key)
+                                .zip(reference_unfairness.get(&key))
+                                .and_then(|(x, r)| ratio_interval(x, r));
+                            v.unfairer.push((
+                                format!("{w} on {config}"),
+                                x.unfairness / r.unfairness,
+                                interval,
+                            ));
                         }
                     }
                 }
             }
             v.over.sort_by(|x, y| y.1.total_cmp(&x.1));
+            v.unfairer.sort_by(|x, y| y.1.total_cmp(&x.1));
             v
         })
         .collect()
@@ -168,6 +187,14 @@ pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Vers
 fn surely_over(v: &Versus) -> Option<usize> {
     let known: Vec<&Interval> = v.over.iter().filter_map(|o| o.2.as_ref()).collect();
     (!known.is_empty() || v.over.is_empty()).then(|| known.iter().filter(|i| i.lo > MARGIN).count())
+}
+
+/// An interval and its seed count as table text ("n/a" and 1 without one).
+fn interval_text(interval: &Option<Interval>) -> (String, String) {
+    interval.map_or_else(
+        || ("n/a".to_string(), "1".to_string()),
+        |i| (format!("{:.3} - {:.3}", i.lo, i.hi), i.seeds.to_string()),
+    )
 }
 
 /// The reference against itself: its runs of the later half of the seeds
@@ -255,10 +282,31 @@ pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
         ));
         for v in listed {
             for (at, ratio, interval) in &v.over {
-                let (range, seeds) = interval.map_or_else(
-                    || ("n/a".to_string(), "1".to_string()),
-                    |i| (format!("{:.3} - {:.3}", i.lo, i.hi), i.seeds.to_string()),
-                );
+                let (range, seeds) = interval_text(interval);
+                md.push_str(&format!(
+                    "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
+                    v.policy
+                ));
+            }
+        }
+        md.push('\n');
+    }
+    let listed: Vec<&Versus> = all
+        .iter()
+        .filter(|v| !v.unfairer.is_empty() && v.unfairer.len() <= LIST_AT_MOST)
+        .collect();
+    if !listed.is_empty() {
+        md.push_str(&format!(
+            "Each Large mix less fair than under `{REFERENCE}`, for the policies with at most \
+             {LIST_AT_MOST}: the \
+             ratio of mean unfairness (colab-tpds's) and its 95% interval, resampled in the \
+             same way. An interval wholly above 1 marks a mix that is less fair at 95% \
+             confidence.\n\n\
+             | policy | cell | unfairness ratio | 95% interval | seeds |\n|---|---|---|---|---|\n"
+        ));
+        for v in listed {
+            for (at, ratio, interval) in &v.unfairer {
+                let (range, seeds) = interval_text(interval);
                 md.push_str(&format!(
                     "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
                     v.policy
@@ -449,14 +497,35 @@ mod tests {
             let w2 = if seed == 1 { 204 } else { 236 };
             all.push(run("W2", "Sync", "x", seed, &[(w2, 100)]));
         }
+        for seed in [1, 2] {
+            // L1: eevdf slowdowns 2 and 2 (unfairness 1) on both seeds; x
+            // 3 and 2 (1.5) on seed 1, 2.4 and 2 (1.2) on seed 2: a ratio
+            // of 1.35, interval 1.2 - 1.5. Its H_ANTT (2.5, 2.2) is over the
+            // margin too.
+            all.push(run("L1", "Large", "eevdf", seed, &[(200, 100), (200, 100)]));
+            let first = if seed == 1 { 300 } else { 240 };
+            all.push(run("L1", "Large", "x", seed, &[(first, 100), (200, 100)]));
+        }
         let cells = aggregate(&all).unwrap();
         let a = Analysis::new(&cells, &ReportOptions::default());
         let v = against_reference(&a, &all);
-        assert_eq!((v[0].worse, surely_over(&v[0])), (2, Some(1)));
+        assert_eq!((v[0].worse, surely_over(&v[0])), (3, Some(2)));
+        let (at, ratio, interval) = &v[0].unfairer[0];
+        assert_eq!((at.as_str(), v[0].unfairer.len()), ("L1 on 2B2S", 1));
+        assert!((ratio - 1.35).abs() < 1e-9, "{ratio}");
+        let i = interval.unwrap();
+        assert!(
+            (i.lo - 1.2).abs() < 1e-9 && (i.hi - 1.5).abs() < 1e-9,
+            "{i:?}"
+        );
         let mut md = String::new();
         render(&mut md, &a, &all);
         assert!(
-            md.contains("| x | 2 | 2 | 1 | 1.100 (W1 on 2B2S) | 0/0 |"),
+            md.contains("| x | 3 | 3 | 2 | 1.175 (L1 on 2B2S) | 1/1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| x | L1 on 2B2S | 1.350 | 1.200 - 1.500 | 2 |"),
             "{md}"
         );
         assert!(
