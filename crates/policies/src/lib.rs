@@ -13,7 +13,7 @@ labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us
 }
 macro_rules! rota_options_help {
     () => {
-        "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, gang-fit, split-prior, core-turn = on|off; reclaim = on|off|barrier|barrier-oracle; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|ntt-seen|ntt-pt-seen|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
+        "rotate, weighted, remote, prev-first, block-first, pull-min, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, gang-fit, split-prior, core-turn, share-rank = on|off; reclaim = on|off|barrier|barrier-oracle; stay = on|off|fast; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|ntt-seen|ntt-pt-seen|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
     };
 }
 
@@ -100,7 +100,8 @@ colab:KEY=VALUE:... switches mechanisms (",
         "rota",
         concat!(
             "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
-queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
+queue on the shortest queue of any cluster (a fast one only if nothing waiting on the slow cluster outranks the thread, \
+for a program with more threads than fast cores); fast cores go first to a program's only runnable \
 thread, then to the thread whose slowdown a unit of fast-core time lowers most \
 (its progress per unit of time runnable, from a prior its program's threads share; summed over its program's threads once the program \
 has finished a run and started again), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \

@@ -120,7 +120,10 @@ fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
 fn rota_queues_on_slow_cores_when_nothing_is_idle() {
     let mut st = state("2B2S", 6);
     let mut p = rota(&st, "share-fast=off");
-    let mut shared = rota(&st, "");
+    // (Six threads of one program, more than the fast cores, all ranking
+    // alike: `share-rank` would send thread 5 to the slow cluster, behind
+    // the lower ids; its own test is below.)
+    let mut shared = rota(&st, "share-rank=off");
     for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
         run_on(&mut st, c, t);
     }
@@ -1943,4 +1946,55 @@ fn rota_core_turn_lets_a_slow_cores_thread_in_past_a_fast_cores_churn() {
         swap_at("core-turn=on"),
         Some((21 * MS - US, swap(1, 2, 2, 0)))
     );
+}
+
+/// `share-rank`: no core idle; program 0 has three live threads (more than
+/// the two fast cores), program 1's thread 3 (predicted speedup 3, runnable
+/// for 50 ms, never on a fast core) runs on slow core 2, programs 2 and 3
+/// fill the other cores, their threads just woken (program 2's thread 4,
+/// speedup 1.05, on slow core 3). Program 0's thread 0 (speedup 1.2, last on fast
+/// core 0) wakes: thread 3 outranks it, so it queues on the slow cluster
+/// instead of its previous fast core. A program that fits the fast cores,
+/// a waking thread that outranks the slow cluster's (speedup 3 against
+/// thread 3's 1.05), or a new thread is placed as before.
+#[test]
+fn rota_share_rank_queues_an_outranked_waking_thread_on_the_slow_cluster() {
+    let place = |opts: &str, speed0: f64, fits: bool, kind: WakeKind| {
+        // Thread 3's speedup: 3, or barely any when thread 0's is high.
+        let hog = if speed0 > 2.0 { 1.05 } else { 3.0 };
+        let mut apps = vec![(0, speed0), (2, 2.0), (3, 2.0), (1, hog), (2, 1.05)];
+        if !fits {
+            apps.push((0, speed0));
+            apps.push((0, speed0));
+        }
+        let mut st = state_apps("2B2S", &apps);
+        let mut p = rota(&st, opts);
+        // Thread 3 has been runnable since 0 on slow core 2.
+        queue(&mut st, 2, 3);
+        p.enqueued(&st, CoreId(2), ThreadId(3), true);
+        run_on(&mut st, 2, 3);
+        p.running(&st, CoreId(2), ThreadId(3));
+        // Thread 0 ran 10 ms on fast core 0 and blocked at 50 ms.
+        st.now = 40 * MS;
+        queue(&mut st, 0, 0);
+        p.enqueued(&st, CoreId(0), ThreadId(0), true);
+        ran_and_blocked(&mut p, &mut st, 0, 0, 10 * MS);
+        st.threads[3].sum_exec_ns = st.now;
+        // The others have just woken and got their cores.
+        for (c, t) in [(0, 1), (1, 2), (3, 4)] {
+            queue(&mut st, c, t);
+            p.enqueued(&st, CoreId(c), ThreadId(t), true);
+            run_on(&mut st, c, t);
+            p.running(&st, CoreId(c), ThreadId(t));
+        }
+        st.threads[0].last_core = Some(CoreId(0));
+        p.select_core(&st, ThreadId(0), kind)
+    };
+    let woke = WakeKind::wakeup(None);
+    assert_eq!(place("share-rank=off", 1.2, false, woke), CoreId(0));
+    assert_eq!(place("share-rank=on", 1.2, false, woke), CoreId(2));
+    assert_eq!(place("share-rank=on", 1.2, true, woke), CoreId(0));
+    assert_eq!(place("share-rank=on", 3.0, false, woke), CoreId(0));
+    let new = WakeKind::New { parent: None };
+    assert_eq!(place("share-rank=on", 1.2, false, new), CoreId(0));
 }

@@ -183,6 +183,20 @@ pub struct RotaParams {
     /// that outranks them gets its turn (a CPU hog never queues, and its
     /// age sets the turn it waits for). Tried after the fifteenth freeze.
     pub core_turn: bool,
+    /// With `share-fast`, a waking thread of a program with more live
+    /// threads than there are fast cores (no gang the fast cores can hold,
+    /// as `gang-fit` reads it) queues on a fast core only when no thread
+    /// that wants a fast core from the slow cluster (queued or running
+    /// there) ranks before it; otherwise it queues on the slow cluster.
+    /// The order then decides who shares the fast cores at wake-up too, not
+    /// only at steals and rotations: threads that wake often kept the fast
+    /// queues full, each restarting the occupant's hold, while
+    /// better-ranked CPU hogs ran on slow cores and never reached the turn
+    /// their age asked (swaptions beside fmm and water_spatial in 4B-9).
+    /// A program that fits the fast cores is left out: sending one of its
+    /// threads to a slow core splits its barrier phases. On since the
+    /// seventeenth freeze.
+    pub share_rank: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
     /// topology's. Only the policy's constants: the engine still charges
@@ -228,6 +242,7 @@ impl Default for RotaParams {
             split_prior: true,
             reclaim: Reclaim::Barrier,
             core_turn: false,
+            share_rank: true,
             migration_ns: None,
             labels: LabelParams::default(),
         }
@@ -376,6 +391,7 @@ impl RotaParams {
                 "gang-fit" => self.gang_fit = on,
                 "split-prior" => self.split_prior = on,
                 "core-turn" => self.core_turn = on,
+                "share-rank" => self.share_rank = on,
                 _ => return Err(format!("unknown option '{k}' ({ROTA_OPTIONS_HELP})")),
             }
         }

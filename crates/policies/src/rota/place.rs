@@ -86,6 +86,9 @@ impl Rota {
         } else {
             m.slow
         };
+        if self.share_rank_sends_slow(st, t, kind) {
+            pool = m.slow;
+        }
         if reclaim {
             // Step 3 found no idle core with an empty queue to keep, so
             // every such core is a sibling's; an idle core with a queue is
@@ -98,6 +101,30 @@ impl Rota {
             }
         }
         self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
+    }
+
+    /// `share-rank`, when no core is idle: does waking `t` queue on the
+    /// slow cluster because a thread that wants a fast core from there ranks
+    /// before it? Only for a program with more live threads than fast cores.
+    fn share_rank_sends_slow(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> bool {
+        let m = self.m();
+        let p = st.thread(t).program.idx();
+        if !(self.params.share_rank && self.params.share_fast)
+            || m.slow.is_empty()
+            || !matches!(kind, WakeKind::Wakeup { .. })
+            || self.live.get(p).copied().unwrap_or(0) <= m.fast.count() as u32
+        {
+            return false;
+        }
+        let slow = m.slow;
+        let floor = self.rank_floor(st);
+        let mut rank = self.ranker(st, floor);
+        let best = self
+            .waiting(st)
+            .filter(|&(o, x)| x != t && slow.contains(o))
+            .map(|w| rank(&w))
+            .min();
+        best.is_some_and(|b| b < self.fast_rank(st, t, floor))
     }
 
     /// Does `t` stay in the cluster of its previous core `prev` at wake-up
