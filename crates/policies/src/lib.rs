@@ -100,8 +100,7 @@ colab:KEY=VALUE:... switches mechanisms (",
         "rota",
         concat!(
             "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
-queue on the shortest queue of any cluster (a fast one only if nothing waiting on the slow cluster outranks the thread, \
-for a program with more threads than fast cores); fast cores go first to a program's only runnable \
+queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
 thread, then to the thread whose slowdown a unit of fast-core time lowers most \
 (its progress per unit of time runnable, from a prior its program's threads share; summed over its program's threads once the program \
 has finished a run and started again), which takes an occupant's core once that has held it as long as the waiting thread has run (2.25-20 ms); \

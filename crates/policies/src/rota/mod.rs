@@ -2,7 +2,8 @@
 //! designed here from what our studies measured (README, "Beyond COLAB");
 //! not from a paper. It has been frozen seventeen times, each time in a
 //! commit made before any run on held-out work; the default is the
-//! seventeenth. Every earlier freeze is a set of switches (`params.rs`); the
+//! sixteenth (the seventeenth, `share-rank`, lost to it on held-out work
+//! and was withdrawn). Every earlier freeze is a set of switches (`params.rs`); the
 //! book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
 //! freeze's commit, spelling, the rule it was chosen by, and its held-out
 //! results.
@@ -18,12 +19,7 @@
 //!   thread queues on the shortest queue of any cluster, and each core
 //!   runs its queue by CFS's rules (vruntime, wake-up preemption), so a
 //!   thread that sleeps often is served at once on fast cores too.
-//!   A waking thread of a program with more live threads than there are
-//!   fast cores takes a fast queue only if no thread wanting a fast core
-//!   from the slow cluster ranks before it (`share-rank`, since the
-//!   seventeenth freeze): otherwise threads that wake often keep the fast
-//!   queues full while a better-ranked CPU hog runs on a slow core, since
-//!   each waking thread restarts the hold its rotation waits for.
+
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.

@@ -194,8 +194,9 @@ pub struct RotaParams {
     /// better-ranked CPU hogs ran on slow cores and never reached the turn
     /// their age asked (swaptions beside fmm and water_spatial in 4B-9).
     /// A program that fits the fast cores is left out: sending one of its
-    /// threads to a slow core splits its barrier phases. On since the
-    /// seventeenth freeze.
+    /// threads to a slow core splits its barrier phases. The seventeenth
+    /// freeze (`5756a5d`) switched it on; its held-out run (seed 14142)
+    /// lost to the sixteenth, so it is off (book/src/results/rota.md).
     pub share_rank: bool,
     /// The cross-cluster migration cost ROTA's constants derive from
     /// (`migration-us=US`, as scx_colab's `--migration-us`); None: the
@@ -242,7 +243,7 @@ impl Default for RotaParams {
             split_prior: true,
             reclaim: Reclaim::Barrier,
             core_turn: false,
-            share_rank: true,
+            share_rank: false,
             migration_ns: None,
             labels: LabelParams::default(),
         }
