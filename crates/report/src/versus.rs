@@ -189,6 +189,38 @@ fn surely_over(v: &Versus) -> Option<usize> {
     (!known.is_empty() || v.over.is_empty()).then(|| known.iter().filter(|i| i.lo > MARGIN).count())
 }
 
+/// One table of cells, each with its ratio and interval, under `intro`: the
+/// cells `pick` gives of every policy that has some, but no more than
+/// [`LIST_AT_MOST`].
+fn cell_list(
+    md: &mut String,
+    all: &[Versus],
+    pick: impl Fn(&Versus) -> &Vec<(String, f64, Option<Interval>)>,
+    intro: &str,
+    what: &str,
+) {
+    let listed: Vec<&Versus> = all
+        .iter()
+        .filter(|v| !pick(v).is_empty() && pick(v).len() <= LIST_AT_MOST)
+        .collect();
+    if listed.is_empty() {
+        return;
+    }
+    md.push_str(&format!(
+        "{intro}\n\n| policy | cell | {what} | 95% interval | seeds |\n|---|---|---|---|---|\n"
+    ));
+    for v in listed {
+        for (at, ratio, interval) in pick(v) {
+            let (range, seeds) = interval_text(interval);
+            md.push_str(&format!(
+                "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
+                v.policy
+            ));
+        }
+    }
+    md.push('\n');
+}
+
 /// An interval and its seed count as table text ("n/a" and 1 without one).
 fn interval_text(interval: &Option<Interval>) -> (String, String) {
     interval.map_or_else(
@@ -266,55 +298,32 @@ pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
         ));
     }
     md.push('\n');
-    let listed: Vec<&Versus> = all
-        .iter()
-        .filter(|v| !v.over.is_empty() && v.over.len() <= LIST_AT_MOST)
-        .collect();
-    if !listed.is_empty() {
-        md.push_str(&format!(
+    cell_list(
+        md,
+        &all,
+        |v| &v.over,
+        &format!(
             "Each cell more than {pct:.0}% worse, for the policies with at most {LIST_AT_MOST}: \
              the ratio of mean H_ANTTs and its 95% interval, from {RESAMPLES} bootstrap \
              resamples of the seeds both ran (a seed keeps its pair of runs). An interval \
              wholly above {MARGIN:.2} marks a loss of more than {pct:.0}% at 95% confidence; \
              one that reaches below {MARGIN:.2} leaves open whether the loss is that large, \
-             and one wholly above 1 still marks a loss.\n\n\
-             | policy | cell | ratio | 95% interval | seeds |\n|---|---|---|---|---|\n"
-        ));
-        for v in listed {
-            for (at, ratio, interval) in &v.over {
-                let (range, seeds) = interval_text(interval);
-                md.push_str(&format!(
-                    "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
-                    v.policy
-                ));
-            }
-        }
-        md.push('\n');
-    }
-    let listed: Vec<&Versus> = all
-        .iter()
-        .filter(|v| !v.unfairer.is_empty() && v.unfairer.len() <= LIST_AT_MOST)
-        .collect();
-    if !listed.is_empty() {
-        md.push_str(&format!(
+             and one wholly above 1 still marks a loss."
+        ),
+        "ratio",
+    );
+    cell_list(
+        md,
+        &all,
+        |v| &v.unfairer,
+        &format!(
             "Each Large mix less fair than under `{REFERENCE}`, for the policies with at most \
-             {LIST_AT_MOST}: the \
-             ratio of mean unfairness (colab-tpds's) and its 95% interval, resampled in the \
-             same way. An interval wholly above 1 marks a mix that is less fair at 95% \
-             confidence.\n\n\
-             | policy | cell | unfairness ratio | 95% interval | seeds |\n|---|---|---|---|---|\n"
-        ));
-        for v in listed {
-            for (at, ratio, interval) in &v.unfairer {
-                let (range, seeds) = interval_text(interval);
-                md.push_str(&format!(
-                    "| {} | {at} | {ratio:.3} | {range} | {seeds} |\n",
-                    v.policy
-                ));
-            }
-        }
-        md.push('\n');
-    }
+             {LIST_AT_MOST}: the ratio of mean unfairness (colab-tpds's) and its 95% interval, \
+             resampled in the same way. An interval wholly above 1 marks a mix that is less \
+             fair at 95% confidence."
+        ),
+        "unfairness ratio",
+    );
     match noise_floor(records) {
         Some((worse, both, half)) => {
             let seeds = if half == 1 { "seed" } else { "seeds" };
