@@ -3,8 +3,8 @@
 //! not from a paper. It has been frozen seventeen times, each time in a
 //! commit made before any run on held-out work; the default is the
 //! sixteenth (the seventeenth, `share-rank`, lost to it on held-out work
-//! and was withdrawn). Every earlier freeze is a set of switches (`params.rs`); the
-//! book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
+//! and was withdrawn). Every earlier freeze is a set of switches
+//! (`params.rs`); the book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
 //! freeze's commit, spelling, the rule it was chosen by, and its held-out
 //! results.
 //!
@@ -19,7 +19,6 @@
 //!   thread queues on the shortest queue of any cluster, and each core
 //!   runs its queue by CFS's rules (vruntime, wake-up preemption), so a
 //!   thread that sleeps often is served at once on fast cores too.
-
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.
