@@ -44,8 +44,8 @@ pub(crate) struct Versus {
     pub unfairer: Vec<(String, f64, Option<Interval>)>,
 }
 
-/// A 95% percentile-bootstrap interval of one cell's ratio of mean H_ANTT
-/// to the reference's: the seeds both ran resampled with replacement, each
+/// A 95% percentile-bootstrap interval of one cell's ratio of a mean metric
+/// (H_ANTT, unfairness) to the reference's: the seeds both ran resampled with replacement, each
 /// seed keeping its pair of runs (a seed fixes the start order and the
 /// workload's random draws for every policy alike).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,32 +55,59 @@ pub(crate) struct Interval {
     pub seeds: usize,
 }
 
-/// A metric per seed (the mean over core orders) of each (workload, config)
-/// one policy ran.
-type PerSeed = BTreeMap<(String, String), BTreeMap<u64, f64>>;
+/// The metrics the intervals are of.
+#[derive(Clone, Copy)]
+enum Metric {
+    HAntt,
+    Unfairness,
+}
 
-fn per_seed(records: &[RunRecord], policy: &str, metric: fn(&crate::RunMetrics) -> f64) -> PerSeed {
-    let mut runs: BTreeMap<(String, String), BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
-    for r in records.iter().filter(|r| r.policy == policy) {
-        // Records that made it into cells have valid metrics; any other
-        // one is left out here as it is there.
-        if let Ok(m) = crate::run_metrics(r) {
-            runs.entry((r.workload.clone(), r.config.clone()))
-                .or_default()
-                .entry(r.seed)
-                .or_default()
-                .push(metric(&m));
+/// H_ANTT and unfairness per seed, each the mean over core orders, of every
+/// (policy, workload, config), read in one pass over the runs.
+struct PerSeed(BTreeMap<(String, String, String), BTreeMap<u64, [f64; 2]>>);
+
+impl PerSeed {
+    fn new(records: &[RunRecord]) -> PerSeed {
+        let mut runs: BTreeMap<_, BTreeMap<u64, Vec<[f64; 2]>>> = BTreeMap::new();
+        for r in records {
+            // Records that made it into cells have valid metrics; any other
+            // one is left out here as it is there.
+            if let Ok(m) = crate::run_metrics(r) {
+                runs.entry((r.policy.clone(), r.workload.clone(), r.config.clone()))
+                    .or_default()
+                    .entry(r.seed)
+                    .or_default()
+                    .push([m.h_antt, m.unfairness]);
+            }
         }
+        let mean = |v: Vec<[f64; 2]>| {
+            let n = v.len() as f64;
+            let sum = v.iter().fold([0.0, 0.0], |a, x| [a[0] + x[0], a[1] + x[1]]);
+            [sum[0] / n, sum[1] / n]
+        };
+        PerSeed(
+            runs.into_iter()
+                .map(|(k, seeds)| (k, seeds.into_iter().map(|(s, v)| (s, mean(v))).collect()))
+                .collect(),
+        )
     }
-    runs.into_iter()
-        .map(|(k, seeds)| {
-            let means = seeds
-                .into_iter()
-                .map(|(s, v)| (s, v.iter().sum::<f64>() / v.len() as f64))
-                .collect();
-            (k, means)
-        })
-        .collect()
+
+    /// One metric per seed of a policy's cell.
+    fn of(&self, policy: &str, workload: &str, config: &str, m: Metric) -> BTreeMap<u64, f64> {
+        let key = (policy.to_string(), workload.to_string(), config.to_string());
+        self.0
+            .get(&key)
+            .map(|seeds| seeds.iter().map(|(&s, v)| (s, v[m as usize])).collect())
+            .unwrap_or_default()
+    }
+
+    /// The interval of `policy`'s ratio to the reference's on a cell.
+    fn interval(&self, policy: &str, workload: &str, config: &str, m: Metric) -> Option<Interval> {
+        ratio_interval(
+            &self.of(policy, workload, config, m),
+            &self.of(REFERENCE, workload, config, m),
+        )
+    }
 }
 
 /// The interval of `x`'s ratio to `r` over the seeds both have; None with
@@ -117,16 +144,11 @@ pub(crate) fn ratio_interval(x: &BTreeMap<u64, f64>, r: &BTreeMap<u64, f64>) -> 
 
 /// Each policy but the reference against it, in the analysis' order.
 pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Versus> {
-    let h_antt = |m: &crate::RunMetrics| m.h_antt;
-    let unfairness = |m: &crate::RunMetrics| m.unfairness;
-    let reference = per_seed(records, REFERENCE, h_antt);
-    let reference_unfairness = per_seed(records, REFERENCE, unfairness);
+    let per_seed = PerSeed::new(records);
     a.policies
         .iter()
         .filter(|p| *p != REFERENCE)
         .map(|p| {
-            let mine = per_seed(records, p, h_antt);
-            let mine_unfairness = per_seed(records, p, unfairness);
             let mut v = Versus {
                 policy: p.clone(),
                 both: 0,
@@ -147,11 +169,7 @@ pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Vers
                     let ratio = x.h_antt / r.h_antt;
                     if ratio > MARGIN {
                         v.worse += 1;
-                        let key = (w.to_string(), config.clone());
-                        let interval = mine
-                            .get(&key)
-                            .zip(reference.get(&key))
-                            .and_then(|(x, r)| ratio_interval(x, r));
+                        let interval = per_seed.interval(p, w, config, Metric::HAntt);
                         v.over.push((format!("{w} on {config}"), ratio, interval));
                     }
                     if v.worst.as_ref().is_none_or(|(b, _)| ratio > *b) {
@@ -161,11 +179,7 @@ pub(crate) fn against_reference(a: &Analysis, records: &[RunRecord]) -> Vec<Vers
                         v.large += 1;
                         if x.unfairness > r.unfairness {
                             v.large_unfairer += 1;
-                            let key = (w.to_string(), config.clone());
-                            let interval = mine_unfairness
-                                .get(&key)
-                                .zip(reference_unfairness.get(&key))
-                                .and_then(|(x, r)| ratio_interval(x, r));
+                            let interval = per_seed.interval(p, w, config, Metric::Unfairness);
                             v.unfairer.push((
                                 format!("{w} on {config}"),
                                 x.unfairness / r.unfairness,

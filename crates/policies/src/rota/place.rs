@@ -107,10 +107,12 @@ impl Rota {
     /// slow cluster because a thread that wants a fast core from there ranks
     /// before it? Only for a program with more live threads than fast cores.
     fn share_rank_sends_slow(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> bool {
+        if !(self.params.share_rank && self.params.share_fast) {
+            return false;
+        }
         let m = self.m();
         let p = st.thread(t).program.idx();
-        if !(self.params.share_rank && self.params.share_fast)
-            || m.slow.is_empty()
+        if m.slow.is_empty()
             || !matches!(kind, WakeKind::Wakeup { .. })
             || self.live.get(p).copied().unwrap_or(0) <= m.fast.count() as u32
         {
