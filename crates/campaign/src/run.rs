@@ -377,6 +377,12 @@ fn records(
             events: r.stats.events,
             migrations: r.stats.migrations,
             context_switches: r.stats.context_switches,
+            fast_idle_share: colab_metrics::fast_idle_share(
+                r.stats.fast_idle_slow_busy_ns,
+                r.makespan_ns,
+                topo.big_mask().count() as u32,
+            )
+            .filter(|_| topo.is_asymmetric()),
         });
     }
     Ok(records)

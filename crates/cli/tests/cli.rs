@@ -324,6 +324,39 @@ fn sim_prints_turnaround_and_the_metrics() {
 }
 
 #[test]
+fn sim_says_how_long_fast_cores_sat_idle_while_slow_ones_worked() {
+    // One thread started on the little core of 1B1S (little first) stays
+    // there under cfs: the big core idles the whole run.
+    let args = [
+        "sim",
+        "lu_cb:1",
+        "-t",
+        "1B1S",
+        "--order",
+        "little-first",
+        "-p",
+        "cfs",
+    ];
+    let out = ok(&args).stdout;
+    let line = out
+        .lines()
+        .find(|l| l.contains("fast cores idle while slower cores ran threads"))
+        .unwrap_or_else(|| panic!("no idle line:\n{out}"));
+    assert!(line.contains(": 100.0% of fast-core time"), "{line}");
+    let json = ok(&[&args[..], &["--json"]].concat()).stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["stats"]["fast_idle_slow_busy_ns"], v["makespan_ns"],
+        "{json}"
+    );
+    // Big core first, it runs there; a machine of one core type has no line.
+    let out = ok(&["sim", "lu_cb:1", "-t", "1B1S", "-p", "cfs"]).stdout;
+    assert!(out.contains("ran threads: 0.0% of fast-core time"), "{out}");
+    let out = ok(&["sim", "lu_cb:1", "-t", "2B", "-p", "cfs"]).stdout;
+    assert!(!out.contains("fast cores idle"), "{out}");
+}
+
+#[test]
 fn sim_json_has_the_expected_fields_and_is_deterministic() {
     let args = [
         "sim", "Sync-1", "-t", "2B2S", "-p", "wash", "--seed", "7", "--json",

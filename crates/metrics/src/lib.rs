@@ -255,6 +255,17 @@ pub fn energy_delay_product(energy_j: f64, delay_s: f64) -> Result<f64> {
     finite("energy_delay_product", energy_j * delay_s)
 }
 
+/// Share of the fast cores' time (`fast_cores` x `makespan_ns`) they sat
+/// idle while slower cores ran threads (`fast_idle_ns`, core-ns: the
+/// simulator's `fast_idle_slow_busy_ns`): 0 when a scheduler never leaves a
+/// fast core idle while a slow one works, 1 when the fast cores sat idle
+/// all run while at least as many slow cores worked. None on a machine with
+/// no fast core or a run of no length (the share is undefined there).
+pub fn fast_idle_share(fast_idle_ns: u64, makespan_ns: u64, fast_cores: u32) -> Option<f64> {
+    let whole = makespan_ns as f64 * f64::from(fast_cores);
+    (whole > 0.0).then(|| (fast_idle_ns as f64 / whole).min(1.0))
+}
+
 /// Nanoseconds (the simulator's time unit) to seconds.
 pub fn ns_to_s(ns: u64) -> f64 {
     ns as f64 * 1e-9
@@ -276,6 +287,17 @@ mod tests {
         assert!(close(h_antt(&pairs).unwrap(), 2.5));
         // 1/2 + 1/3 = 5/6
         assert!(close(h_stp(&pairs).unwrap(), 5.0 / 6.0));
+    }
+
+    #[test]
+    fn fast_idle_share_by_hand() {
+        // Two fast cores over 10 ms: 5 ms of one core idle is a quarter.
+        assert_eq!(fast_idle_share(5_000_000, 10_000_000, 2), Some(0.25));
+        assert_eq!(fast_idle_share(0, 10_000_000, 2), Some(0.0));
+        // Undefined without fast cores or time, never above the whole.
+        assert_eq!(fast_idle_share(5, 0, 2), None);
+        assert_eq!(fast_idle_share(5, 10, 0), None);
+        assert_eq!(fast_idle_share(30, 10, 2), Some(1.0));
     }
 
     #[test]

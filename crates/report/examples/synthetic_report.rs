@@ -89,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             events: 10_000,
                             migrations: 100,
                             context_switches: 1000,
+                            fast_idle_share: None,
                         });
                     }
                 }

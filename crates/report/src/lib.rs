@@ -16,6 +16,7 @@ use thiserror::Error;
 
 mod analysis;
 mod charts;
+mod fast_idle;
 mod fast_share;
 mod naming;
 mod output;
@@ -72,6 +73,11 @@ pub struct RunRecord {
     pub events: u64,
     pub migrations: u64,
     pub context_switches: u64,
+    /// Share of the fast cores' time they sat idle while slower cores ran
+    /// threads (`colab_metrics::fast_idle_share`); None on a machine of one
+    /// core type, and in runs recorded before it was kept.
+    #[serde(default)]
+    pub fast_idle_share: Option<f64>,
 }
 
 /// A run a campaign could not finish (`colab reproduce --keep-going`).

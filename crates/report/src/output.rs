@@ -90,6 +90,7 @@ struct RunRow<'a> {
     events: u64,
     migrations: u64,
     context_switches: u64,
+    fast_idle_share: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +173,7 @@ fn run_rows(records: &[RunRecord]) -> Result<Vec<RunRow<'_>>, ReportError> {
                 events: r.events,
                 migrations: r.migrations,
                 context_switches: r.context_switches,
+                fast_idle_share: r.fast_idle_share,
             })
         })
         .collect()

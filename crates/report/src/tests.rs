@@ -48,6 +48,7 @@ fn rec(
         events: 1000,
         migrations: 10,
         context_switches: 100,
+        fast_idle_share: None,
     }
 }
 
@@ -802,6 +803,54 @@ fn who_got_the_fast_cores_sums_cpu_times_per_program_and_policy() {
         let files = write_report(&tmp.path().join(format!("s{cpu}")), &same, &plain).unwrap();
         assert!(!read(&files.summary_md).contains("Who got the fast cores"));
     }
+}
+
+#[test]
+fn fast_cores_left_idle_is_the_mean_share_per_policy_and_machine() {
+    // cfs on 2B2S: 0.5 and 0.25 -> 37.5%; on 4B4S one run, 0.1 -> 10.0%;
+    // rota on 2B2S: 0.0 and 0.05 -> 2.5%, and a run without the share
+    // (recorded before it was kept) counts for nothing, not as 0.
+    let run = |policy: &str, config: &str, seed, share: Option<f64>| {
+        let mut r = rec(
+            "Mix",
+            &["Sync"],
+            config,
+            4,
+            2,
+            policy,
+            "big-first",
+            seed,
+            &[(10, 5, 6)],
+            1.0,
+        );
+        r.fast_idle_share = share;
+        r
+    };
+    let records = vec![
+        run("cfs", "2B2S", 1, Some(0.5)),
+        run("cfs", "2B2S", 2, Some(0.25)),
+        run("cfs", "4B4S", 1, Some(0.1)),
+        run("rota", "2B2S", 1, Some(0.0)),
+        run("rota", "2B2S", 2, Some(0.05)),
+        run("rota", "2B2S", 3, None),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("a"), &records, &no_charts()).unwrap();
+    let md = read(&files.summary_md);
+    let part = section(&md, "## Fast cores left idle while slower cores worked");
+    assert!(part.contains("| policy | 2B2S | 4B4S |"), "{part}");
+    assert!(part.contains("| cfs | 37.5% | 10.0% |"), "{part}");
+    assert!(part.contains("| rota | 2.5% | - |"), "{part}");
+    // No run with the share (older runs, symmetric machines): no section.
+    let none: Vec<RunRecord> = records
+        .into_iter()
+        .map(|mut r| {
+            r.fast_idle_share = None;
+            r
+        })
+        .collect();
+    let files = write_report(&tmp.path().join("b"), &none, &no_charts()).unwrap();
+    assert!(!read(&files.summary_md).contains("Fast cores left idle"));
 }
 
 #[test]

@@ -392,6 +392,7 @@ mod tests {
             events: 1,
             migrations: 0,
             context_switches: 0,
+            fast_idle_share: None,
         }
     }
 

@@ -7,6 +7,7 @@
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
 
 use crate::counters::{CounterError, Signature};
+use crate::idle_meter::FastIdleMeter;
 use crate::pmu::{CounterTotals, Pmu};
 use crate::predict::SimRng;
 use crate::predict::{PhaseObservation, Predictor, PredictorKind};
@@ -160,6 +161,10 @@ pub struct SimStats {
     pub futex_waits: u64,
     pub futex_wakes: u64,
     pub ticks: u64,
+    /// Fast-core time left idle while slower cores ran threads, core-ns:
+    /// the integral of min(idle fastest cores, busy other cores) over the
+    /// run (0 on a machine of one core type; see `idle_meter`).
+    pub fast_idle_slow_busy_ns: u64,
     /// Blocks by what the thread waited for (a model's synchronisation,
     /// to set beside a recording's, `colab trace-stats`).
     pub waits: WaitsByKind,
@@ -476,6 +481,7 @@ struct Sim<'a> {
     resched_q: Vec<CoreId>,
     actions: Vec<Action>,
     stats: SimStats,
+    fast_idle: FastIdleMeter,
     live_programs: u32,
     /// With `restart_until`: every program has completed enough runs.
     restart_done: bool,
@@ -652,6 +658,7 @@ impl<'a> Sim<'a> {
             resched_q: Vec::new(),
             actions: Vec::new(),
             stats: SimStats::default(),
+            fast_idle: FastIdleMeter::new(topo.big_mask().count() as u32),
             live_programs: w.programs.len() as u32,
             restart_done: false,
             active: 0,
@@ -1545,6 +1552,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.st.set_current(c, Some(t));
+        self.fast_idle.change(now, self.st.topo.is_big(c), true);
         self.st.cores[c.idx()].run_start = now;
         self.st.set_state(t, RunState::Running);
         let th = &mut self.st.threads[t.idx()];
@@ -1584,6 +1592,7 @@ impl<'a> Sim<'a> {
             return;
         };
         self.st.set_current(c, None);
+        self.fast_idle.change(now, self.st.topo.is_big(c), false);
         let ran = now - self.st.cores[c.idx()].run_start;
         self.account_progress(c, t);
         self.read_counters(t);
@@ -1851,8 +1860,10 @@ impl<'a> Sim<'a> {
         out
     }
 
-    fn finish(self) -> Result<SimResult, SimError> {
+    fn finish(mut self) -> Result<SimResult, SimError> {
         let now = self.st.now;
+        self.fast_idle.advance(now);
+        self.stats.fast_idle_slow_busy_ns = self.fast_idle.total_ns();
         let restarted = self.cfg.restart_until.is_some();
         // Invariants at the end: every thread exited, every queue empty, every
         // core idle (with restarts, runs in progress at the end are abandoned).

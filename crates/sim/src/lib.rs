@@ -9,6 +9,7 @@
 
 pub mod counters;
 mod engine;
+mod idle_meter;
 mod pmu;
 pub mod predict;
 mod slots;

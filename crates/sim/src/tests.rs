@@ -91,6 +91,46 @@ fn each_programs_cpu_time_and_its_part_on_the_fastest_cores_are_counted() {
 }
 
 #[test]
+fn fast_core_idle_time_is_counted_while_a_slow_core_runs_a_thread() {
+    // One 10 ms thread on 1B1S with the little core first: cfs starts it
+    // on core 0, the little one, and never moves it, so the big core sits
+    // idle the whole run while the little one works.
+    let w = workload("name = \"x\"\n[thread.main]\nops = [ { compute = 10000, mem_frac = 0.0 } ]");
+    let on = |policy: &str, order| {
+        let t = zero_cost(Topology::named("1B1S", order).unwrap());
+        let mut p = colab_policies::by_name(policy).unwrap();
+        let cfg = SimConfig {
+            predictor: PredictorKind::Oracle,
+            ..SimConfig::default()
+        };
+        simulate(&w, &t, p.as_mut(), &cfg).unwrap()
+    };
+    let r = on("cfs", CoreOrder::LittleFirst);
+    assert_eq!(r.core_busy_ns[1], 0, "the big core never ran it");
+    assert_eq!(r.stats.fast_idle_slow_busy_ns, r.makespan_ns);
+    // Big core first: it runs there, nothing is left idle.
+    let r = on("cfs", CoreOrder::BigFirst);
+    assert_eq!(r.stats.fast_idle_slow_busy_ns, 0);
+    // Two one-thread programs of 10 and 5 ms start on both cores and stay
+    // (cfs moves no running thread): the big core idles from its end to
+    // the little core's, whichever program each drew.
+    let short =
+        workload("name = \"y\"\n[thread.main]\nops = [ { compute = 5000, mem_frac = 0.0 } ]");
+    let mut two = w.clone();
+    two.programs.push(short.programs[0].clone());
+    let t = zero_cost(Topology::named("1B1S", CoreOrder::LittleFirst).unwrap());
+    let mut p = colab_policies::by_name("cfs").unwrap();
+    let r = simulate(&two, &t, p.as_mut(), &SimConfig::default()).unwrap();
+    let big_busy = r.core_busy_ns[1];
+    assert!(big_busy > 0 && big_busy < r.makespan_ns, "{big_busy}");
+    assert_eq!(r.stats.migrations, 0);
+    assert_eq!(r.stats.fast_idle_slow_busy_ns, r.makespan_ns - big_busy);
+    // A machine of one core type has no slower core.
+    let r = run(&w, "2B", "cfs").unwrap();
+    assert_eq!(r.stats.fast_idle_slow_busy_ns, 0);
+}
+
+#[test]
 fn memory_stalls_draw_stall_power() {
     // 10 ms of fully memory-bound work on the big core: stalled all the time,
     // at half the active power (DEFAULT_STALL_POWER_FRAC): 10 ms x 0.75 W.
@@ -715,12 +755,25 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// fingerprints were taken; a flat object, so cutting it restores the
 /// bytes from before).
 fn without_waits(json: &str) -> String {
-    let json = without_cpu_times(json);
+    let json = without_fast_idle(&without_cpu_times(json));
     let Some(at) = json.find(",\"waits\":{") else {
         return json;
     };
     let end = at + json[at..].find('}').expect("the waits object closes") + 1;
     format!("{}{}", &json[..at], &json[end..])
+}
+
+/// `json` without the stats' `fast_idle_slow_busy_ns` (added after the
+/// fingerprints were taken; a number before the waits).
+fn without_fast_idle(json: &str) -> String {
+    const KEY: &str = ",\"fast_idle_slow_busy_ns\":";
+    let Some(at) = json.find(KEY) else {
+        return json.to_string();
+    };
+    let digits = json[at + KEY.len()..]
+        .find(|c: char| !c.is_ascii_digit())
+        .expect("a number, then more");
+    format!("{}{}", &json[..at], &json[at + KEY.len() + digits..])
 }
 
 /// `json` without each program's `cpu_ns` and `fast_cpu_ns` (added after

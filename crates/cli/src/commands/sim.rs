@@ -4,6 +4,7 @@ use crate::common::{load_topology, warn, write_atomic, LengthsArg, Order};
 use anyhow::{bail, Context, Result};
 use colab_campaign::single::{simulate_with_baselines, SingleRun};
 use colab_core::Topology;
+use colab_metrics::fast_idle_share;
 use colab_sim::SimConfig;
 use colab_workload::{Library, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -266,6 +267,17 @@ fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timelin
         s.futex_waits,
         r.wall_s * 1e3
     );
+    let fast_cores = topo.big_mask().count() as u32;
+    if let Some(share) =
+        fast_idle_share(s.fast_idle_slow_busy_ns, res.makespan_ns, fast_cores).filter(|_| asym)
+    {
+        println!(
+            "  fast cores idle while slower cores ran threads: {:.1}% of fast-core time ({:.3} ms of {:.3})",
+            100.0 * share,
+            s.fast_idle_slow_busy_ns as f64 / 1e6,
+            res.makespan_ns as f64 * f64::from(fast_cores) / 1e6
+        );
+    }
     if let Some(p) = timeline {
         println!(
             "  timeline: {} (open in https://ui.perfetto.dev)",
