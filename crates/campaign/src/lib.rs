@@ -165,27 +165,28 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 59] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 60] = [
     "rota",
-    "rota:share-rank=on",
-    "rota:reclaim=barrier-oracle",
-    "rota:split-prior=off:reclaim=on",
-    "rota:order=ntt-pr:reclaim=off",
-    "rota:order=ntt-pr:reclaim=off:gang-fit=off",
-    "rota:order=ntt-pr:reclaim=off:gang=off",
-    "rota:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
+    "rota:pull-min=on",
+    "rota:share-rank=on:pull-min=on",
+    "rota:reclaim=barrier-oracle:pull-min=on",
+    "rota:split-prior=off:reclaim=on:pull-min=on",
+    "rota:order=ntt-pr:reclaim=off:pull-min=on",
+    "rota:order=ntt-pr:reclaim=off:gang-fit=off:pull-min=on",
+    "rota:order=ntt-pr:reclaim=off:gang=off:pull-min=on",
+    "rota:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on",
     "rota:full-wait=off",
     "rota:order=ntt-prog",
-    "rota:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
-    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off",
-    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
+    "rota:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on",
+    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on",
+    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on",
     "rota:quantum=migrations",
     "rota:quantum=slice",
     "rota:hold=off",
     "rota:stay=off",
     "rota:pull-from=core",
-    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
-    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off",
+    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on",
+    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on",
     "rota:local=eevdf",
     "rota:local=eevdf-fast",
     "rota:order=las",
@@ -224,7 +225,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 59] = [
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off",
+    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on",
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

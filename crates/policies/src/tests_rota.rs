@@ -218,7 +218,7 @@ fn rota_pull_guard_keeps_a_short_sleepers_core_for_it() {
 #[test]
 fn rota_does_not_pull_a_thread_that_just_started() {
     let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, "pull-min=on");
     st.now = 10 * MS;
     run_on(&mut st, 2, 1); // started now: under pull_min (400 us)
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
@@ -227,6 +227,53 @@ fn rota_does_not_pull_a_thread_that_just_started() {
         p.pick_next(&st, CoreId(0)),
         Pick::PreemptRemote { .. }
     ));
+}
+
+/// `pull-min=siblings` (the default since the eighteenth freeze): the
+/// minimum run holds only for a thread of the program whose thread last
+/// left the idle fast core; one of another program, or one wanted by a
+/// core no thread has left, is taken over at once.
+#[test]
+fn rota_pull_min_holds_only_for_a_sibling_of_the_cores_last_thread() {
+    // Threads 0 and 1 of program 0, thread 2 of program 1.
+    let st0 = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
+    // Thread 0 ran 1 ms on fast core 0 and blocked; core 0 has been idle
+    // 150 us (past `hold`'s migration) when `slow` has run 150 us on slow
+    // core 2, under pull_min's 400 us.
+    let after_block = |opts: &str, slow: u32| {
+        let mut st = st0.clone();
+        let mut p = rota(&st, opts);
+        st.now = 10 * MS;
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        run_on(&mut st, 2, slow);
+        // The core goes idle (with `hold` it waits a migration first).
+        p.pick_next(&st, CoreId(0));
+        st.now += 150 * US;
+        p.pick_next(&st, CoreId(0))
+    };
+    let taken = |t| Pick::PreemptRemote {
+        from: CoreId(2),
+        thread: ThreadId(t),
+    };
+    assert_eq!(after_block("", 2), taken(2), "another program's thread");
+    assert_eq!(
+        after_block("", 1),
+        Pick::Idle,
+        "a sibling waits for pull_min"
+    );
+    assert_eq!(
+        after_block("pull-min=on", 2),
+        Pick::Idle,
+        "the sixteenth's rule"
+    );
+    assert_eq!(after_block("pull-min=off", 1), taken(1));
+    // A core no thread has left takes a young thread at once.
+    let mut st = st0.clone();
+    let mut p = rota(&st, "");
+    st.now = 10 * MS;
+    run_on(&mut st, 2, 1);
+    st.now += 10 * US;
+    assert_eq!(p.pick_next(&st, CoreId(0)), taken(1));
 }
 
 /// `migration-us` sets the constants as scx_colab's `--migration-us` does:
@@ -238,11 +285,11 @@ fn rota_migration_us_sets_the_constants() {
     st.now = 10 * MS;
     run_on(&mut st, 2, 1);
     st.now += 10 * US;
-    let mut p = rota(&st, "");
+    let mut p = rota(&st, "pull-min=on");
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
-    let mut p = rota(&st, "migration-us=100");
+    let mut p = rota(&st, "pull-min=on:migration-us=100");
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
-    let mut p = rota(&st, "migration-us=1");
+    let mut p = rota(&st, "pull-min=on:migration-us=1");
     assert!(matches!(
         p.pick_next(&st, CoreId(0)),
         Pick::PreemptRemote { .. }
@@ -1165,13 +1212,13 @@ fn rota_recheck_asks_to_pick_again_when_a_pull_becomes_allowed() {
     st.now = 10 * MS;
     run_on(&mut st, 2, 1); // started now: 400 us to pull_min
     st.now += 150 * US;
-    let mut p = rota(&st, "recheck=on");
+    let mut p = rota(&st, "recheck=on:pull-min=on");
     assert_eq!(
         p.pick_next(&st, CoreId(0)),
         Pick::IdleUntil(10 * MS + 400 * US)
     );
     // Off (the default), the core just goes idle until a tick.
-    let mut q = rota(&st, "");
+    let mut q = rota(&st, "pull-min=on");
     assert_eq!(q.pick_next(&st, CoreId(0)), Pick::Idle);
     // Of two slow-core threads, the earlier one to become allowed counts.
     let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (2, 2.0)]);
@@ -1179,7 +1226,7 @@ fn rota_recheck_asks_to_pick_again_when_a_pull_becomes_allowed() {
     run_on(&mut st, 2, 1);
     st.now += 300 * US;
     run_on(&mut st, 3, 2);
-    let mut p = rota(&st, "recheck=on");
+    let mut p = rota(&st, "recheck=on:pull-min=on");
     assert_eq!(
         p.pick_next(&st, CoreId(0)),
         Pick::IdleUntil(10 * MS + 400 * US)
@@ -1282,8 +1329,8 @@ fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
     // Thread 1 has run 10 ms on slow core 2, but woke thread 2 (its
     // barrier partner) 100 us ago: a new phase, under pull_min (400 us).
     let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (1, 2.0)]);
-    let mut p = rota(&st, "");
-    let mut q = rota(&st, "pull-from=core");
+    let mut p = rota(&st, "pull-min=on");
+    let mut q = rota(&st, "pull-min=on:pull-from=core");
     run_on(&mut st, 2, 1);
     st.now = 10 * MS;
     for r in [&mut p, &mut q] {

@@ -1,9 +1,9 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. It has been frozen seventeen times, each time in a
+//! not from a paper. It has been frozen eighteen times, each time in a
 //! commit made before any run on held-out work; the default is the
-//! sixteenth (the seventeenth, `share-rank`, lost to it on held-out work
-//! and was withdrawn). Every earlier freeze is a set of switches
+//! eighteenth (`pull-min=siblings`; the seventeenth, `share-rank`, lost to
+//! the sixteenth on held-out work and was withdrawn). Every earlier freeze is a set of switches
 //! (`params.rs`); the book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
 //! freeze's commit, spelling, the rule it was chosen by, and its held-out
 //! results.
@@ -62,6 +62,15 @@
 //!   it over, counted from when it got on the core or, if later, when it
 //!   last woke another thread (the releasing side of a barrier or a lock
 //!   hand-off), since a run so far predicts the rest only within a phase.
+//! - **The minimum run only for a sibling** (`pull-min=siblings`, since
+//!   the eighteenth freeze): `pull_min` holds when the slow core's thread
+//!   belongs to the program whose thread last left the idle fast core. That
+//!   thread blocked where the straggler is heading (a barrier, a lock), and
+//!   the move would be undone when it wakes; a thread of another program,
+//!   or one wanted by a core no thread has left, is taken over at once
+//!   (after `hold`'s wait). Nearly all the fast-core idle time the
+//!   sixteenth left was `pull_min`'s (book, "Where ROTA leaves fast cores
+//!   idle").
 //! - **New threads in arrival order** (`new-start=debit-fifo`): each core
 //!   shares its queue by CFS's rules, which start a new thread a slice of
 //!   the period behind min_vruntime (START_DEBIT); the slice shrinks as the
@@ -496,9 +505,23 @@ impl Rota {
         }
         self.slow_running(st)
             .filter(|&(o, t)| {
-                self.ran_in_phase(st, o, t) >= min && (held || self.may_pull(st, c, t))
+                self.ran_in_phase(st, o, t) >= self.pull_min_of(st, c, t, min)
+                    && (held || self.may_pull(st, c, t))
             })
             .min_by_key(self.ranker(st, floor))
+    }
+
+    /// The run `t` must have had in its phase before idle fast core `c`
+    /// takes it over: `min` (`pull_min`), or with `pull-min=siblings` 0
+    /// unless `t`'s program is that of the thread that last left `c`.
+    fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
+        if !self.params.pull_min_siblings {
+            return min;
+        }
+        match self.occupant[c.idx()] {
+            Some((occ, _)) if st.thread(occ).program == st.thread(t).program => min,
+            _ => 0,
+        }
     }
 
     /// With `recheck`: the earliest time at which idle fast core `c` may take
@@ -515,7 +538,8 @@ impl Rota {
             .iter()
             .filter_map(|o| st.core(o).current.map(|t| (o, t)))
             .map(|(o, t)| {
-                let ran_ok = st.now + m.pull_min_ns.saturating_sub(self.ran_in_phase(st, o, t));
+                let min = self.pull_min_of(st, c, t, m.pull_min_ns);
+                let ran_ok = st.now + min.saturating_sub(self.ran_in_phase(st, o, t));
                 if self.may_pull(st, c, t) {
                     ran_ok
                 } else {

@@ -21,6 +21,13 @@ pub struct RotaParams {
     pub block_first: bool,
     /// Only pull running threads that ran `pull_min` (off: pull at once).
     pub pull_min: bool,
+    /// `pull-min=siblings`: `pull_min` holds only for a thread of the
+    /// program whose thread last left the fast core (it blocked at the
+    /// same barrier or lock the slow thread is heading for, so the move
+    /// would likely be undone when it wakes); a thread of another program,
+    /// or one taken by a core no thread has left, is taken over at once
+    /// (still after `hold`'s wait). On since the eighteenth freeze.
+    pub pull_min_siblings: bool,
     /// What a slow core's running thread must have run `pull_min` of
     /// before a fast core takes it over: its time on the core, or its time
     /// since it last synchronised (`sync`: got on the core, or woke another
@@ -217,6 +224,7 @@ impl Default for RotaParams {
             prev_first: true,
             block_first: false,
             pull_min: true,
+            pull_min_siblings: true,
             pull_from: PullFrom::Sync,
             local: Local::Cfs,
             recheck: false,
@@ -308,6 +316,18 @@ impl RotaParams {
                 )?;
                 continue;
             }
+            if k == "pull-min" {
+                (self.pull_min, self.pull_min_siblings) = crate::one_of(
+                    k,
+                    v,
+                    &[
+                        ("on", (true, false)),
+                        ("off", (false, false)),
+                        ("siblings", (true, true)),
+                    ],
+                )?;
+                continue;
+            }
             if k == "stay" {
                 use Stay::*;
                 self.stay = crate::one_of(k, v, &[("on", On), ("off", Off), ("fast", Fast)])?;
@@ -374,7 +394,6 @@ impl RotaParams {
                 "remote" => self.remote = on,
                 "prev-first" => self.prev_first = on,
                 "block-first" => self.block_first = on,
-                "pull-min" => self.pull_min = on,
                 "recheck" => self.recheck = on,
                 "swap" => self.swap = on,
                 "serial-first" => self.serial_first = on,
