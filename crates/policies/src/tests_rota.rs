@@ -529,6 +529,18 @@ fn rota_split_prior_shares_the_prior_among_a_programs_threads() {
 fn rota_options_parse_and_bad_ones_are_errors() {
     assert!(crate::by_name("rota").is_ok());
     assert!(crate::by_name("rota:rotate=off:order=owed:group=on").is_ok());
+    for good in [
+        "rota:pull-min=on",
+        "rota:pull-min=off",
+        "rota:pull-min=siblings",
+    ] {
+        assert!(crate::by_name(good).is_ok(), "{good}");
+    }
+    let e = crate::by_name("rota:pull-min=some")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("'pull-min' takes on, off, siblings"), "{e}");
     for bad in [
         "rota:rotate=maybe",
         "rota:nope=on",
