@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use crate::analysis::Analysis;
 use crate::RunRecord;
 
-/// Mean share per (config, policy) over every run that has one, and the
-/// run count.
-fn means(records: &[RunRecord]) -> BTreeMap<(&str, &str), (f64, usize)> {
+/// Mean share per (config, policy) over every run that has one.
+fn means(records: &[RunRecord]) -> BTreeMap<(&str, &str), f64> {
     let mut sums: BTreeMap<(&str, &str), (f64, usize)> = BTreeMap::new();
     for r in records {
         if let Some(share) = r.fast_idle_share {
@@ -20,10 +19,9 @@ fn means(records: &[RunRecord]) -> BTreeMap<(&str, &str), (f64, usize)> {
             e.1 += 1;
         }
     }
-    for v in sums.values_mut() {
-        v.0 /= v.1 as f64;
-    }
-    sums
+    sums.into_iter()
+        .map(|(k, (sum, n))| (k, sum / n as f64))
+        .collect()
 }
 
 /// The section: one row per policy, one column per asymmetric machine;
@@ -57,7 +55,7 @@ pub(crate) fn render(md: &mut String, a: &Analysis, records: &[RunRecord]) {
                 configs
                     .iter()
                     .map(|c| match means.get(&(c.as_str(), p.as_str())) {
-                        Some(&(m, _)) => format!("{:.1}%", 100.0 * m),
+                        Some(&m) => format!("{:.1}%", 100.0 * m),
                         None => "-".to_string(),
                     }),
             );

@@ -1592,7 +1592,8 @@ impl<'a> Sim<'a> {
             return;
         };
         self.st.set_current(c, None);
-        self.fast_idle.change(now, self.st.topo.is_big(c), false);
+        let fast = self.st.topo.is_big(c);
+        self.fast_idle.change(now, fast, false);
         let ran = now - self.st.cores[c.idx()].run_start;
         self.account_progress(c, t);
         self.read_counters(t);
@@ -1600,7 +1601,7 @@ impl<'a> Sim<'a> {
         self.cores[c.idx()].busy_ns += ran;
         let prog = &mut self.progs[self.st.threads[t.idx()].program.idx()];
         prog.cpu_ns += ran;
-        if self.st.topo.is_big(c) {
+        if fast {
             prog.fast_cpu_ns += ran;
         }
         let th = &mut self.st.threads[t.idx()];

@@ -231,7 +231,7 @@ impl Rota {
         let occ = self.blocked_occupant(st, c)?;
         // The sibling's phase predicts the straggler's: worth a move when
         // the occupant's bursts are (`pull_min`'s measure, from the sibling).
-        if self.params.pull_min
+        if self.params.pull_min.on()
             && (!self.may_pull_any(st, c) || self.th[occ.idx()].avg_burst_ns < self.m().pull_min_ns)
         {
             return None;

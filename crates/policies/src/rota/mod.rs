@@ -165,7 +165,8 @@ mod params;
 mod place;
 
 pub use params::{
-    Local, Order, PullFrom, Quantum, Reclaim, RotaParams, RotateAfter, Stay, ROTA_OPTIONS_HELP,
+    Local, Order, PullFrom, PullMin, Quantum, Reclaim, RotaParams, RotateAfter, Stay,
+    ROTA_OPTIONS_HELP,
 };
 
 /// Fixed-point unit of speedups (1.0 = 1024).
@@ -492,14 +493,14 @@ impl Rota {
         c: CoreId,
         floor: u64,
     ) -> Option<(CoreId, ThreadId)> {
-        let min = if self.params.pull_min {
+        let min = if self.params.pull_min.on() {
             self.m().pull_min_ns
         } else {
             0
         };
         // With `hold`, whether `c` may pull does not depend on the thread:
         // asked once, not per slow core.
-        let held = self.params.hold && self.params.pull_min;
+        let held = self.params.hold && self.params.pull_min.on();
         if held && !self.may_pull_any(st, c) {
             return None;
         }
@@ -515,7 +516,7 @@ impl Rota {
     /// takes it over: `min` (`pull_min`), or with `pull-min=siblings` 0
     /// unless `t`'s program is that of the thread that last left `c`.
     fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
-        if !self.params.pull_min_siblings {
+        if self.params.pull_min != PullMin::Siblings {
             return min;
         }
         match self.occupant[c.idx()] {
@@ -529,7 +530,7 @@ impl Rota {
     /// because time has not yet passed (the thread has not run `pull_min`
     /// on its core, or `c` has not been idle for a migration).
     fn next_pull_at(&self, st: &SchedState, c: CoreId) -> Option<Nanos> {
-        if !(self.params.recheck && self.params.remote && self.params.pull_min) {
+        if !(self.params.recheck && self.params.remote && self.params.pull_min.on()) {
             return None;
         }
         let m = self.m();
@@ -570,7 +571,7 @@ impl Rota {
     /// migration (slow cores' ticks make idle fast cores look again).
     /// With `hold`, `c` waits so for a thread of any program.
     fn may_pull(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
-        let Some((occ, _)) = self.occupant[c.idx()].filter(|_| self.params.pull_min) else {
+        let Some((occ, _)) = self.occupant[c.idx()].filter(|_| self.params.pull_min.on()) else {
             return true;
         };
         (!self.params.hold && st.thread(occ).program != st.thread(t).program)

@@ -19,15 +19,9 @@ pub struct RotaParams {
     pub prev_first: bool,
     /// High-blocking threads first for fast cores (COLAB's bottleneck labels).
     pub block_first: bool,
-    /// Only pull running threads that ran `pull_min` (off: pull at once).
-    pub pull_min: bool,
-    /// `pull-min=siblings`: `pull_min` holds only for a thread of the
-    /// program whose thread last left the fast core (it blocked at the
-    /// same barrier or lock the slow thread is heading for, so the move
-    /// would likely be undone when it wakes); a thread of another program,
-    /// or one taken by a core no thread has left, is taken over at once
-    /// (still after `hold`'s wait). On since the eighteenth freeze.
-    pub pull_min_siblings: bool,
+    /// Which running threads a fast core pulls only once they ran
+    /// `pull_min` (`Off`: every one at once).
+    pub pull_min: PullMin,
     /// What a slow core's running thread must have run `pull_min` of
     /// before a fast core takes it over: its time on the core, or its time
     /// since it last synchronised (`sync`: got on the core, or woke another
@@ -223,8 +217,7 @@ impl Default for RotaParams {
             remote: true,
             prev_first: true,
             block_first: false,
-            pull_min: true,
-            pull_min_siblings: true,
+            pull_min: PullMin::Siblings,
             pull_from: PullFrom::Sync,
             local: Local::Cfs,
             recheck: false,
@@ -317,13 +310,13 @@ impl RotaParams {
                 continue;
             }
             if k == "pull-min" {
-                (self.pull_min, self.pull_min_siblings) = crate::one_of(
+                self.pull_min = crate::one_of(
                     k,
                     v,
                     &[
-                        ("on", (true, false)),
-                        ("off", (false, false)),
-                        ("siblings", (true, true)),
+                        ("on", PullMin::On),
+                        ("off", PullMin::Off),
+                        ("siblings", PullMin::Siblings),
                     ],
                 )?;
                 continue;
@@ -516,6 +509,29 @@ pub enum RotateAfter {
     /// The one with the least fast-core time, if it has had a quantum less
     /// of it than the occupant (counting the occupant's current run).
     Owed,
+}
+
+/// Which threads running on a slow core an idle fast core takes over only
+/// once they have run `pull_min` in their phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PullMin {
+    /// None: every one at once.
+    Off,
+    /// Every one.
+    On,
+    /// Only a thread of the program whose thread last left the fast core
+    /// (it blocked at the barrier or lock the slow thread is heading for,
+    /// so the move would be undone when it wakes); one of another program,
+    /// or one wanted by a core no thread has left, is taken over at once
+    /// (still after `hold`'s wait). The default since the eighteenth freeze.
+    Siblings,
+}
+
+impl PullMin {
+    /// Whether the minimum run holds for any thread (and `hold` with it).
+    pub fn on(self) -> bool {
+        self != PullMin::Off
+    }
 }
 
 /// Where the run a takeover weighs against `pull_min` starts.
