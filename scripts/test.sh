@@ -9,4 +9,5 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 cargo run --release --locked -p colab-fuzz -- --cases 100000 --seed "${FUZZ_SEED:-1}"
 bash scripts/vm/test-sim-vs-vm.sh
+bash scripts/vm/test-run-retry.sh
 bash scripts/book.sh
