@@ -276,6 +276,45 @@ fn rota_pull_min_holds_only_for_a_sibling_of_the_cores_last_thread() {
     assert_eq!(p.pick_next(&st, CoreId(0)), taken(1));
 }
 
+/// `pull-min=siblings-short`: as `siblings`, and another program's thread
+/// also waits for the minimum run when its bursts are short (it would block
+/// again before repaying the move); one with long bursts is taken at once.
+#[test]
+fn rota_pull_min_siblings_short_holds_for_short_bursts_of_any_program() {
+    // Threads 0 and 1 of program 0, thread 2 of program 1.
+    let st0 = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
+    // Thread 2 ran `burst` on slow core 3 and blocked; later thread 0 ran
+    // 1 ms on fast core 0 and blocked, and thread 2 has run 150 us on slow
+    // core 2 when core 0 has been idle 150 us (past `hold`'s migration).
+    let after_block = |opts: &str, burst: u64| {
+        let mut st = st0.clone();
+        let mut p = rota(&st, opts);
+        st.now = 5 * MS;
+        ran_and_blocked(&mut p, &mut st, 3, 2, burst);
+        st.now = 10 * MS;
+        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
+        run_on(&mut st, 2, 2);
+        p.running(&st, CoreId(2), ThreadId(2));
+        p.pick_next(&st, CoreId(0));
+        st.now += 150 * US;
+        p.pick_next(&st, CoreId(0))
+    };
+    let taken = Pick::PreemptRemote {
+        from: CoreId(2),
+        thread: ThreadId(2),
+    };
+    // 100 us bursts: the average (a quarter of the last burst after one
+    // sleep) is under pull_min's 400 us.
+    assert_eq!(
+        after_block("pull-min=siblings-short", 100 * US),
+        Pick::Idle,
+        "short bursts wait for pull_min"
+    );
+    assert_eq!(after_block("", 100 * US), taken, "the eighteenth's rule");
+    // 8 ms bursts: a 2 ms average, taken at once.
+    assert_eq!(after_block("pull-min=siblings-short", 8 * MS), taken);
+}
+
 /// `migration-us` sets the constants as scx_colab's `--migration-us` does:
 /// at 1 us the pull threshold is 4 us, so a thread that has run 10 us is
 /// pulled; at the topology's 100 us (400 us) it is not.
@@ -533,6 +572,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         "rota:pull-min=on",
         "rota:pull-min=off",
         "rota:pull-min=siblings",
+        "rota:pull-min=siblings-short",
     ] {
         assert!(crate::by_name(good).is_ok(), "{good}");
     }

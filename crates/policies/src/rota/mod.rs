@@ -430,8 +430,7 @@ impl Rota {
         let m = self.m();
         let s = &self.th[t.idx()];
         let k = self.wanting + extra;
-        s.has_slept
-            && s.avg_burst_ns.max(s.burst_ns) < m.pull_min_ns
+        self.short_bursts(t)
             && !m.slow.is_empty()
             && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
     }
@@ -516,13 +515,23 @@ impl Rota {
     /// takes it over: `min` (`pull_min`), or with `pull-min=siblings` 0
     /// unless `t`'s program is that of the thread that last left `c`.
     fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
-        if self.params.pull_min != PullMin::Siblings {
-            return min;
-        }
+        let short = match self.params.pull_min {
+            PullMin::Siblings => false,
+            PullMin::SiblingsShort => self.short_bursts(t),
+            PullMin::Off | PullMin::On => return min,
+        };
         match self.occupant[c.idx()] {
             Some((occ, _)) if st.thread(occ).program == st.thread(t).program => min,
+            _ if short => min,
             _ => 0,
         }
+    }
+
+    /// Does `t` block again sooner than `pull_min` (it has slept, and its
+    /// bursts, on average and now, are shorter)?
+    fn short_bursts(&self, t: ThreadId) -> bool {
+        let s = &self.th[t.idx()];
+        s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().pull_min_ns
     }
 
     /// With `recheck`: the earliest time at which idle fast core `c` may take

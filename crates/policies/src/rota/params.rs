@@ -317,6 +317,7 @@ impl RotaParams {
                         ("on", PullMin::On),
                         ("off", PullMin::Off),
                         ("siblings", PullMin::Siblings),
+                        ("siblings-short", PullMin::SiblingsShort),
                     ],
                 )?;
                 continue;
@@ -525,6 +526,11 @@ pub enum PullMin {
     /// or one wanted by a core no thread has left, is taken over at once
     /// (still after `hold`'s wait). The default since the eighteenth freeze.
     Siblings,
+    /// As `Siblings`, and also any thread whose bursts are short (it has
+    /// slept, and its runs between sleeps, on average and now, are under
+    /// `pull_min`): moved at once it would block again before it had repaid
+    /// its migration, whichever program left the core.
+    SiblingsShort,
 }
 
 impl PullMin {
