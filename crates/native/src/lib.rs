@@ -31,15 +31,20 @@ pub struct Calibration {
     pub spins_per_us: f64,
 }
 
-/// One iteration of the busy loop: a 64-bit LCG step, which the compiler
-/// cannot fold away and which touches no memory.
+/// One iteration of the busy loop: a xorshift64 step, a chain of dependent
+/// shifts and xors that touches no memory. (An LCG step was used until
+/// 2026-11-29; its speed depended on how the binary was built, 42,000
+/// iterations per us in a release test build against the release CLI's
+/// 4,400-7,000, likely because unrolled LCG steps fold into fewer
+/// multiply-adds; xorshift steps do not fold. Calibration and workloads
+/// run this same function, so only its rate, measured at run time, matters.)
 #[inline(never)]
 pub fn spin(iters: u64) {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut x = std::hint::black_box(0x9E37_79B9_7F4A_7C15u64);
     for _ in 0..iters {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
     }
     std::hint::black_box(x);
 }
