@@ -120,7 +120,7 @@ impl Pmu {
             acc: Vec::new(),
             readings: Vec::new(),
             scratch: vec![0.0; stride],
-            // Another fixed constant than the energy stream's (engine.rs).
+            // Another fixed constant than the energy stream's (engine/mod.rs).
             rng: SimRng::seed_from_u64(seed ^ 0xd1b5_4a32_d192_ed03),
         })
     }
