@@ -4,6 +4,8 @@
 //! Nothing here does I/O or reads a clock: the simulator (and later the live
 //! sched_ext scheduler) owns time and hands it to policies in [`SchedState`].
 
+mod core_mask;
+mod costs;
 pub mod policy;
 pub mod runqueue;
 pub mod state;
