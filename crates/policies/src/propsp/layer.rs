@@ -1,354 +1,20 @@
-//! HSP and Prop-SP (Saez et al., "Prop-SP: throughput-fairness trade-off on
-//! AMPs", sections 2-4), as layers over [`CfsCore`], in the pattern of WASH:
-//! CFS keeps per-core fairness and load balance, the layer decides which
-//! threads belong on the fast cores.
-//!
-//! Both policies share one mechanism (section 3.1): every thread has a
-//! fast-core credit counter, in nanoseconds of fast-core time; running on a
-//! fast core consumes credits; threads with credits left are preferentially
-//! placed on fast cores, and an *inter-core swap* exchanges a fast core's
-//! thread that has run out with a credit holder on a slow core, so load
-//! balance is unchanged.
-//! - **Prop-SP** awards credits every execution period (Algorithm 1) in
-//!   proportion to each application's dynamic weight, (speedup - 1) x static
-//!   weight.
-//! - **HSP** (section 2, modified as in section 4 to rank applications by
-//!   application-wide speedup) gives unlimited credits to the threads of the
-//!   highest-speedup applications, enough of them to fill the fast cores, and
-//!   none to the rest.
-//!
-//! Our reading of what the paper leaves open (each is also noted where it is
-//! used):
-//! - Fast cores are the cores of the fastest type (`Topology::is_big`);
-//!   everything else is a slow core. On a symmetric machine the layer is off
-//!   and the policies are plain CFS.
-//! - Application = `ThreadInfo::program`. Its SF is the mean SF of its live
-//!   threads (section 3.2: "SF is the average speedup factor of the
-//!   application threads"); N is its number of live threads ("the number of
-//!   threads in the application"). Its speedup is SP_Even or SP_BusyFCs
-//!   (section 3.2) for the credit-distribution scheme in use.
-//! - Static weight: all threads are nice 0, so every application has Linux's
-//!   nice-0 weight, 1024 (the paper derives it "from the application
-//!   priority"; it is per application, not summed over threads, since the
-//!   paper faults A-DWRR for allocating per thread).
-//! - A net speedup below zero (a noisy SF estimate under 1) gives weight 0.
-//! - Credits awarded at an assignment replace the thread's counter: leftover
-//!   credits expire and overdrafts are forgiven (the paper only says the
-//!   counter is "increased"; banking credits across periods would let the
-//!   credits in circulation exceed the fast cores' capacity, which Algorithm 1
-//!   sizes per period, and Xen's Credit Scheduler, where the idea comes from,
-//!   caps banked credit too).
-//! - Execution period length: the paper computes it "so as to control the
-//!   migration rate" but never gives the rule. We stretch the reference period
-//!   so that the threads awarded credits get, on average, one reference period
-//!   on a fast core each: period = REF x max(1, ceil(credited threads / NFC)).
-//!   Each fast core then changes hands at most about once per REF on average.
-//! - "Runnable threads" are those runnable or running at the assignment
-//!   instant; a thread blocked then gets no credits until the next one. The
-//!   first assignment happens one reference period after start (nothing
-//!   holds credits before it).
-//! - The period length is returned by `period_ns`, which the simulator asks
-//!   again after every `periodic` call, so each period can differ.
-//! - BusyFCs "goes sequentially through runnable threads": in thread-creation
-//!   order.
-//! - The distribution scheme is a parameter (the paper chooses it per
-//!   application by its parallel granularity, which the scheduler does not
-//!   observe); the default is Even.
-//! - Work conservation (footnote 1: the schedulers compared leave no core idle
-//!   while threads wait): an idle fast core first takes credit holders, then
-//!   any queued thread, then a thread running on a slow core. Time a thread
-//!   without credits spends on an otherwise idle fast core goes unbilled at the
-//!   next assignment (see above).
-//! - A thread without credits queued on a fast core behind a running credit
-//!   holder moves to the least loaded slow core at the fast core's tick
-//!   (threads with credits are "preferentially assigned to fast cores", the
-//!   rest to slow ones): a holder is never preempted by it there, so it
-//!   would otherwise wait as long as holders keep the core, under HSP for
-//!   ever while the chosen programs restart (a bodytrack worker in a random
-//!   mix of seed 16180 on 1B3S never ran again, and the run never ended).
+//! The mechanism HSP and Prop-SP share: CFS plus fast-core credits,
+//! inter-core swaps and credit-aware placement, and the `Policy` hooks
+//! both run it through.
 
 use crate::cfs::CfsCore;
 use crate::queue_index::{QueueIndex, QueuedIndex, RunningIndex};
-use colab_core::{
-    Action, CoreId, CoreMask, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
-    ThreadId, ThreadInfo, WakeKind, NS_PER_MS,
-};
+use colab_core::{Action, CoreId, CoreMask, Nanos, Pick, SchedState, ThreadId, WakeKind};
 use std::cmp::Reverse;
 
-/// Linux's load weight for nice 0 (`sched_prio_to_weight[20]`): the static
-/// weight of every application here, since all threads run at nice 0.
-pub const NICE_0_WEIGHT: f64 = 1024.0;
-
-/// Where Prop-SP takes a thread's speedup factor from (section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SfSource {
-    /// Prop-SP (static): "a constant SF value for each thread, measured prior
-    /// to the execution". The simulator gives no measurement before a thread
-    /// runs, so we use the first estimate the OS has, the one at creation,
-    /// and keep it for the thread's lifetime.
-    Static,
-    /// Prop-SP (dynamic), the base implementation: SFs estimated online; we
-    /// read the thread's current predicted speedup at each credit assignment.
-    Dynamic,
-}
-
-/// Per-thread credit distribution inside a multithreaded application (3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Distribution {
-    /// Credits shared uniformly among the application's runnable threads.
-    Even,
-    /// Runnable threads in turn get what one fast core can consume in the next
-    /// period, until the application's credits run out.
-    BusyFcs,
-}
-
-/// Reference execution period (CRED_1FC_REF, Algorithm 1). The paper gives no
-/// value. Assumption: 30 ms, the accounting period of Xen's Credit Scheduler
-/// \[4\], from which Prop-SP borrows its credits.
-pub const REF_PERIOD_NS: Nanos = 30 * NS_PER_MS;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct PropSpParams {
-    pub sf: SfSource,
-    pub distribution: Distribution,
-    /// CRED_1FC_REF: credits one fast core consumes in the reference
-    /// execution period, i.e. its length in ns (see [`REF_PERIOD_NS`]).
-    pub ref_period_ns: Nanos,
-}
-
-impl Default for PropSpParams {
-    fn default() -> Self {
-        PropSpParams {
-            // Section 4: the dynamic variant is the base implementation.
-            sf: SfSource::Dynamic,
-            // Assumption: the paper picks per application; Even is the
-            // default because it treats all of an application's threads alike.
-            distribution: Distribution::Even,
-            ref_period_ns: REF_PERIOD_NS,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct HspParams {
-    /// How often the ranking is redone. The paper gives none. Assumption: the
-    /// same reference period as Prop-SP, so both react to SF changes at the
-    /// same pace.
-    pub period_ns: Nanos,
-    /// Which section 3.2 formula gives the application-wide speedup (same
-    /// default as Prop-SP, so both rank applications the same way).
-    pub distribution: Distribution,
-}
-
-impl Default for HspParams {
-    fn default() -> Self {
-        HspParams {
-            period_ns: REF_PERIOD_NS,
-            distribution: Distribution::Even,
-        }
-    }
-}
-
-// ----- the paper's formulas ---------------------------------------------
-
-/// SP_Even (section 3.2): MIN(NFC, N) / N x (SF - 1) + 1.
-pub fn sp_even(sf: f64, n: usize, nfc: usize) -> f64 {
-    let n = n.max(1);
-    nfc.min(n) as f64 / n as f64 * (sf - 1.0) + 1.0
-}
-
-/// SP_BusyFCs (section 3.2): (SF - 1) / (floor((N - 1) / NFC) + 1)^2 + 1.
-pub fn sp_busy_fcs(sf: f64, n: usize, nfc: usize) -> f64 {
-    let n = n.max(1);
-    let k = ((n - 1) / nfc.max(1) + 1) as f64;
-    (sf - 1.0) / (k * k) + 1.0
-}
-
-/// Application speedup from all fast cores under a distribution scheme.
-pub fn app_speedup(d: Distribution, sf: f64, n: usize, nfc: usize) -> f64 {
-    match d {
-        Distribution::Even => sp_even(sf, n, nfc),
-        Distribution::BusyFcs => sp_busy_fcs(sf, n, nfc),
-    }
-}
-
-/// Dynamic weight (section 3.1): (speedup - 1) x static weight, never negative.
-pub fn dynamic_weight(speedup: f64, static_weight: f64) -> f64 {
-    (speedup - 1.0).max(0.0) * static_weight
-}
-
-/// What the scheduler observes of one application.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AppView {
-    pub program: ProgramId,
-    /// Mean SF of its live threads.
-    pub sf: f64,
-    /// Live (not exited) threads: N in the section 3.2 formulas.
-    pub threads: usize,
-    /// Runnable or running threads, in creation order.
-    pub runnable: Vec<ThreadId>,
-}
-
-/// Groups live threads by application, in program order, taking each
-/// thread's SF from `sf_of`.
-pub fn observe_apps(st: &SchedState, sf_of: impl Fn(&ThreadInfo) -> f64) -> Vec<AppView> {
-    let mut apps: Vec<AppView> = Vec::new();
-    let mut sf_sum: Vec<f64> = Vec::new();
-    for th in st.live_threads() {
-        let i = match apps.iter().position(|a| a.program == th.program) {
-            Some(i) => i,
-            None => {
-                apps.push(AppView {
-                    program: th.program,
-                    sf: 0.0,
-                    threads: 0,
-                    runnable: Vec::new(),
-                });
-                sf_sum.push(0.0);
-                apps.len() - 1
-            }
-        };
-        sf_sum[i] += sf_of(th);
-        apps[i].threads += 1;
-        if matches!(th.state, RunState::Runnable | RunState::Running) {
-            apps[i].runnable.push(th.id);
-        }
-    }
-    for (a, s) in apps.iter_mut().zip(sf_sum) {
-        a.sf = s / a.threads as f64;
-        a.runnable.sort();
-    }
-    apps.sort_by_key(|a| a.program);
-    apps
-}
-
-/// The outcome of one credit assignment (Algorithm 1).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Assignment {
-    /// Length of the next execution period.
-    pub period_ns: Nanos,
-    /// Dynamic weight of every application with runnable threads (the set R).
-    pub weights: Vec<(ProgramId, f64)>,
-    /// Credits (ns of fast-core time) per application after scaling.
-    pub app_credits: Vec<(ProgramId, f64)>,
-    /// Credits per thread; threads not listed get none.
-    pub credits: Vec<(ThreadId, f64)>,
-}
-
-/// Algorithm 1 over the observed applications, with `nfc` fast cores.
-pub fn assign_credits(apps: &[AppView], nfc: usize, ref_ns: Nanos, d: Distribution) -> Assignment {
-    let refc = ref_ns as f64;
-    // R: applications with runnable threads.
-    let r: Vec<&AppView> = apps.iter().filter(|a| !a.runnable.is_empty()).collect();
-    // Step 1: dynamic weights. (Algorithm 1 also sorts S by weight; with
-    // per-application distribution the order changes nothing, so we do not.)
-    let weights: Vec<(ProgramId, f64)> = r
-        .iter()
-        .map(|a| {
-            let sp = app_speedup(d, a.sf, a.threads, nfc);
-            (a.program, dynamic_weight(sp, NICE_0_WEIGHT))
-        })
-        .collect();
-    let total_weight: f64 = weights.iter().map(|w| w.1).sum();
-    // Step 2: credits for the reference period.
-    let total_credits = refc * nfc as f64;
-    let ref_credits: Vec<f64> = weights
-        .iter()
-        .map(|&(_, w)| {
-            if total_weight > 0.0 {
-                total_credits * w / total_weight
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    // Step 3: period length (our migration-rate rule, see the module doc),
-    // from how many threads will receive credits.
-    let credited: usize = r
-        .iter()
-        .zip(&ref_credits)
-        .filter(|(_, &c)| c > 0.0)
-        .map(|(a, &c)| match d {
-            Distribution::Even => a.runnable.len(),
-            // Each thread takes at most one fast core's worth of the period.
-            Distribution::BusyFcs => ((c / refc - 1e-9).ceil() as usize).clamp(1, a.runnable.len()),
-        })
-        .sum();
-    let stretch = credited.div_ceil(nfc.max(1)).max(1);
-    let period_ns = ref_ns * stretch as Nanos;
-    let cred_per_fc_next_period = period_ns as f64;
-    let scale = cred_per_fc_next_period / refc;
-    let mut app_credits = Vec::with_capacity(r.len());
-    let mut credits = Vec::new();
-    for (a, &c) in r.iter().zip(&ref_credits) {
-        let c = c * scale;
-        app_credits.push((a.program, c));
-        if c <= 0.0 {
-            continue;
-        }
-        match d {
-            Distribution::Even => {
-                let each = c / a.runnable.len() as f64;
-                credits.extend(a.runnable.iter().map(|&t| (t, each)));
-            }
-            Distribution::BusyFcs => {
-                let mut left = c;
-                for &t in &a.runnable {
-                    if left <= 0.0 {
-                        break;
-                    }
-                    let give = left.min(cred_per_fc_next_period);
-                    credits.push((t, give));
-                    left -= give;
-                }
-            }
-        }
-    }
-    Assignment {
-        period_ns,
-        weights,
-        app_credits,
-        credits,
-    }
-}
-
-/// HSP's choice: applications in descending application-wide speedup (ties:
-/// lower program id) until their runnable threads fill the fast cores.
-pub fn hsp_choice(apps: &[AppView], nfc: usize, d: Distribution) -> Vec<ProgramId> {
-    let mut r: Vec<(ProgramId, f64, usize)> = apps
-        .iter()
-        .filter(|a| !a.runnable.is_empty())
-        .map(|a| {
-            (
-                a.program,
-                app_speedup(d, a.sf, a.threads, nfc),
-                a.runnable.len(),
-            )
-        })
-        .collect();
-    r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut slots = nfc;
-    let mut chosen = Vec::new();
-    for (p, _, n) in r {
-        if slots == 0 {
-            break;
-        }
-        chosen.push(p);
-        slots = slots.saturating_sub(n);
-    }
-    chosen
-}
-
-// ----- the shared mechanism ---------------------------------------------
-
 /// CFS plus fast-core credits, inter-core swaps and credit-aware placement.
-struct FastLayer {
-    cfs: CfsCore,
+pub(super) struct FastLayer {
+    pub(super) cfs: CfsCore,
     /// Fast-core credits per thread, ns (infinite for HSP's chosen threads).
-    credit: Vec<f64>,
+    pub(super) credit: Vec<f64>,
     /// Threads whose `credit` is positive (exited ones included): while
     /// there are none, no thread can be a swap partner.
-    holders: usize,
+    pub(super) holders: usize,
     /// When credits were last assigned: fast-core time before it was billed
     /// to the previous period.
     period_start: Nanos,
@@ -392,7 +58,7 @@ pub(crate) fn ord_f64(x: f64) -> i64 {
 }
 
 impl FastLayer {
-    fn new(st: &SchedState) -> FastLayer {
+    pub(super) fn new(st: &SchedState) -> FastLayer {
         FastLayer {
             cfs: CfsCore::new(st),
             credit: Vec::new(),
@@ -424,7 +90,7 @@ impl FastLayer {
 
     /// `t` runs on `c` (at its start and at each tick, after the counters
     /// were read): indexed if `c` is a slow core.
-    fn note_running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+    pub(super) fn note_running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         if self.slow_kept(st) && !st.topo.is_big(c) {
             let credit = &self.credit;
             self.slow_running
@@ -438,7 +104,7 @@ impl FastLayer {
     }
 
     /// Indexes `t`, queued on `c` (at an enqueue, or when its credits changed).
-    fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
+    pub(super) fn index(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         let (credit, cfs) = (&self.credit, &self.cfs);
         self.by_vr
             .push(st, c, t, |t| (Self::broke(credit, t), cfs.vr[t.idx()]));
@@ -493,7 +159,7 @@ impl FastLayer {
         found
     }
 
-    fn thread_created(&mut self, t: ThreadId) {
+    pub(super) fn thread_created(&mut self, t: ThreadId) {
         self.cfs.thread_created(t);
         if self.credit.len() <= t.idx() {
             self.credit.resize(t.idx() + 1, 0.0);
@@ -501,7 +167,11 @@ impl FastLayer {
     }
 
     /// Replaces every thread's credits (an assignment starts a new period).
-    fn set_credits(&mut self, st: &SchedState, credits: impl IntoIterator<Item = (ThreadId, f64)>) {
+    pub(super) fn set_credits(
+        &mut self,
+        st: &SchedState,
+        credits: impl IntoIterator<Item = (ThreadId, f64)>,
+    ) {
         let old = std::mem::take(&mut self.credit);
         self.credit = vec![0.0; old.len()];
         for (t, c) in credits {
@@ -536,7 +206,7 @@ impl FastLayer {
     }
 
     /// Credits left, counting the current run if `t` is on a fast core.
-    fn credit_left(&self, st: &SchedState, t: ThreadId) -> f64 {
+    pub(super) fn credit_left(&self, st: &SchedState, t: ThreadId) -> f64 {
         let base = self.credit.get(t.idx()).copied().unwrap_or(0.0);
         match st.thread(t).core {
             Some(c) if st.core(c).current == Some(t) && st.topo.is_big(c) => {
@@ -557,7 +227,7 @@ impl FastLayer {
 
     /// Credit holders go to an idle fast core, others to an idle slow core;
     /// failing that, any idle core; failing that, CFS placement.
-    fn select(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
+    pub(super) fn select(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> CoreId {
         if !Self::active(st) {
             return self.cfs.select(st, t, kind);
         }
@@ -595,7 +265,7 @@ impl FastLayer {
 
     /// On a fast core a credit holder preempts a thread without credits and
     /// is never preempted by one; otherwise CFS decides.
-    fn should_preempt(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
+    pub(super) fn should_preempt(&self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
         if Self::active(st) && st.topo.is_big(c) {
             if let Some(cur) = st.core(c).current {
                 match (self.has_credit(st, t), self.has_credit(st, cur)) {
@@ -725,7 +395,7 @@ impl FastLayer {
     /// queue's, then ones queued elsewhere, then ones running on slow cores;
     /// then, to stay work-conserving, any queued thread and finally a thread
     /// running on a slow core.
-    fn pick(&mut self, st: &SchedState, c: CoreId) -> Pick {
+    pub(super) fn pick(&mut self, st: &SchedState, c: CoreId) -> Pick {
         if !Self::active(st) || !st.topo.is_big(c) {
             return self.cfs.pick(st, c);
         }
@@ -775,7 +445,7 @@ impl FastLayer {
     /// Inter-core swaps (section 3.1): when the thread on fast core `c` has no
     /// credits left, a local credit holder takes over, or else the credit
     /// holder on a slow core with the most credits left trades places with it.
-    fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
+    pub(super) fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
         self.cfs.periodic_balance(st, c, out);
         let Some(cur) = st.core(c).current else {
             return false;
@@ -867,7 +537,7 @@ impl FastLayer {
     }
 
     /// Bills fast-core time (only the part inside the current period).
-    fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos) {
+    pub(super) fn stopped(&mut self, st: &SchedState, c: CoreId, t: ThreadId, ran: Nanos) {
         self.cfs.stopped(st, c, t, ran, 1.0);
         if Self::active(st) && st.topo.is_big(c) {
             let billed = ran.min(st.now.saturating_sub(self.period_start));
@@ -927,172 +597,10 @@ macro_rules! layer_hooks {
     };
 }
 
-// ----- Prop-SP -------------------------------------------------------------
-
-/// Prop-SP (section 3): proportional fast-core credits.
-pub struct PropSp {
-    pub params: PropSpParams,
-    layer: Option<FastLayer>,
-    /// SF of each thread at its first estimate (for the static variant).
-    first_sf: Vec<f64>,
-    next_period_ns: Nanos,
-    last: Option<Assignment>,
-}
-
-impl PropSp {
-    pub fn new(params: PropSpParams) -> PropSp {
-        let next_period_ns = params.ref_period_ns;
-        PropSp {
-            params,
-            layer: None,
-            first_sf: Vec::new(),
-            next_period_ns,
-            last: None,
-        }
-    }
-
-    fn layer(&mut self, st: &SchedState) -> &mut FastLayer {
-        self.layer.get_or_insert_with(|| FastLayer::new(st))
-    }
-
-    /// The SF Prop-SP uses for `th` under its variant.
-    pub fn thread_sf(&self, th: &ThreadInfo) -> f64 {
-        match self.params.sf {
-            SfSource::Dynamic => th.predicted_speedup,
-            SfSource::Static => self
-                .first_sf
-                .get(th.id.idx())
-                .copied()
-                .unwrap_or(th.predicted_speedup),
-        }
-    }
-
-    /// Fast-core credits `t` has left now.
-    pub fn credits(&self, st: &SchedState, t: ThreadId) -> f64 {
-        self.layer.as_ref().map_or(0.0, |l| l.credit_left(st, t))
-    }
-
-    /// The last credit assignment.
-    pub fn last_assignment(&self) -> Option<&Assignment> {
-        self.last.as_ref()
-    }
-
-    /// Runs Algorithm 1 now and starts a new execution period.
-    pub fn assign(&mut self, st: &SchedState) -> &Assignment {
-        let apps = observe_apps(st, |th| self.thread_sf(th));
-        let nfc = st.topo.big_mask().count();
-        let a = assign_credits(
-            &apps,
-            nfc,
-            self.params.ref_period_ns,
-            self.params.distribution,
-        );
-        self.next_period_ns = a.period_ns;
-        let credits = a.credits.clone();
-        self.layer(st).set_credits(st, credits);
-        self.last.insert(a)
-    }
-}
-
-impl Policy for PropSp {
-    fn name(&self) -> &'static str {
-        match self.params.sf {
-            SfSource::Dynamic => "propsp",
-            SfSource::Static => "propsp-static",
-        }
-    }
-    fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
-        self.layer(st).thread_created(t);
-        if self.first_sf.len() <= t.idx() {
-            self.first_sf.resize(t.idx() + 1, 1.0);
-        }
-        self.first_sf[t.idx()] = st.thread(t).predicted_speedup;
-    }
-    layer_hooks!();
-    /// The next execution period's length, as the last assignment set it (the
-    /// simulator asks again after every `periodic`).
-    fn period_ns(&self) -> Option<Nanos> {
-        Some(self.next_period_ns)
-    }
-    fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
-        self.assign(st);
-    }
-}
-
-// ----- HSP -----------------------------------------------------------------
-
-/// HSP (section 2, application-wide as in section 4): fast cores go to the
-/// threads of the applications with the highest speedup.
-pub struct Hsp {
-    pub params: HspParams,
-    layer: Option<FastLayer>,
-    chosen: Vec<ProgramId>,
-}
-
-impl Hsp {
-    pub fn new(params: HspParams) -> Hsp {
-        Hsp {
-            params,
-            layer: None,
-            chosen: Vec::new(),
-        }
-    }
-
-    fn layer(&mut self, st: &SchedState) -> &mut FastLayer {
-        self.layer.get_or_insert_with(|| FastLayer::new(st))
-    }
-
-    /// Applications whose threads are entitled to fast cores.
-    pub fn chosen(&self) -> &[ProgramId] {
-        &self.chosen
-    }
-
-    /// Re-ranks applications; every live thread of a chosen application gets
-    /// unlimited credits (so threads that wake later still qualify).
-    pub fn rank(&mut self, st: &SchedState) {
-        let apps = observe_apps(st, |th| th.predicted_speedup);
-        let nfc = st.topo.big_mask().count();
-        self.chosen = hsp_choice(&apps, nfc, self.params.distribution);
-        let chosen = &self.chosen;
-        let credits: Vec<(ThreadId, f64)> = st
-            .live_threads()
-            .filter(|th| chosen.contains(&th.program))
-            .map(|th| (th.id, f64::INFINITY))
-            .collect();
-        self.layer
-            .get_or_insert_with(|| FastLayer::new(st))
-            .set_credits(st, credits);
-    }
-}
-
-impl Policy for Hsp {
-    fn name(&self) -> &'static str {
-        "hsp"
-    }
-    fn thread_created(&mut self, st: &SchedState, t: ThreadId) {
-        self.layer(st).thread_created(t);
-        // A new thread of a chosen application shares its entitlement at once.
-        if self.chosen.contains(&st.thread(t).program) {
-            let layer = self.layer(st);
-            if layer.credit[t.idx()] <= 0.0 {
-                layer.holders += 1;
-            }
-            layer.credit[t.idx()] = f64::INFINITY;
-        }
-    }
-    layer_hooks!();
-    fn period_ns(&self) -> Option<Nanos> {
-        Some(self.params.period_ns)
-    }
-    fn periodic(&mut self, st: &SchedState, _out: &mut Vec<Action>) {
-        self.rank(st);
-    }
-}
-
 #[cfg(test)]
 mod slow_running_tests {
     use super::*;
-    use colab_core::{CoreOrder, Topology};
+    use colab_core::{CoreOrder, ProgramId, RunState, ThreadInfo, Topology};
 
     #[test]
     fn best_claim_first_and_stopped_threads_skipped() {
