@@ -165,7 +165,7 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
 
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 60] = [
+pub const ROTA_MECHANISM_VARIANTS: [&str; 61] = [
     "rota",
     "rota:pull-min=on",
     "rota:share-rank=on:pull-min=on",
@@ -207,6 +207,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 60] = [
     "rota:remote=off",
     "rota:prev-first=off",
     "rota:pull-min=off",
+    "rota:pull-min=siblings-short",
     "rota:recheck=on",
     "rota:fit=on",
     "rota:block-first=on",
