@@ -137,7 +137,8 @@ impl Rota {
 
     /// The run `t` must have had in its phase before idle fast core `c`
     /// takes it over: `min` (`pull_min`), or with `pull-min=siblings` 0
-    /// unless `t`'s program is that of the thread that last left `c`.
+    /// unless `t`'s program is that of the thread that last left `c`
+    /// (with `siblings-short`, or `t`'s bursts are short).
     fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
         let short = match self.params.pull_min {
             PullMin::Siblings => false,
