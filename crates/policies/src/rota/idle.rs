@@ -142,7 +142,7 @@ impl Rota {
     fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
         let short = match self.params.pull_min {
             PullMin::Siblings => false,
-            PullMin::SiblingsShort => self.short_bursts(t),
+            PullMin::SiblingsShort => self.bursts_under(t, min),
             PullMin::Off | PullMin::On => return min,
         };
         match self.occupant[c.idx()] {
@@ -150,13 +150,6 @@ impl Rota {
             _ if short => min,
             _ => 0,
         }
-    }
-
-    /// Does `t` block again sooner than `pull_min` (it has slept, and its
-    /// bursts, on average and now, are shorter)?
-    pub(super) fn short_bursts(&self, t: ThreadId) -> bool {
-        let s = &self.th[t.idx()];
-        s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().pull_min_ns
     }
 
     /// With `recheck`: the earliest time at which idle fast core `c` may take

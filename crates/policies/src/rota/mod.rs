@@ -410,6 +410,13 @@ impl Rota {
             })
     }
 
+    /// Does `t` block again sooner than `ns` (it has slept, and its bursts
+    /// between sleeps, on average and now, are shorter)?
+    pub(super) fn bursts_under(&self, t: ThreadId, ns: Nanos) -> bool {
+        let s = &self.th[t.idx()];
+        s.has_slept && s.avg_burst_ns.max(s.burst_ns) < ns
+    }
+
     fn is_serial(&self, st: &SchedState, t: ThreadId) -> bool {
         if !self.params.serial_first {
             return false;
@@ -431,7 +438,7 @@ impl Rota {
         let m = self.m();
         let s = &self.th[t.idx()];
         let k = self.wanting + extra;
-        self.short_bursts(t)
+        self.bursts_under(t, m.pull_min_ns)
             && !m.slow.is_empty()
             && s.speed_fp.saturating_mul(m.fast.count() as u64) > k.saturating_mul(FP)
     }

@@ -134,13 +134,12 @@ impl Rota {
     /// are shorter than a cross-cluster migration (with `stay=fast`, only
     /// from a fast core).
     fn stays(&self, t: ThreadId, prev: CoreId) -> bool {
-        let s = &self.th[t.idx()];
         let on = match self.params.stay {
             Stay::Off => false,
             Stay::On => true,
             Stay::Fast => self.is_fast(prev),
         };
-        on && s.has_slept && s.avg_burst_ns.max(s.burst_ns) < self.m().idle_worth_ns
+        on && self.bursts_under(t, self.m().idle_worth_ns)
     }
 
     pub(super) fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
