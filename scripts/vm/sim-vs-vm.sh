@@ -10,7 +10,7 @@
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
 # kernel's EEVDF with capacity awareness), scx_colab = the ROTA scx_colab
-# implements, its third freeze: rota:order=capped:share-fast=off:serial-first=off:...:gang=off:reclaim=off
+# implements, its third freeze (ROTA_THIRD_FREEZE in crates/campaign/src/lib.rs)
 # (with :migration-us= set to the --migration-us scx_colab ran with, read from
 # the results.md beside the summary; else the topology's cost), scx_colab-paper =
 # colab:prev-first=on:pull-min-us=1000 (the paper's COLAB with scx_colab's
@@ -58,7 +58,7 @@ colab="$root/target/release/colab"
 
 # The migration cost scx_colab's ROTA ran with (amp-study's results.md),
 # which must be the same in every boot averaged.
-rota="rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off" mig=""
+rota="rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on" mig=""
 for f in "${summaries[@]}"; do
   m="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$f")/results.md" 2>/dev/null | head -n 1)"
   [ "$f" = "$summary" ] && mig="$m"

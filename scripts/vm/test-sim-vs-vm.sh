@@ -25,14 +25,14 @@ boot c 1.7 default,fft:2,1.0,1,0
 out="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --summary "$t/b/summary.csv" --seeds 1)"
 # The VM's figure is the mean of the boots: (10 + 20) / 2 and (1 + 3) / 2.
 grep -q '^| default (eevdf) | fft:2 | 15.000 | ' <<<"$out" || fail "default not averaged to 15.000: $out"
-grep -q '^| scx_colab (rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:migration-us=100) | fft:2 | 2.000 | ' <<<"$out" || fail "ROTA not averaged to 2.000 with the boots' migration cost: $out"
+grep -q '^| scx_colab (rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on:migration-us=100) | fft:2 | 2.000 | ' <<<"$out" || fail "ROTA not averaged to 2.000 with the boots' migration cost: $out"
 ! grep -q '^| other' <<<"$out" || fail "an unmapped scheduler was compared"
 grep -q '^- default: 10.000 20.000$' <<<"$out" || fail "per-boot geomeans missing: $out"
 # Resolved: default > both others (every boot); ROTA vs COLAB flips: not.
 grep -q '^Pairs every boot orders alike: 2, ' <<<"$out" || fail "expected 2 resolved pairs: $out"
 # The verdict follows the simulator's own column (whatever the models say).
 sim_of() { awk -F' [|] ' -v s="$1" '$1 == "| " s {print $4}' <<<"$out"; }
-sd="$(sim_of 'default (eevdf)')" sr="$(sim_of 'scx_colab (rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:migration-us=100)')"
+sd="$(sim_of 'default (eevdf)')" sr="$(sim_of 'scx_colab (rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on:migration-us=100)')"
 [[ -n "$sd" && -n "$sr" ]] || fail "simulator column not found: $out"
 verdict=disagrees
 awk -v a="$sd" -v b="$sr" 'BEGIN { exit !(a > b) }' && verdict=agrees

@@ -163,6 +163,11 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
     v
 }
 
+/// ROTA's third freeze in today's switches: the ROTA scx_colab's BPF
+/// implements, which `scripts/vm/sim-vs-vm.sh` and the scx_colab docs name
+/// (`tests/freeze_spellings.rs` holds them to this spelling).
+pub const ROTA_THIRD_FREEZE: &str = "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on";
+
 /// ROTA's mechanism ablation: each default mechanism off, and each
 /// mechanism left off by design switched on.
 pub const ROTA_MECHANISM_VARIANTS: [&str; 61] = [
@@ -226,7 +231,7 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 61] = [
     "rota:new-start=min",
     "rota:new-start=avg",
     "rota:order=owed:quantum=migrations",
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on",
+    ROTA_THIRD_FREEZE,
 ];
 
 pub const ALL_POLICIES: [&str; 14] = [

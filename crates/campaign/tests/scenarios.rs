@@ -1,7 +1,9 @@
 //! The scenario mixes (workloads/mixes/scenarios.toml) and the study that
 //! runs them.
 
-use colab_campaign::{run, CampaignSpec, NoProgress, Study, ALL_POLICIES};
+use colab_campaign::{
+    run, CampaignSpec, NoProgress, Study, ALL_POLICIES, ROTA_THIRD_FREEZE as THIRD_FREEZE,
+};
 use colab_core::{CoreOrder, Topology};
 use colab_sim::{simulate, SimConfig, SimResult};
 use colab_workload::{is_scenario_mix, Library, Workload};
@@ -208,10 +210,7 @@ fn h_antt(r: &colab_report::RunRecord) -> f64 {
 /// the big core with both bottlenecks and gamma), but giving the one big
 /// core to whoever waits longest (RR, and ROTA) beats COLAB: the big core
 /// never idles and no thread starves on it. ROTA's third freeze is within
-/// 2% of RR; its default (the thirteenth freeze) is between COLAB and WASH.
-/// ROTA as frozen in 5c581e8: capped FIFO order, one thread per fast core.
-const THIRD_FREEZE: &str =
-    "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off";
+/// 2% of RR; its default is between COLAB and WASH.
 
 #[test]
 fn fig1_colab_beats_wash_and_rotation_beats_colab() {
@@ -248,7 +247,7 @@ fn fig1_colab_beats_wash_and_rotation_beats_colab() {
     // RR's 1.872 here: it rotates gamma off the big core sooner than FIFO
     // does. FIFO rotation (the first freeze) was within 1%.
     assert!(third <= 1.02 * rr, "third freeze {third} rr {rr}");
-    // The default (the thirteenth freeze) loses here, as the fourth did: with nothing
+    // The default loses here, as the fourth did: with nothing
     // idle every thread queues on the shortest queue of either core and
     // the big core is shared by CFS's rules (the fourth measured 2.205
     // against COLAB's 2.079, RR's 1.872, WASH's 2.731).

@@ -30,7 +30,7 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
 
 /// The third freeze's order and queueing (capped FIFO, one thread per fast
 /// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off";
+const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on";
 
 fn rota(st: &SchedState, opts: &str) -> Rota {
     let mut params = RotaParams::default();
