@@ -5,8 +5,13 @@
 //! tick, and the policy's periodic hook. Everything else (lock hand-offs,
 //! wake-ups, preemptions) happens synchronously inside those events, with
 //! wake-ups deferred to the end of the current step like the kernel's wake_q.
+//!
+//! A run's set-up is in `setup.rs`, the program interpreter in
+//! `interpret.rs`, its result and the deadlock report in `finish.rs`.
 
+mod finish;
 mod interpret;
+mod setup;
 mod types;
 
 pub use types::{
@@ -14,7 +19,6 @@ pub use types::{
     MAX_RESTART_UNTIL, PROGRESS_EVERY, STEPS_PER_EVENT,
 };
 
-use crate::counters::Signature;
 use crate::idle_meter::FastIdleMeter;
 use crate::pmu::Pmu;
 use crate::predict::SimRng;
@@ -23,14 +27,13 @@ use crate::slots::MinSlots;
 use crate::sync::{BarrierState, CondState, EventState, MutexState, QueueState, WaitObj};
 use crate::timeline::Timeline;
 use colab_core::{
-    Action, BlockKind, CoreId, Nanos, Pick, Policy, ProgramId, RunState, SchedState, StopReason,
-    ThreadId, ThreadInfo, Topology, WakeKind,
+    Action, BlockKind, CoreId, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
+    Topology, WakeKind,
 };
 use colab_workload::control::Loops;
-use colab_workload::{Op, Workload};
+use colab_workload::Workload;
 use dary_heap::QuaternaryHeap;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
 use std::cmp::Reverse;
 
 const NEVER: Nanos = Nanos::MAX;
@@ -291,176 +294,6 @@ struct Sim<'a> {
 }
 
 impl<'a> Sim<'a> {
-    fn new(
-        w: &'a Workload,
-        topo: &Topology,
-        policy: &'a mut dyn Policy,
-        cfg: &'a SimConfig,
-        mut pmu: Option<Box<Pmu>>,
-    ) -> Sim<'a> {
-        let mut progs = Vec::new();
-        let (mut mb, mut bb, mut cb, mut qb, mut eb) = (0u32, 0u32, 0u32, 0u32, 0u32);
-        let mut barriers = Vec::new();
-        let mut queues = Vec::new();
-        for p in &w.programs {
-            progs.push(ProgRt {
-                mutex_base: mb,
-                barrier_base: bb,
-                cond_base: cb,
-                queue_base: qb,
-                event_base: eb,
-                live: vec![0; p.groups.len()],
-                joiners: vec![Vec::new(); p.groups.len()],
-                live_total: 0,
-                start: 0,
-                end: None,
-                first_start: 0,
-                completed: Vec::new(),
-                cpu_ns: 0,
-                fast_cpu_ns: 0,
-            });
-            mb += p.num_mutexes;
-            bb += p.barriers.len() as u32;
-            cb += p.conds.len() as u32;
-            qb += p.queues.len() as u32;
-            eb += p.num_events;
-            barriers.extend(p.barriers.iter().map(|(_, need)| BarrierState::new(*need)));
-            queues.extend(
-                p.queues
-                    .iter()
-                    .map(|q| QueueState::new(q.capacity, q.producers)),
-            );
-        }
-        let n = topo.num_cores();
-        // Phase table: each distinct memory fraction once, with its rate on
-        // every core, so the event loop never recomputes the rate model. With
-        // a PMU, phases of different programs differ in their counts, so the
-        // key is (program + 1, m); otherwise (0, m).
-        let mut by_mem: std::collections::BTreeMap<(u32, u64), u32> =
-            std::collections::BTreeMap::new();
-        let mut phases: Vec<Phase> = Vec::new();
-        let mut phase_rate: Vec<CoreRate> = Vec::new();
-        let sigs: Vec<Signature> = match pmu {
-            Some(_) => w
-                .programs
-                .iter()
-                .map(|p| Signature::of_program(&p.name))
-                .collect(),
-            None => Vec::new(),
-        };
-        let mut phase_of = |key: u32, m: f64| -> u32 {
-            *by_mem.entry((key, m.to_bits())).or_insert_with(|| {
-                let (f, s) = (
-                    &topo.core_types[topo.fastest_type],
-                    &topo.core_types[topo.slowest_type],
-                );
-                let (fast, slow) = (f.rate(m), s.rate(m));
-                let (e_fast, e_slow) = (f.energy_per_work(m), s.energy_per_work(m));
-                phases.push(Phase {
-                    speedup: fast / slow,
-                    energy_ratio: if e_slow > 0.0 { e_fast / e_slow } else { 1.0 },
-                    mem_frac: m,
-                    ns_fast: 1.0 / fast,
-                    ns_slow: 1.0 / slow,
-                    e_fast,
-                    e_slow,
-                });
-                for c in topo.cores() {
-                    let ty = topo.core_type(c);
-                    let r = ty.rate(m);
-                    phase_rate.push(CoreRate {
-                        rate: r,
-                        ns_per_work: 1.0 / r,
-                        stall_share: ty.stall_share(m),
-                    });
-                }
-                if let Some(pmu) = pmu.as_deref_mut() {
-                    let sig = match key {
-                        0 => Signature::typical(),
-                        k => sigs[k as usize - 1],
-                    };
-                    pmu.add_phase(&sig, m, topo);
-                }
-                (phases.len() - 1) as u32
-            })
-        };
-        phase_of(0, 0.5); // phase 0: before a thread's first compute
-        let counting = !sigs.is_empty();
-        let op_phase: Vec<Vec<Vec<u32>>> = w
-            .programs
-            .iter()
-            .enumerate()
-            .map(|(pi, p)| {
-                let key = if counting { pi as u32 + 1 } else { 0 };
-                p.groups
-                    .iter()
-                    .map(|g| {
-                        g.ops
-                            .iter()
-                            .map(|o| match o {
-                                Op::Compute { mem_frac, .. } => phase_of(key, *mem_frac),
-                                _ => u32::MAX,
-                            })
-                            .collect()
-                    })
-                    .collect()
-            })
-            .collect();
-        Sim {
-            w,
-            policy,
-            cfg,
-            st: SchedState::tracked(topo.clone()),
-            rt: Vec::new(),
-            // Every core starts idle.
-            cores: vec![
-                CoreRt {
-                    idle: true,
-                    ..CoreRt::default()
-                };
-                n
-            ],
-            spawned: progs.iter().map(|p| vec![0; p.live.len()]).collect(),
-            progs,
-            mutexes: vec![MutexState::default(); mb as usize],
-            barriers,
-            conds: vec![CondState::default(); cb as usize],
-            queues,
-            events_state: vec![EventState::default(); eb as usize],
-            heap: QuaternaryHeap::new(),
-            core_next: MinSlots::new(n, NEVER),
-            unstarted: w.programs.len() as u32,
-            violation: None,
-            seq: 0,
-            rng: SimRng::seed_from_u64(cfg.seed),
-            // Any fixed, documented derivation works; this one is the
-            // 64-bit golden-ratio constant.
-            energy_rng: SimRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
-            predictor: cfg
-                .predictor
-                .build()
-                .unwrap_or_else(|| Box::new(crate::predict::OraclePredictor)),
-            pmu,
-            wake_q: Vec::new(),
-            steps: 0,
-            max_steps: cfg.max_events.saturating_mul(STEPS_PER_EVENT),
-            resched_q: Vec::new(),
-            actions: Vec::new(),
-            stats: SimStats::default(),
-            fast_idle: FastIdleMeter::new(topo.big_mask().count() as u32),
-            live_programs: w.programs.len() as u32,
-            restart_done: false,
-            active: 0,
-            sleepers: 0,
-            queued_total: 0,
-            timeline: cfg.timeline.then(|| Timeline::new(topo)),
-            op_phase,
-            phases,
-            phase_rate,
-            ncores: n,
-        }
-    }
-
     fn push(&mut self, t: Nanos, kind: EvKind) {
         self.seq += 1;
         self.heap.push(Reverse((t, self.seq, kind)));
@@ -576,101 +409,6 @@ impl<'a> Sim<'a> {
             }
         }
         Ok(())
-    }
-
-    // ----- thread creation and the interpreter ---------------------------
-
-    fn start_program(&mut self, p: usize) {
-        self.unstarted -= 1;
-        self.progs[p].start = self.st.now;
-        self.progs[p].first_start = self.st.now;
-        self.spawned[p][0] = 1;
-        self.create_thread(p, 0, 0, None);
-    }
-
-    /// Starts program `p` afresh after a completed run (`restart_until`):
-    /// its synchronization objects go back to their initial state.
-    fn restart_program(&mut self, p: usize) {
-        let prog = &self.w.programs[p];
-        let r = &mut self.progs[p];
-        r.start = self.st.now;
-        r.end = None;
-        r.live.iter_mut().for_each(|l| *l = 0);
-        r.joiners.iter_mut().for_each(Vec::clear);
-        let range = |base: u32, n: usize| base as usize..base as usize + n;
-        for m in &mut self.mutexes[range(r.mutex_base, prog.num_mutexes as usize)] {
-            *m = MutexState::default();
-        }
-        for (b, (_, need)) in self.barriers[range(r.barrier_base, prog.barriers.len())]
-            .iter_mut()
-            .zip(&prog.barriers)
-        {
-            *b = BarrierState::new(*need);
-        }
-        for c in &mut self.conds[range(r.cond_base, prog.conds.len())] {
-            *c = CondState::default();
-        }
-        for (q, spec) in self.queues[range(r.queue_base, prog.queues.len())]
-            .iter_mut()
-            .zip(&prog.queues)
-        {
-            *q = QueueState::new(spec.capacity, spec.producers);
-        }
-        for e in &mut self.events_state[range(r.event_base, prog.num_events as usize)] {
-            *e = EventState::default();
-        }
-        self.spawned[p].iter_mut().for_each(|s| *s = 0);
-        self.spawned[p][0] = 1;
-        self.create_thread(p, 0, 0, None);
-    }
-
-    fn create_thread(&mut self, prog: usize, group: u32, index: u32, parent: Option<ThreadId>) {
-        let id = ThreadId(self.st.threads.len() as u32);
-        // Until it has run, a thread's counters are those of its first phase.
-        let first = self.op_phase[prog][group as usize]
-            .iter()
-            .copied()
-            .find(|&p| p != u32::MAX)
-            .unwrap_or(0);
-        if let Some(p) = self.pmu.as_deref_mut() {
-            p.add_thread();
-        }
-        let (pred, energy) = self.predict(first);
-        // Not yet runnable until the policy places it.
-        let mut info = ThreadInfo::new(id, ProgramId(prog as u16), self.st.now, pred);
-        info.predicted_energy_ratio = energy;
-        self.st.add_thread(info);
-        self.rt.push(ThreadRt {
-            prog: prog as u16,
-            group,
-            index,
-            pc: 0,
-            loops: Loops::default(),
-            in_compute: false,
-            remaining: 0.0,
-            phase: first,
-            counters: Counters::default(),
-            held: Vec::new(),
-            lock_target: None,
-            relock: None,
-            block_start: self.st.now,
-            waiting: WaitObj::None,
-            progress_start: 0,
-            has_run: false,
-        });
-        let pr = &mut self.progs[prog];
-        pr.live[group as usize] += 1;
-        pr.live_total += 1;
-        self.policy.thread_created(&self.st, id);
-        self.wake_q.push((id, WakeKind::New { parent }));
-        if let Some(tl) = &mut self.timeline {
-            tl.thread_name(
-                id,
-                &self.w.programs[prog].name,
-                &self.w.programs[prog].groups[group as usize].name,
-                index,
-            );
-        }
     }
 
     /// Prediction for a thread that has no counter readings yet: as if its
@@ -1261,191 +999,5 @@ impl<'a> Sim<'a> {
             }
         }
         Ok(())
-    }
-
-    // ----- results and diagnostics ----------------------------------------
-
-    /// One line per live thread, at most [`REPORT_THREADS`] of them (a
-    /// program of thousands of threads would bury the message).
-    fn deadlock_report(&self) -> String {
-        let mut out = String::new();
-        let mut shown = 0;
-        let live = self
-            .st
-            .threads
-            .iter()
-            .filter(|t| t.state != RunState::Exited)
-            .count();
-        for (i, r) in self.rt.iter().enumerate() {
-            let th = &self.st.threads[i];
-            if th.state == RunState::Exited {
-                continue;
-            }
-            if shown == REPORT_THREADS {
-                out.push_str(&format!("  ... and {} more\n", live - shown));
-                break;
-            }
-            shown += 1;
-            let p = &self.w.programs[r.prog as usize];
-            let pr = &self.progs[r.prog as usize];
-            let what = match r.waiting {
-                WaitObj::Mutex(m) => {
-                    let local = m - pr.mutex_base;
-                    let arr = p
-                        .mutex_arrays
-                        .iter()
-                        .find(|a| local >= a.base && local < a.base + a.len);
-                    let owner = self.mutexes[m as usize]
-                        .owner
-                        .map(|o| format!(" held by thread {o}"))
-                        .unwrap_or_default();
-                    format!(
-                        "mutex '{}'[{}]{owner}",
-                        arr.map(|a| a.name.as_str()).unwrap_or("?"),
-                        arr.map(|a| local - a.base).unwrap_or(0)
-                    )
-                }
-                WaitObj::Barrier(b) => {
-                    let bs = &self.barriers[b as usize];
-                    format!(
-                        "barrier '{}' ({} of {} arrived)",
-                        p.barriers[(b - pr.barrier_base) as usize].0,
-                        bs.arrived,
-                        bs.needed
-                    )
-                }
-                WaitObj::Cond(c) => format!(
-                    "condition variable '{}'",
-                    p.conds[(c - pr.cond_base) as usize]
-                ),
-                WaitObj::QueueFull(q) => format!(
-                    "queue '{}' (full)",
-                    p.queues[(q - pr.queue_base) as usize].name
-                ),
-                WaitObj::QueueEmpty(q) => {
-                    let qs = &self.queues[q as usize];
-                    format!(
-                        "queue '{}' (empty, closed by {} of {} producers)",
-                        p.queues[(q - pr.queue_base) as usize].name,
-                        qs.closed_by,
-                        qs.producers
-                    )
-                }
-                WaitObj::Join(g) => format!(
-                    "join of group '{}' ({} still live)",
-                    p.groups[g as usize].name, pr.live[g as usize]
-                ),
-                WaitObj::Sleep => "sleep".into(),
-                WaitObj::Event(e) => format!("replayed wake-up #{}", e - pr.event_base),
-                WaitObj::None => String::new(),
-            };
-            let what = if what.is_empty() {
-                format!("is {:?}", th.state)
-            } else {
-                format!("waits on {what}")
-            };
-            let core = th.core.map(|c| format!(" on core {c}")).unwrap_or_default();
-            out.push_str(&format!(
-                "  thread {} ({} / {}#{}) {what}{core}, {:.3} ms of CPU in all\n",
-                i,
-                p.name,
-                p.groups[r.group as usize].name,
-                r.index,
-                th.sum_exec_ns as f64 / 1e6
-            ));
-        }
-        out
-    }
-
-    fn finish(mut self) -> Result<SimResult, SimError> {
-        let now = self.st.now;
-        self.fast_idle.advance(now);
-        self.stats.fast_idle_slow_busy_ns = self.fast_idle.total_ns();
-        let restarted = self.cfg.restart_until.is_some();
-        // Invariants at the end: every thread exited, every queue empty, every
-        // core idle (with restarts, runs in progress at the end are abandoned).
-        if let Some(t) = self
-            .st
-            .threads
-            .iter()
-            .find(|t| !restarted && t.state != RunState::Exited)
-        {
-            return Err(SimError::Invariant {
-                at_ns: now,
-                problem: format!("thread {} did not finish ({:?})", t.id, t.state),
-            });
-        }
-        if let Some((i, _)) = self
-            .st
-            .cores
-            .iter()
-            .enumerate()
-            .find(|(_, c)| !restarted && (c.current.is_some() || !c.rq.is_empty()))
-        {
-            return Err(SimError::Invariant {
-                at_ns: now,
-                problem: format!("core {i} still has threads after the workload finished"),
-            });
-        }
-        let makespan = if restarted {
-            now
-        } else {
-            self.progs.iter().filter_map(|p| p.end).max().unwrap_or(0)
-        };
-        let topo = &self.st.topo;
-        let mut energy = 0.0;
-        for (i, c) in self.cores.iter().enumerate() {
-            let ty = topo.core_type(CoreId(i as u16));
-            let busy = c.busy_ns.min(makespan);
-            // Busy time at active power, less what stalls on memory saved.
-            let stall = c.stall_ns.min(busy as f64);
-            energy += (busy as f64 * ty.active_power_w
-                - stall * (ty.active_power_w - ty.stall_power())
-                + (makespan - busy) as f64 * ty.idle_power_w)
-                * 1e-9;
-        }
-        let programs = self
-            .w
-            .programs
-            .iter()
-            .zip(&self.progs)
-            .map(|(p, r)| {
-                if restarted {
-                    let runs = r.completed.len().max(1) as u64;
-                    return ProgramResult {
-                        name: p.name.clone(),
-                        n: p.n,
-                        threads: p.total_threads,
-                        start_ns: r.first_start,
-                        end_ns: r.first_start + r.completed.iter().sum::<u64>(),
-                        turnaround_ns: r.completed.iter().sum::<u64>() / runs,
-                        completions: r.completed.len() as u32,
-                        cpu_ns: r.cpu_ns,
-                        fast_cpu_ns: r.fast_cpu_ns,
-                    };
-                }
-                let end = r.end.unwrap_or(makespan);
-                ProgramResult {
-                    name: p.name.clone(),
-                    n: p.n,
-                    threads: p.total_threads,
-                    start_ns: r.start,
-                    end_ns: end,
-                    turnaround_ns: end - r.start,
-                    completions: 1,
-                    cpu_ns: r.cpu_ns,
-                    fast_cpu_ns: r.fast_cpu_ns,
-                }
-            })
-            .collect();
-        Ok(SimResult {
-            programs,
-            makespan_ns: makespan,
-            energy_j: energy,
-            core_busy_ns: self.cores.iter().map(|c| c.busy_ns).collect(),
-            stats: self.stats,
-            counters: self.pmu.map(|p| p.finish()).unwrap_or_default(),
-            timeline: self.timeline,
-        })
     }
 }
