@@ -110,7 +110,8 @@
 //!   before this one ended in a wake-all), so a barrier's broadcast does
 //!   not rotate the program's threads across clusters (lu_cb in 2B-3).
 //!   What a wait is for is not known when it starts; a kernel sees the
-//!   wake-all in the futex call that ends it (nr_wake = INT_MAX).
+//!   wake-all in the futex call that ends it (nr_wake > 1, as replay reads
+//!   it; a barrier's or a broadcast's asks for INT_MAX).
 //!
 //! Mechanisms tried while designing and left off by default, because they
 //! made the design set worse or left it level, or lost on a CAMP / Prop-SP
@@ -120,14 +121,19 @@
 //! handed over).
 //!
 //! What it sees is what a kernel sees: run state, queues, runtime, the
-//! program (thread group) of a thread, who woke a thread and whether the
-//! wake-up let every waiter go (a futex wake of all), futex waits caused
+//! program (thread group) of a thread and, across a program's restarts,
+//! its name (a kernel's `comm`), who woke a thread and whether the wake-up
+//! let every waiter go (a futex wake of all), futex waits caused
 //! (`blocked_others_ns`) and the *predicted* speedup; never what a thread
-//! waits on (`reclaim=barrier-oracle` reads that, as an ablation). The hot path is
-//! integer-only (the fixed-point speedup is set by the 10 ms labeller) and
-//! its loops are bounded by the core count and queue lengths; per-thread
-//! state is a few integers and per-program state two counters, what BPF
-//! maps hold.
+//! waits on (`reclaim=barrier-oracle` reads that, as an ablation). The hot
+//! path is integer arithmetic (the fixed-point speedup is set by the 10 ms
+//! labeller; CFS's vruntime charge is an f64 product by a scale that is 1
+//! unless `group` is on), but the rank's intermediates are u128, which a BPF
+//! port must restate in 64 bits. Its loops are bounded by the core count
+//! and the queued threads (a steal or a rotation walks every queue);
+//! per-thread state is about 20 integers and per-program state five
+//! counters and five sums, what BPF maps hold. The book's "Porting ROTA's
+//! default to sched_ext" goes rule by rule.
 //!
 //! Every constant comes from the machine's own costs or CFS's tunables,
 //! the same for every workload:
