@@ -535,6 +535,47 @@ fn rota_ntt_pr_ranks_by_the_programs_rate() {
     assert_eq!(first("order=ntt-prog:split-prior=off"), 0);
 }
 
+/// The rank reads durations, never the clock itself: the situation of
+/// [`rota_ntt_pr_ranks_by_the_programs_rate`], with thread 2 running on a
+/// slow core at the end, ranks alike when the clock starts at 2^62 ns (146
+/// years) as at 0. The program sums, kept in 64 bits as a BPF map holds
+/// them, once took a rate times the clock (`active * now - sum of wake-up
+/// times`), which passes 2^64 there.
+#[test]
+fn rota_ranks_read_durations_not_the_clock() {
+    for opts in ["", "order=ntt-pr", "order=ntt", "order=ntt-las", "floor=on"] {
+        let ranks = |base: u64| {
+            let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (1, 1.5)]);
+            st.now = base;
+            let mut p = rota(&st, &format!("{opts}:serial-first=off"));
+            queue(&mut st, 2, 2);
+            st.threads[2].runnable_since = st.now;
+            p.enqueued(&st, CoreId(2), ThreadId(2), true);
+            st.now += 39 * MS;
+            st.threads[2].sum_exec_ns = MS;
+            ran_and_blocked(&mut p, &mut st, 2, 2, MS);
+            for (t, c) in [(0, 2), (1, 3), (2, 3)] {
+                queue(&mut st, c, t);
+                st.threads[t as usize].runnable_since = st.now;
+                p.enqueued(&st, CoreId(c), ThreadId(t), true);
+            }
+            st.now += 3 * MS;
+            run_on(&mut st, 3, 2);
+            p.running(&st, CoreId(3), ThreadId(2));
+            st.now += 2 * MS;
+            (0..3)
+                .map(|t| p.fast_rank(&st, ThreadId(t), 0))
+                .collect::<Vec<_>>()
+        };
+        let at0 = ranks(0);
+        assert!(
+            at0[0].2 != at0[1].2 && at0[1].2 != at0[2].2,
+            "{opts}: {at0:?}"
+        );
+        assert_eq!(at0, ranks(1 << 62), "{opts}");
+    }
+}
+
 /// `split-prior`: per thread, the full-speed prior of a thread's rate is
 /// its program's, shared by the program's live threads. Threads 0
 /// (program 0, alone) and 1 (program 1, one of four) both woke at 0 and ran

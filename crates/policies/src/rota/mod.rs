@@ -126,14 +126,15 @@
 //! let every waiter go (a futex wake of all), futex waits caused
 //! (`blocked_others_ns`) and the *predicted* speedup; never what a thread
 //! waits on (`reclaim=barrier-oracle` reads that, as an ablation). The hot
-//! path is integer arithmetic (the fixed-point speedup is set by the 10 ms
-//! labeller; CFS's vruntime charge is an f64 product by a scale that is 1
-//! unless `group` is on), but the rank's intermediates are u128, which a BPF
-//! port must restate in 64 bits. Its loops are bounded by the core count
-//! and the queued threads (a steal or a rotation walks every queue);
-//! per-thread state is about 20 integers and per-program state five
-//! counters and five sums, what BPF maps hold. The book's "Porting ROTA's
-//! default to sched_ext" goes rule by rule.
+//! path is 64-bit integer arithmetic (`fixed.rs`: exact where the 128-bit
+//! products it replaced fitted, which covers every study; the fixed-point
+//! speedup is set by the 10 ms labeller; CFS's vruntime charge is an f64
+//! product by a scale that is 1 unless `group` is on). Its loops are
+//! bounded by the core count and the queued threads (a steal or a rotation
+//! walks every queue); per-thread state is about 20 integers and
+//! per-program state five counters and eight integers of sums, what BPF
+//! maps hold. The book's "Porting ROTA's default to sched_ext" goes rule by
+//! rule.
 //!
 //! Every constant comes from the machine's own costs or CFS's tunables,
 //! the same for every workload:
@@ -166,6 +167,7 @@ use order::ProgRate;
 use std::collections::BTreeSet;
 
 mod balance;
+mod fixed;
 mod idle;
 mod order;
 mod params;
@@ -224,11 +226,11 @@ struct ThreadSt {
     /// Between a wake-up and the next block, as this policy was told.
     awake: bool,
     /// Its finished runs' progress, as counted in [`ProgRate::done_fp`].
-    progress_fp: u128,
+    progress_fp: u64,
     /// With `floor`: its even-split fast-core time of finished spells
     /// (wake to block), ns, and [`Rota::even_fp`] at its last wake-up.
     even_done_ns: u64,
-    even_from_fp: u128,
+    even_from_fp: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -286,7 +288,7 @@ pub struct Rota {
     oracle_len: Vec<u64>,
     /// With `floor`: the even-split fast-core time one thread wanting a
     /// core all along would have had (ns x FP), up to `even_at`.
-    even_fp: u128,
+    even_fp: u64,
     even_at: Nanos,
     /// Per core, its queue in [`Rota::local`]'s order.
     local_ix: QueueIndex<LocalKey>,
@@ -571,7 +573,7 @@ impl Policy for Rota {
             self.th[t.idx()].woke_at_ns = st.now;
             self.th[t.idx()].awake = true;
             let p = st.thread(t).program.idx();
-            self.prog_rate[p].woke_sum += st.now as u128;
+            self.prog_rate[p].run_open.open(st.now, 1, st.now);
             self.active[p] += 1;
             self.note_serial(p);
             if self.params.floor {
@@ -692,7 +694,7 @@ impl Policy for Rota {
             if self.params.floor {
                 self.advance_even(st.now);
                 let s = &mut self.th[t.idx()];
-                s.even_done_ns += ((self.even_fp - s.even_from_fp) / FP as u128) as u64;
+                s.even_done_ns += self.even_fp.wrapping_sub(s.even_from_fp) / FP;
             }
             self.wanting = self.wanting.saturating_sub(1);
             self.th[t.idx()].has_slept = true;
@@ -706,7 +708,7 @@ impl Policy for Rota {
             let woke = self.th[t.idx()].woke_at_ns;
             self.th[t.idx()].awake = false;
             let r = &mut self.prog_rate[p];
-            r.woke_sum = r.woke_sum.saturating_sub(woke as u128);
+            r.run_open.close(st.now, 1, woke);
             r.run_done_ns += st.now.saturating_sub(woke);
         }
         if why == StopReason::Exited {

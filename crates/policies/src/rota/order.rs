@@ -3,6 +3,7 @@
 //! service, ...), the per-program rate sums `order=ntt-pr` reads, and the
 //! capped order's placement of a waking thread's account.
 
+use super::fixed::{mul_div, shl_div, OpenSum};
 use super::{Order, Rota, FP};
 use colab_core::{CoreId, Nanos, RunState, SchedState, ThreadId};
 
@@ -16,18 +17,16 @@ pub(super) type Rank = (bool, bool, u64, ThreadId);
 pub(super) struct ProgRate {
     /// Runnable time of its threads' finished runnable spells (wake to block).
     pub(super) run_done_ns: u64,
-    /// The wake-up times of its runnable threads, summed: their open spells
-    /// are `active * now - woke_sum`.
-    pub(super) woke_sum: u128,
+    /// Its awake threads' runnable time since each one woke.
+    pub(super) run_open: OpenSum,
     /// Progress of its threads' finished runs, ns x FP: each thread's fast
     /// time times FP plus its slow time times FP^2 / s, s its speedup as
     /// predicted now (as [`Rota::ntt_gain`] counts a thread's progress).
-    pub(super) done_fp: u128,
-    /// Its running threads' progress factors, summed, and the factors times
-    /// the runs' start times: the open runs' progress is
-    /// `factor_sum * now - factor_start_sum`.
-    pub(super) factor_sum: u128,
-    pub(super) factor_start_sum: u128,
+    /// Exact up to 2^54 ns (208 days) of CPU time; saturates beyond.
+    pub(super) done_fp: u64,
+    /// Its running threads' progress in their current runs, each at its
+    /// progress factor (FP on a fast core, FP^2 / s on a slow one).
+    pub(super) progress_open: OpenSum,
 }
 
 impl Rota {
@@ -98,13 +97,12 @@ impl Rota {
         if matches!(th.state, RunState::Runnable | RunState::Running) {
             runnable += st.now.saturating_sub(self.runnable_from(st, t));
         }
-        let k = ((fast as u128) << 20) / (runnable as u128 + 1);
-        let k = if self.params.weighted {
-            k * FP as u128 / s.speed_fp.max(FP) as u128
+        let k = shl_div(fast, 20, runnable.saturating_add(1), u64::MAX);
+        if self.params.weighted {
+            mul_div(k, FP, s.speed_fp.max(FP))
         } else {
             k
-        };
-        k.min(u64::MAX as u128) as u64
+        }
     }
 
     /// What a unit of fast-core time lowers `t`'s slowdown by, up to a
@@ -113,10 +111,11 @@ impl Rota {
     /// predicted speedup s) per unit of time runnable. Both times start
     /// with a rotation quantum at full speed, so that a new thread's first
     /// wait does not rank it as starved before it has had a turn
-    /// (assumption: one quantum, the rotation's own granularity). Integer
-    /// only: r^-1 in 16 fractional bits, capped at 256 (a thread that
+    /// (assumption: one quantum, the rotation's own granularity). In 64-bit
+    /// integers: r^-1 in 16 fractional bits, capped at 256 (a thread that
     /// progressed at under 1/256 of full speed ranks as if at 1/256), so
-    /// the product stays under 2^58.
+    /// the product stays under 2^58; exact while its runnable time is
+    /// under 2^48 ns (3.2 days).
     fn ntt_gain(
         &self,
         st: &SchedState,
@@ -150,11 +149,11 @@ impl Rota {
         }
         let fast = self.fast_time_now(st, t);
         let slow = self.cpu_time_now(st, t).saturating_sub(fast);
-        let q = self.m().quantum_ns as u128;
+        let q = self.m().quantum_ns;
         // `split-prior`: the prior is the program's, shared by its live
         // threads, so that it fades for a thread of many as for a program.
         let q = if self.params.split_prior {
-            q / self.live.get(p).copied().unwrap_or(1).max(1) as u128
+            q / self.live.get(p).copied().unwrap_or(1).max(1) as u64
         } else {
             q
         };
@@ -162,12 +161,15 @@ impl Rota {
         if matches!(th.state, RunState::Runnable | RunState::Running) {
             runnable += st.now.saturating_sub(self.runnable_from(st, t));
         }
-        let progress = fast as u128 + slow as u128 * FP as u128 / speed as u128 + q;
-        let inv_rate = (((runnable as u128 + q) << 16) / progress).min(1 << 24) as u64;
+        let progress = fast
+            .saturating_add(mul_div(slow, FP, speed))
+            .saturating_add(q)
+            .max(1);
+        let inv_rate = shl_div(runnable.saturating_add(q), 16, progress, 1 << 24);
         if self.params.order == Order::NttLas {
             // Per unit of fast time, over the program's length estimated by
             // its progress so far (as least-attained-service does).
-            let per_len = ((1u128 << 50) / progress).min(1 << 26) as u64;
+            let per_len = ((1u64 << 50) / progress).min(1 << 26);
             return gain * inv_rate * per_len;
         }
         let prio = gain * inv_rate * inv_rate;
@@ -182,20 +184,19 @@ impl Rota {
 
     /// Program `p`'s runnable time over its progress (x 2^16), its threads'
     /// summed, each sum starting with one quantum at full speed (as
-    /// [`Rota::ntt_gain`]'s per thread), capped at 256.
+    /// [`Rota::ntt_gain`]'s per thread), capped at 256; exact while the
+    /// runnable time is under 2^48 ns (3.2 days over all its threads).
     fn prog_inv_rate(&self, st: &SchedState, p: usize) -> u64 {
         let Some(r) = self.prog_rate.get(p) else {
             return 1 << 16;
         };
-        let q = self.m().quantum_ns as u128;
-        let now = st.now as u128;
-        let active = self.active.get(p).copied().unwrap_or(0) as u128;
-        let run = r.run_done_ns as u128 + (active * now).saturating_sub(r.woke_sum) + q;
-        let open = (r.factor_sum * now).saturating_sub(r.factor_start_sum);
+        let q = self.m().quantum_ns;
+        let run = r.run_done_ns.saturating_add(r.run_open.at(st.now));
+        let progress_fp = r.done_fp.saturating_add(r.progress_open.at(st.now));
         #[cfg(debug_assertions)]
-        self.check_prog_rate(st, p, run - q, r.done_fp + open);
-        let prog = (r.done_fp + open) / FP as u128 + q;
-        ((run << 16) / prog).min(1 << 24) as u64
+        self.check_prog_rate(st, p, run as u128, progress_fp as u128);
+        let prog = (progress_fp / FP).saturating_add(q);
+        shl_div(run.saturating_add(q), 16, prog, 1 << 24)
     }
 
     /// Debug builds: the kept sums against a pass over the program's threads
@@ -237,44 +238,49 @@ impl Rota {
         };
         s.run_factor_fp = f;
         let r = &mut self.prog_rate[st.thread(t).program.idx()];
-        r.factor_sum += f as u128;
-        r.factor_start_sum += f as u128 * s.run_start as u128;
+        r.progress_open.open(st.now, f, s.run_start);
     }
 
     /// Takes `t`'s current run out of its program's open progress.
     pub(super) fn clear_run_factor(&mut self, st: &SchedState, t: ThreadId) {
         let s = &mut self.th[t.idx()];
-        let (f, start) = (s.run_factor_fp as u128, s.run_start as u128);
+        let (f, start) = (s.run_factor_fp, s.run_start);
         s.run_factor_fp = 0;
         let r = &mut self.prog_rate[st.thread(t).program.idx()];
-        r.factor_sum = r.factor_sum.saturating_sub(f);
-        r.factor_start_sum = r.factor_start_sum.saturating_sub(f * start);
+        r.progress_open.close(st.now, f, start);
     }
 
     /// Recounts `t`'s finished runs' progress in its program's, after its
     /// times or its predicted speedup changed.
     pub(super) fn refresh_progress(&mut self, st: &SchedState, t: ThreadId) {
         let s = &mut self.th[t.idx()];
-        let new = s.fast_ns as u128 * FP as u128
-            + s.slow_ns as u128 * (FP * FP) as u128 / s.speed_fp.max(FP) as u128;
+        let new = s.fast_ns.saturating_mul(FP).saturating_add(mul_div(
+            s.slow_ns,
+            FP * FP,
+            s.speed_fp.max(FP),
+        ));
         let r = &mut self.prog_rate[st.thread(t).program.idx()];
-        r.done_fp = r.done_fp.saturating_sub(s.progress_fp) + new;
+        r.done_fp = r.done_fp.saturating_sub(s.progress_fp).saturating_add(new);
         s.progress_fp = new;
     }
 
     /// The even split's fast-core time per thread wanting a core, per ns,
     /// fixed point: min(1, fast cores / threads wanting a core).
-    fn even_rate_fp(&self) -> u128 {
+    fn even_rate_fp(&self) -> u64 {
         match self.wanting {
             0 => 0,
-            n => (self.m().fast.count() as u128 * FP as u128 / n as u128).min(FP as u128),
+            n => (self.m().fast.count() as u64 * FP / n).min(FP),
         }
     }
 
     /// Brings [`Rota::even_fp`] up to `now`; called before `wanting` changes.
+    /// A clock that wraps: only differences are read, exact while one
+    /// spell's share is under 2^54 ns.
     pub(super) fn advance_even(&mut self, now: Nanos) {
-        let dt = now.saturating_sub(self.even_at) as u128;
-        self.even_fp += dt * self.even_rate_fp();
+        let dt = now.saturating_sub(self.even_at);
+        self.even_fp = self
+            .even_fp
+            .wrapping_add(dt.wrapping_mul(self.even_rate_fp()));
         self.even_at = now;
     }
 
@@ -284,9 +290,11 @@ impl Rota {
         if !s.awake {
             return s.even_done_ns;
         }
-        let now_fp =
-            self.even_fp + st.now.saturating_sub(self.even_at) as u128 * self.even_rate_fp();
-        s.even_done_ns + ((now_fp - s.even_from_fp) / FP as u128) as u64
+        let dt = st.now.saturating_sub(self.even_at);
+        let now_fp = self
+            .even_fp
+            .wrapping_add(dt.wrapping_mul(self.even_rate_fp()));
+        s.even_done_ns + now_fp.wrapping_sub(s.even_from_fp) / FP
     }
 
     /// `floor`: has `t`, wanting a core, had more than `cap` quanta less
