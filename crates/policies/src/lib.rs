@@ -231,6 +231,8 @@ mod tests;
 #[cfg(test)]
 mod tests_camp;
 #[cfg(test)]
+mod tests_colab;
+#[cfg(test)]
 mod tests_linux;
 #[cfg(test)]
 mod tests_propsp;

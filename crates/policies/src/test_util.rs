@@ -2,6 +2,7 @@
 
 use colab_core::{
     CoreId, CoreOrder, Policy, ProgramId, RunState, SchedState, ThreadId, ThreadInfo, Topology,
+    WakeKind,
 };
 
 /// Threads `(program, predicted speedup)`, all created and blocked, on `topo`.
@@ -48,4 +49,9 @@ pub(crate) fn created(p: &mut dyn Policy, st: &SchedState) {
     for t in 0..st.threads.len() {
         p.thread_created(st, ThreadId(t as u32));
     }
+}
+
+/// Where `p` puts thread `t` waking up with no waker named.
+pub(crate) fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
+    p.select_core(st, ThreadId(t), WakeKind::wakeup(None))
 }
