@@ -19,7 +19,6 @@ mod place;
 mod rotate;
 
 const MS: u64 = NS_PER_MS;
-
 const US: u64 = NS_PER_US;
 
 /// The two moves of a swap: `y` to core `y_to`, `x` to core `x_to`.
