@@ -17,6 +17,7 @@ macro_rules! rota_options_help {
     };
 }
 
+pub mod bpfland;
 pub mod camp;
 pub mod cfs;
 pub mod colab;
@@ -27,6 +28,7 @@ pub mod queue_index;
 pub mod rota;
 pub mod wash;
 
+pub use bpfland::Bpfland;
 pub use camp::{uf_analytical, uf_approx, Camp, CampParams, UtilityClass, Variant};
 pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
@@ -97,6 +99,10 @@ colab:KEY=VALUE:... switches mechanisms (",
         "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
     ),
     (
+        "bpfland",
+        "scx_bpfland 1.1.4 (sched_ext) with its defaults: earliest virtual deadline (runtime plus runtime since the last wake-up) from a shared queue, 1 ms slices divided among the waiting, idle core first, a woken thread drawn toward a faster waker's core",
+    ),
+    (
         "rota",
         concat!(
             "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
@@ -163,6 +169,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
             Ok(Box::new(Colab::new(ColabParams::energy_aware(ws, we))))
         }
         "eevdf" => Ok(Box::new(Eevdf::new())),
+        "bpfland" => Ok(Box::new(Bpfland::new())),
         "gts" => Ok(Box::new(Gts::new(GtsParams::default()))),
         "hsp" => Ok(Box::new(Hsp::new(HspParams::default()))),
         "propsp" => Ok(Box::new(PropSp::new(PropSpParams::default()))),
@@ -228,6 +235,8 @@ fn parse_weights(name: &str, text: &str) -> Result<(f64, f64), PolicyError> {
 mod test_util;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bpfland;
 #[cfg(test)]
 mod tests_camp;
 #[cfg(test)]
