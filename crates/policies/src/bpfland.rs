@@ -219,6 +219,12 @@ impl Bpfland {
         tk.queued = Some((dsq, e));
     }
 
+    /// The key `t` waits with, if queued.
+    #[cfg(test)]
+    pub(crate) fn queued_key(&self, t: ThreadId) -> Option<u64> {
+        self.tasks[t.idx()].queued.map(|(_, e)| e.0)
+    }
+
     fn take_out(&mut self, t: ThreadId) {
         if let Some((dsq, e)) = self.tasks[t.idx()].queued.take() {
             match dsq {

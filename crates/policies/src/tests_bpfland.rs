@@ -134,3 +134,30 @@ fn bpfland_preempts_at_the_tick_only_when_someone_waits() {
     // No wake-up preemption.
     assert!(!p.should_preempt(&st, CoreId(0), ThreadId(1)));
 }
+
+#[test]
+fn bpfland_keys_add_the_awake_time_and_lift_a_long_sleeper() {
+    let mut st = state("2B2S", 2);
+    let mut p = bpfland(&st);
+    // Thread 0 runs 100 ms without sleeping and is preempted: its key is
+    // its runtime plus its runtime since waking, the latter capped at 40 ms.
+    run_on(&mut st, 0, 0);
+    p.running(&st, CoreId(0), ThreadId(0));
+    st.now = 100 * MS;
+    st.cores[0].current = None;
+    st.threads[0].state = RunState::Runnable;
+    p.stopped(&st, CoreId(0), ThreadId(0), 100 * MS, StopReason::Preempted);
+    queue(&mut st, 0, 0);
+    p.enqueued(&st, CoreId(0), ThreadId(0), false);
+    assert_eq!(p.queued_key(ThreadId(0)), Some(140 * MS));
+    // It runs again: the global vtime is now 140 ms. Thread 1, created at
+    // vtime 0 and never run, wakes onto a busy machine: lifted to 40 ms
+    // (its wake-up frequency is 0, so one lag) behind the global vtime.
+    run_on(&mut st, 0, 0);
+    p.running(&st, CoreId(0), ThreadId(0));
+    for c in 1..4 {
+        st.cores[c].current = Some(ThreadId(0));
+    }
+    wake_by(&mut p, &mut st, 1, None);
+    assert_eq!(p.queued_key(ThreadId(1)), Some(100 * MS));
+}
