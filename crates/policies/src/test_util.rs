@@ -1,8 +1,8 @@
 //! Hand-built scheduler states shared by the policy tests.
 
 use colab_core::{
-    CoreId, CoreOrder, Policy, ProgramId, RunState, SchedState, ThreadId, ThreadInfo, Topology,
-    WakeKind,
+    BlockKind, CoreId, CoreOrder, Policy, ProgramId, RunState, SchedState, StopReason, ThreadId,
+    ThreadInfo, Topology, WakeKind,
 };
 
 /// Threads `(program, predicted speedup)`, all created and blocked, on `topo`.
@@ -54,4 +54,28 @@ pub(crate) fn created(p: &mut dyn Policy, st: &SchedState) {
 /// Where `p` puts thread `t` waking up with no waker named.
 pub(crate) fn wake(p: &mut dyn Policy, st: &SchedState, t: u32) -> CoreId {
     p.select_core(st, ThreadId(t), WakeKind::wakeup(None))
+}
+
+/// `t` ran on `c` and blocked there at a barrier at `st.now`, as the
+/// engine reports it.
+pub(crate) fn ran_and_blocked(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
+    ran_and_blocked_on(p, st, c, t, ran, BlockKind::Barrier);
+}
+
+/// [`ran_and_blocked`], waiting on `kind`.
+pub(crate) fn ran_and_blocked_on(
+    p: &mut dyn Policy,
+    st: &mut SchedState,
+    c: u16,
+    t: u32,
+    ran: u64,
+    kind: BlockKind,
+) {
+    run_on(st, c, t);
+    p.running(st, CoreId(c), ThreadId(t));
+    st.now += ran;
+    st.cores[c as usize].current = None;
+    st.threads[t as usize].state = RunState::Blocked(kind);
+    st.threads[t as usize].core = None;
+    p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Blocked);
 }

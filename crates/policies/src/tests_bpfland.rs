@@ -15,17 +15,6 @@ fn bpfland(st: &SchedState) -> Bpfland {
     p
 }
 
-/// `t` runs on `c` for `ran` and blocks.
-fn run_and_block(p: &mut Bpfland, st: &mut SchedState, c: u16, t: u32, ran: u64) {
-    run_on(st, c, t);
-    p.running(st, CoreId(c), ThreadId(t));
-    st.now += ran;
-    st.cores[c as usize].current = None;
-    st.threads[t as usize].state = RunState::Blocked(colab_core::BlockKind::Sleep);
-    st.threads[t as usize].core = None;
-    p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Blocked);
-}
-
 /// Wakes `t` (by `waker`, if any) and queues it where the policy says.
 fn wake_by(p: &mut Bpfland, st: &mut SchedState, t: u32, waker: Option<u32>) -> CoreId {
     let kind = WakeKind::wakeup(waker.map(ThreadId));
@@ -39,8 +28,8 @@ fn wake_by(p: &mut Bpfland, st: &mut SchedState, t: u32, waker: Option<u32>) -> 
 fn bpfland_wakes_on_its_idle_previous_core_then_its_cluster() {
     let mut st = state("2B2S", 2);
     let mut p = bpfland(&st);
-    run_and_block(&mut p, &mut st, 2, 0, MS);
-    run_and_block(&mut p, &mut st, 2, 1, MS);
+    ran_and_blocked(&mut p, &mut st, 2, 0, MS);
+    ran_and_blocked(&mut p, &mut st, 2, 1, MS);
     // Previous core 2 idle: back there, though big cores are idle too.
     assert_eq!(wake_by(&mut p, &mut st, 0, None), CoreId(2));
     run_on(&mut st, 2, 0);
@@ -53,7 +42,7 @@ fn bpfland_wakes_on_its_idle_previous_core_then_its_cluster() {
 fn bpfland_draws_a_wakee_toward_a_faster_wakers_core() {
     let mut st = state("2B2S", 2);
     let mut p = bpfland(&st);
-    run_and_block(&mut p, &mut st, 2, 1, MS);
+    ran_and_blocked(&mut p, &mut st, 2, 1, MS);
     // Thread 0 runs on big core 0 and wakes thread 1, last on little core 2
     // (idle): the search starts from the waker's core, which is busy, and
     // finds big core 1 idle in its cluster.
@@ -62,7 +51,7 @@ fn bpfland_draws_a_wakee_toward_a_faster_wakers_core() {
     // Woken by no one (a timer), it would go back to core 2.
     let mut st2 = state("2B2S", 2);
     let mut p2 = bpfland(&st2);
-    run_and_block(&mut p2, &mut st2, 2, 1, MS);
+    ran_and_blocked(&mut p2, &mut st2, 2, 1, MS);
     run_on(&mut st2, 0, 0);
     assert_eq!(wake_by(&mut p2, &mut st2, 1, None), CoreId(2));
 }
@@ -74,8 +63,8 @@ fn bpfland_runs_the_earliest_deadline_of_its_own_and_the_shared_queue() {
     // the one that has run less goes first on whichever core asks.
     let mut st = state("2B2S", 6);
     let mut p = bpfland(&st);
-    run_and_block(&mut p, &mut st, 2, 4, 5 * MS); // thread 4: 5 ms so far
-    run_and_block(&mut p, &mut st, 3, 5, MS); // thread 5: 1 ms
+    ran_and_blocked(&mut p, &mut st, 2, 4, 5 * MS); // thread 4: 5 ms so far
+    ran_and_blocked(&mut p, &mut st, 3, 5, MS); // thread 5: 1 ms
     for c in 0..4 {
         run_on(&mut st, c, u32::from(c));
     }

@@ -47,30 +47,6 @@ fn rota(st: &SchedState, opts: &str) -> Rota {
     p
 }
 
-/// `t` ran on `c` and blocked there at a barrier at `st.now`, as the
-/// engine reports it.
-fn ran_and_blocked(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
-    ran_and_blocked_on(p, st, c, t, ran, BlockKind::Barrier);
-}
-
-/// [`ran_and_blocked`], waiting on `kind`.
-fn ran_and_blocked_on(
-    p: &mut dyn Policy,
-    st: &mut SchedState,
-    c: u16,
-    t: u32,
-    ran: u64,
-    kind: BlockKind,
-) {
-    run_on(st, c, t);
-    p.running(st, CoreId(c), ThreadId(t));
-    st.now += ran;
-    st.cores[c as usize].current = None;
-    st.threads[t as usize].state = RunState::Blocked(kind);
-    st.threads[t as usize].core = None;
-    p.stopped(st, CoreId(c), ThreadId(t), ran, StopReason::Blocked);
-}
-
 /// Thread `t` of `st` ran `ran` on core `c` and was preempted there.
 fn ran_and_preempted(p: &mut dyn Policy, st: &mut SchedState, c: u16, t: u32, ran: u64) {
     run_on(st, c, t);
