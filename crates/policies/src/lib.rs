@@ -23,6 +23,7 @@ pub mod cfs;
 pub mod colab;
 pub mod eevdf;
 pub mod gts;
+pub mod lavd;
 pub mod propsp;
 pub mod queue_index;
 pub mod rota;
@@ -34,6 +35,7 @@ pub use cfs::{Cfs, CfsCore, CfsTunables};
 pub use colab::{Colab, ColabParams};
 pub use eevdf::Eevdf;
 pub use gts::{Gts, GtsParams};
+pub use lavd::Lavd;
 pub use propsp::{Distribution, Hsp, HspParams, PropSp, PropSpParams, SfSource};
 pub use rota::{Order, Rota, RotaParams};
 pub use wash::{Wash, WashParams};
@@ -69,6 +71,10 @@ colab:KEY=VALUE:... switches mechanisms (",
     (
         "gts",
         "ARM big.LITTLE MP (GTS): per-cluster CFS, load-threshold up/down migration",
+    ),
+    (
+        "lavd",
+        "scx_lavd 1.1.4: latency-criticality virtual deadlines, per-cluster deadline queues with stealing, perf-criticality big/little stickiness",
     ),
     (
         "hsp",
@@ -171,6 +177,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
         "eevdf" => Ok(Box::new(Eevdf::new())),
         "bpfland" => Ok(Box::new(Bpfland::new())),
         "gts" => Ok(Box::new(Gts::new(GtsParams::default()))),
+        "lavd" => Ok(Box::new(Lavd::new())),
         "hsp" => Ok(Box::new(Hsp::new(HspParams::default()))),
         "propsp" => Ok(Box::new(PropSp::new(PropSpParams::default()))),
         "propsp-static" => Ok(Box::new(PropSp::new(PropSpParams {
@@ -241,6 +248,8 @@ mod tests_bpfland;
 mod tests_camp;
 #[cfg(test)]
 mod tests_colab;
+#[cfg(test)]
+mod tests_lavd;
 #[cfg(test)]
 mod tests_linux;
 #[cfg(test)]
