@@ -155,7 +155,10 @@ fn urgent_wakeup_kicks_less_critical_cpu() {
     assert!(!p.should_preempt(&st, CoreId(3), ThreadId(2)));
     let mut out = Vec::new();
     assert!(p.tick(&st, CoreId(2), &mut out), "core 2 runs the victim");
-    assert!(!p.tick(&st, CoreId(3), &mut out), "core 3's task is more critical");
+    assert!(
+        !p.tick(&st, CoreId(3), &mut out),
+        "core 3's task is more critical"
+    );
 }
 
 /// Below thr_lat_cri a waking task kicks nobody (is_worth_kick_other_task).
@@ -196,7 +199,7 @@ fn lock_holder_is_not_a_victim() {
 #[test]
 fn slice_bounds_and_boost() {
     let (mut p, mut st) = setup(40);
-    p.task_mut(ThreadId(0)).avg_runtime_wall = 1 * MS;
+    p.task_mut(ThreadId(0)).avg_runtime_wall = MS;
     run_on(&mut st, 0, 0);
     p.running(&st, CoreId(0), ThreadId(0));
     assert_eq!(p.slice_ns(&st, CoreId(0), ThreadId(0)), SLICE_MAX_NS);
@@ -204,7 +207,10 @@ fn slice_bounds_and_boost() {
     p.task_mut(ThreadId(1)).avg_runtime_wall = 20 * MS;
     run_on(&mut st, 1, 1);
     p.running(&st, CoreId(1), ThreadId(1));
-    assert_eq!(p.slice_ns(&st, CoreId(1), ThreadId(1)), 20 * MS + SLICE_MIN_NS);
+    assert_eq!(
+        p.slice_ns(&st, CoreId(1), ThreadId(1)),
+        20 * MS + SLICE_MIN_NS
+    );
     // 38 queued tasks on 4 CPUs: 10 ms x 4 / 38 ~ 1 ms, EWMA from 5 ms
     // down; with far more queued the average heads to the 500 us floor.
     for t in 2..40 {
@@ -216,4 +222,21 @@ fn slice_bounds_and_boost() {
     }
     let s = p.sys_slice();
     assert!((SLICE_MIN_NS..2 * MS).contains(&s), "system slice {s}");
+}
+
+/// A waking task above the threshold does not kick a CPU whose task is
+/// more latency-critical than itself (can_x_kick_y).
+#[test]
+fn more_critical_running_task_is_not_kicked() {
+    let (mut p, mut st) = setup(2);
+    p.task_mut(ThreadId(0)).lat_cri = 400;
+    p.task_mut(ThreadId(0)).avg_runtime_wall = 10 * MS;
+    run_on(&mut st, 2, 0);
+    p.running(&st, CoreId(2), ThreadId(0));
+    p.task_mut(ThreadId(1)).lat_cri = 300;
+    p.task_mut(ThreadId(1)).avg_runtime_wall = 100_000;
+    p.set_thresholds(0, 0);
+    queue(&mut st, 2, 1);
+    p.should_preempt(&st, CoreId(2), ThreadId(1));
+    assert!(!p.tick(&st, CoreId(2), &mut Vec::new()));
 }

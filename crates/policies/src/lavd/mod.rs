@@ -161,7 +161,9 @@ impl Lavd {
     }
     /// The current system slice (sys_stat.slice_wall).
     pub fn sys_slice(&self) -> u64 {
-        self.sys.as_ref().map_or(SLICE_MAX_NS, |s| s.view.slice_wall)
+        self.sys
+            .as_ref()
+            .map_or(SLICE_MAX_NS, |s| s.view.slice_wall)
     }
     pub fn power_mode(&self) -> Option<PowerMode> {
         self.sys.as_ref().map(|s| s.mode)
@@ -477,7 +479,8 @@ impl Policy for Lavd {
         let me_stop = st.now + x.avg_runtime_wall.min(x.slice_wall.max(slice_sys));
         // get_est_stopping_clk, preempt.bpf.c:14-24 (a never-run task's
         // slice is the system slice).
-        let kickable = |cc: &CpuCtx| !cc.lock_holder && me_lat > cc.lat_cri && me_stop < cc.est_stopping_clk;
+        let kickable =
+            |cc: &CpuCtx| !cc.lock_holder && me_lat > cc.lat_cri && me_stop < cc.est_stopping_clk;
         let pc = &self.cpus[c.idx()];
         if pc.slice_boost
             && st.cores[c.idx()].current.is_some()
@@ -649,9 +652,6 @@ impl Policy for Lavd {
         }
         // Slice over with work waiting in this CPU's domain queue (the
         // engine checks only the CPU's own queue).
-        st.now >= cc.slice_end
-            && self
-                .dom_head(st, st.topo.cluster_of(c), c)
-                .is_some()
+        st.now >= cc.slice_end && self.dom_head(st, st.topo.cluster_of(c), c).is_some()
     }
 }

@@ -141,22 +141,20 @@ impl SysStat {
         self.view.avg_util_wall = calc_asym_avg(self.view.avg_util_wall, sum_w / n);
         self.avg_util_invr = calc_asym_avg(self.avg_util_invr, sum_i / n);
         // Criticality statistics (sys_stat.bpf.c:646-685).
-        let (c_max, c_avg, c_min_p, c_avg_p, c_max_p) = if iv.nr_sched == 0 {
-            (
+        let (c_max, c_avg, c_min_p, c_avg_p, c_max_p) = match (
+            iv.sum_lat_cri.checked_div(iv.nr_sched),
+            iv.sum_perf_cri.checked_div(iv.nr_sched),
+        ) {
+            (Some(lat), Some(perf)) => {
+                (iv.max_lat_cri, lat, iv.min_perf_cri, perf, iv.max_perf_cri)
+            }
+            _ => (
                 self.max_lat_cri,
                 self.view.avg_lat_cri,
                 self.min_perf_cri,
                 self.avg_perf_cri,
                 self.max_perf_cri,
-            )
-        } else {
-            (
-                iv.max_lat_cri,
-                iv.sum_lat_cri / iv.nr_sched,
-                iv.min_perf_cri,
-                iv.sum_perf_cri / iv.nr_sched,
-                iv.max_perf_cri,
-            )
+            ),
         };
         self.max_lat_cri = calc_avg(self.max_lat_cri, c_max);
         self.view.avg_lat_cri = calc_avg(self.view.avg_lat_cri, c_avg);
@@ -167,11 +165,7 @@ impl SysStat {
             self.avg_perf_cri = calc_avg(self.avg_perf_cri, c_avg_p);
             self.max_perf_cri = calc_avg(self.max_perf_cri, c_max_p);
         }
-        let svc = if iv.nr_sched > 0 {
-            iv.tot_task_time_iwgt / iv.nr_sched
-        } else {
-            0
-        };
+        let svc = iv.tot_task_time_iwgt.checked_div(iv.nr_sched).unwrap_or(0);
         self.view.avg_svc_time_iwgt = calc_avg(self.view.avg_svc_time_iwgt, svc);
         self.view.nr_queued_task = calc_avg(self.view.nr_queued_task, nr_queued);
 
@@ -191,15 +185,9 @@ impl SysStat {
         // calc_sys_time_slice: the targeted latency shared by the queued
         // tasks over the active CPUs, within the slice bounds.
         let nr_q = self.view.nr_queued_task;
-        let slice = if nr_q > 0 {
-            clamp(
-                (TARGETED_LATENCY_NS * self.view.nr_active) / nr_q,
-                SLICE_MIN_NS,
-                SLICE_MAX_NS,
-            )
-        } else {
-            SLICE_MAX_NS
-        };
+        let slice = (TARGETED_LATENCY_NS * self.view.nr_active)
+            .checked_div(nr_q)
+            .map_or(SLICE_MAX_NS, |s| clamp(s, SLICE_MIN_NS, SLICE_MAX_NS));
         self.view.slice_wall = calc_avg(self.view.slice_wall, slice);
 
         self.update_thr_perf_cri(total_cap);
@@ -210,7 +198,12 @@ impl SysStat {
     /// here (core compaction is not modelled), so the big cores' share of
     /// capacity is default_big_core_scale.
     fn update_thr_perf_cri(&mut self, total_cap: u64) {
-        let big_cap: u64 = self.doms.iter().filter(|d| d.is_big).map(|d| d.cap_sum).sum();
+        let big_cap: u64 = self
+            .doms
+            .iter()
+            .filter(|d| d.is_big)
+            .map(|d| d.cap_sum)
+            .sum();
         let big_scale = (big_cap << LAVD_SHIFT) / total_cap.max(1);
         if big_scale == 0 {
             self.thr_perf_cri = self.max_perf_cri;

@@ -235,8 +235,8 @@ impl TaskCtx {
     /// or up to 2x for latency-critical tasks under load.
     pub fn calc_time_slice(&mut self, sys: &SysView) -> u64 {
         if self.avg_runtime_wall >= sys.slice_wall {
-            let can_boost = sys.avg_util_wall <= SLICE_BOOST_UTIL_WALL
-                && sys.nr_queued_task <= sys.nr_active;
+            let can_boost =
+                sys.avg_util_wall <= SLICE_BOOST_UTIL_WALL && sys.nr_queued_task <= sys.nr_active;
             if can_boost {
                 let s = self.avg_runtime_wall + SLICE_BOOST_BONUS;
                 self.slice_wall = clamp(s, SLICE_MIN_NS, SLICE_BOOST_MAX);
