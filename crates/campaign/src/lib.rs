@@ -234,9 +234,11 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 61] = [
     ROTA_THIRD_FREEZE,
 ];
 
-pub const ALL_POLICIES: [&str; 14] = [
+pub const ALL_POLICIES: [&str; 16] = [
     "cfs",
     "eevdf",
+    "bpfland",
+    "lavd",
     "gts",
     "wash",
     "colab",

@@ -69,12 +69,16 @@ colab:KEY=VALUE:... switches mechanisms (",
         "Linux 6.6+ EEVDF with capacity-aware wake-up placement and misfit migration",
     ),
     (
-        "gts",
-        "ARM big.LITTLE MP (GTS): per-cluster CFS, load-threshold up/down migration",
+        "bpfland",
+        "scx_bpfland 1.1.4 (sched_ext) with its defaults: earliest virtual deadline (runtime plus runtime since the last wake-up) from a shared queue, 1 ms slices divided among the waiting, idle core first, a woken thread drawn toward a faster waker's core",
     ),
     (
         "lavd",
-        "scx_lavd 1.1.4: latency-criticality virtual deadlines, per-cluster deadline queues with stealing, perf-criticality big/little stickiness",
+        "scx_lavd 1.1.4 (sched_ext) with its defaults: latency-criticality virtual deadlines, per-cluster deadline queues with stealing, perf-criticality big/little stickiness",
+    ),
+    (
+        "gts",
+        "ARM big.LITTLE MP (GTS): per-cluster CFS, load-threshold up/down migration",
     ),
     (
         "hsp",
@@ -103,10 +107,6 @@ colab:KEY=VALUE:... switches mechanisms (",
     (
         "rr",
         "RR: fast cores shared round-robin among all threads (CAMP's mechanism)",
-    ),
-    (
-        "bpfland",
-        "scx_bpfland 1.1.4 (sched_ext) with its defaults: earliest virtual deadline (runtime plus runtime since the last wake-up) from a shared queue, 1 ms slices divided among the waiting, idle core first, a woken thread drawn toward a faster waker's core",
     ),
     (
         "rota",

@@ -207,8 +207,8 @@ pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
     const BLUE: RGBColor = RGBColor(31, 119, 180);
     const RED: RGBColor = RGBColor(214, 39, 40);
     const BLACK: RGBColor = RGBColor(0, 0, 0);
-    // Enough distinct colours for the other policies of a study with all 14
-    // (11 besides the baseline: the last two so that none repeats).
+    // Enough distinct colours for the other policies of a study with all 16
+    // (12 besides the baseline, WASH, COLAB and ROTA: none repeats).
     const OTHERS: [RGBColor; 12] = [
         RGBColor(44, 160, 44),
         RGBColor(255, 127, 14),
@@ -806,6 +806,8 @@ mod tests {
         let all = [
             "cfs",
             "eevdf",
+            "bpfland",
+            "lavd",
             "gts",
             "wash",
             "colab",
