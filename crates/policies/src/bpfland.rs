@@ -168,11 +168,13 @@ impl Bpfland {
         if Self::is_free(st, prev) {
             return Some(prev);
         }
-        let cluster = st.topo.cluster_of(prev);
-        let idle = || st.topo.cores().filter(|&c| Self::is_free(st, c));
-        idle()
-            .find(|&c| st.topo.cluster_of(c) == cluster)
-            .or_else(|| idle().next())
+        // Masks, not a scan of every core: machines go to 1,024 cores.
+        let free = st.idle_mask().minus(st.queued_mask());
+        let cluster = st.topo.cluster_mask(st.topo.cluster_of(prev));
+        free.intersect(cluster)
+            .iter()
+            .next()
+            .or_else(|| free.iter().next())
     }
 
     /// `pick_idle_cpu`: the faster waker's pull, then the built-in selection.
