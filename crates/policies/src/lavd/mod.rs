@@ -76,6 +76,7 @@
 //! default); introspection and statistics. `reads_predictions()` is
 //! false: lavd knows capacities, not speedups.
 
+mod queues;
 mod sys;
 mod task;
 
@@ -83,9 +84,10 @@ pub use sys::{PowerMode, SYS_STAT_INTERVAL_NS};
 pub use task::*;
 
 use colab_core::{
-    Action, BlockKind, CoreId, Nanos, Pick, Policy, RunState, SchedState, StopReason, ThreadId,
-    WakeKind,
+    Action, BlockKind, CoreId, CoreMask, Nanos, Pick, Policy, RunState, SchedState, StopReason,
+    ThreadId, WakeKind,
 };
+use queues::Queues;
 use sys::{Domain, Interval, SysStat};
 
 /// `--xmig-min-gain-us` default 350, main.rs:188.
@@ -117,6 +119,8 @@ pub struct Lavd {
     last_update: Nanos,
     cur_logical_clk: u64,
     cur_svc_time_iwgt: u64,
+    /// The queued tasks by domain (tracked states only).
+    queues: Queues,
 }
 
 impl Default for Lavd {
@@ -136,6 +140,7 @@ impl Lavd {
             last_update: 0,
             cur_logical_clk: 0,
             cur_svc_time_iwgt: 0,
+            queues: Queues::default(),
         }
     }
 
@@ -187,6 +192,7 @@ impl Lavd {
             d.is_big = st.topo.is_big(c);
         }
         let little = st.topo.is_asymmetric();
+        self.queues = Queues::new(doms.len());
         self.sys = Some(SysStat::new(cap, doms, little));
         self.cpus = vec![CpuCtx::default(); n];
         self.iv = Interval::new(n);
@@ -246,17 +252,29 @@ impl Lavd {
         st.cores[c.idx()].current.is_none() && st.cores[c.idx()].rq.is_empty()
     }
 
-    fn dom_cores(st: &SchedState, d: usize) -> impl Iterator<Item = CoreId> + '_ {
-        st.topo.cores().filter(move |&c| st.topo.cluster_of(c) == d)
+    /// The idle CPUs (nothing running, nothing handed to it) of `mask`,
+    /// from the kept masks rather than a scan of every core.
+    fn idle_in(st: &SchedState, mask: CoreMask) -> CoreMask {
+        mask.intersect(st.idle_mask()).minus(st.queued_mask())
     }
 
     /// Summed avg_runtime_invr of the tasks queued in domain `d`
     /// (cpdomc->qload_svc_invr, main.bpf.c:718-748).
     fn queued_svc(&self, st: &SchedState, d: usize) -> u64 {
-        Self::dom_cores(st, d)
-            .flat_map(|c| st.cores[c.idx()].rq.iter())
-            .map(|t| self.tasks.get(t.idx()).map_or(0, |x| x.avg_runtime_invr))
-            .sum()
+        let scan = || {
+            st.topo
+                .cluster_mask(d)
+                .iter()
+                .flat_map(|c| st.cores[c.idx()].rq.iter())
+                .map(|t| self.tasks.get(t.idx()).map_or(0, |x| x.avg_runtime_invr))
+                .sum()
+        };
+        if !st.active_tracked {
+            return scan();
+        }
+        let svc = self.queues.doms[d].svc;
+        debug_assert_eq!(svc, scan(), "lavd: queued service out of step");
+        svc
     }
 
     /// calc_comp_time_on_cpdom, balance.bpf.c:296-392.
@@ -280,10 +298,11 @@ impl Lavd {
             }
         }
         // An idle CPU of the sticky domain, lowest id first.
-        if let Some(c) = Self::dom_cores(st, dom).find(|&c| Self::idle(st, c)) {
+        let idle = Self::idle_in(st, st.topo.all_mask());
+        if let Some(c) = idle.intersect(st.topo.cluster_mask(dom)).iter().next() {
             return (c, true); // pick_idle_cpu_at_cpdom, idle.bpf.c:958-966
         }
-        let any_idle = st.topo.cores().any(|c| Self::idle(st, c));
+        let any_idle = !idle.is_empty();
         let s = self.sys();
         if any_idle && s.doms.len() > 1 && s.doms[dom].is_stealee {
             // migrate_to_neighbor with completion-time gain.
@@ -294,11 +313,12 @@ impl Lavd {
                 if gain <= XMIG_MIN_GAIN_NS as i64 {
                     continue;
                 }
-                if let Some(c) = Self::dom_cores(st, nd).find(|&c| Self::idle(st, c)) {
+                let cores = st.topo.cluster_mask(nd);
+                if let Some(c) = idle.intersect(cores).iter().next() {
                     return (c, true);
                 }
                 // find_sticky_cpu_at_cpdom: join that domain's queue.
-                if let Some(c) = Self::dom_cores(st, nd).next() {
+                if let Some(c) = cores.iter().next() {
                     return (c, false);
                 }
             }
@@ -309,8 +329,23 @@ impl Lavd {
     /// The queued task with the earliest deadline in domain `d`, not
     /// counting tasks handed directly to another CPU: (cpu, task).
     fn dom_head(&self, st: &SchedState, d: usize, me: CoreId) -> Option<(CoreId, ThreadId)> {
+        if !st.active_tracked {
+            return self.dom_head_scan(st, d, me);
+        }
+        // The kept order; a task handed to another CPU's local DSQ is
+        // passed over (at most one per CPU, and only until it runs).
+        let found = self.queues.doms[d].by_deadline.iter().find_map(|&(_, t)| {
+            let c = self.queues.core_of(t)?;
+            (c == me || self.cpus[c.idx()].local != Some(t)).then_some((c, t))
+        });
+        debug_assert_eq!(found, self.dom_head_scan(st, d, me), "lavd: queue index");
+        found
+    }
+
+    /// dom_head by a pass over the domain's run queues.
+    fn dom_head_scan(&self, st: &SchedState, d: usize, me: CoreId) -> Option<(CoreId, ThreadId)> {
         let mut best: Option<(u64, ThreadId, CoreId)> = None;
-        for c in Self::dom_cores(st, d) {
+        for c in st.topo.cluster_mask(d).iter() {
             for &t in st.cores[c.idx()].rq.iter() {
                 if c != me && self.cpus[c.idx()].local == Some(t) {
                     continue;
@@ -358,21 +393,27 @@ impl Lavd {
         }
         let dom_of: Vec<usize> = st.topo.cores().map(|c| st.topo.cluster_of(c)).collect();
         let nd = st.topo.clusters.len();
-        let mut qload = vec![0u64; nd];
-        let mut nr_q = 0u64;
-        for c in st.topo.cores() {
-            for t in st.cores[c.idx()].rq.iter() {
-                nr_q += 1;
-                let x = self.tasks.get(t.idx());
-                // A task's load: its share of a CPU, run time x run
-                // frequency (approximates task_load_metric).
-                let l = x.map_or(0, |x| {
-                    (x.avg_runtime_invr.saturating_mul(x.run_freq).min(ONE_SEC) << LAVD_SHIFT)
-                        / ONE_SEC
-                });
-                qload[dom_of[c.idx()]] += l;
+        let scan = || {
+            let mut qload = vec![0u64; nd];
+            let mut nr_q = 0u64;
+            for c in st.topo.cores() {
+                for t in st.cores[c.idx()].rq.iter() {
+                    nr_q += 1;
+                    qload[dom_of[c.idx()]] += self.tasks.get(t.idx()).map_or(0, task_load);
+                }
             }
-        }
+            (nr_q, qload)
+        };
+        let (nr_q, qload) = if st.active_tracked {
+            let kept = (
+                self.queues.len,
+                self.queues.doms.iter().map(|q| q.load).collect(),
+            );
+            debug_assert_eq!(kept, scan(), "lavd: queued load out of step");
+            kept
+        } else {
+            scan()
+        };
         let iv = std::mem::replace(&mut self.iv, Interval::new(st.topo.num_cores()));
         self.sys
             .as_mut()
@@ -380,6 +421,12 @@ impl Lavd {
             .update(&iv, dur, nr_q, &dom_of, &qload);
         self.last_update = st.now;
     }
+}
+
+/// A task's load: its share of a CPU, run time x run frequency
+/// (approximates task_load_metric).
+fn task_load(x: &TaskCtx) -> u64 {
+    (x.avg_runtime_invr.saturating_mul(x.run_freq).min(ONE_SEC) << LAVD_SHIFT) / ONE_SEC
 }
 
 /// Futex-based waits (lock.bpf.c hooks futex_wait's return).
@@ -457,12 +504,23 @@ impl Policy for Lavd {
         c
     }
 
-    fn enqueued(&mut self, st: &SchedState, _c: CoreId, t: ThreadId, wakeup: bool) {
+    fn enqueued(&mut self, st: &SchedState, c: CoreId, t: ThreadId, wakeup: bool) {
         self.ensure(st, t);
         // lavd_enqueue (main.bpf.c:934-1156): the deadline, each enqueue.
         self.tasks[t.idx()].is_wakeup = wakeup;
         let dl = self.when_to_run(st, t);
         self.tasks[t.idx()].vdeadline = dl;
+        if st.active_tracked {
+            let x = &self.tasks[t.idx()];
+            let (svc, load) = (x.avg_runtime_invr, task_load(x));
+            self.queues
+                .insert(t, c, st.topo.cluster_of(c), dl, svc, load);
+        }
+    }
+
+    fn migrated(&mut self, _st: &SchedState, t: ThreadId, _from: CoreId, _to: CoreId) {
+        // Off its queue (a Migrate re-queues it through `enqueued`).
+        self.queues.remove(t);
     }
 
     fn should_preempt(&mut self, st: &SchedState, c: CoreId, t: ThreadId) -> bool {
@@ -492,7 +550,10 @@ impl Policy for Lavd {
         }
         let d = st.topo.cluster_of(c);
         let mut cand: Vec<CoreId> = Vec::with_capacity(2);
-        let order = std::iter::once(c).chain(Self::dom_cores(st, d).filter(|&o| o != c));
+        // Only CPUs running a task can be victims: the busy ones, from the
+        // masks.
+        let busy = st.topo.cluster_mask(d).minus(st.idle_mask());
+        let order = std::iter::once(c).chain(busy.iter().filter(|&o| o != c));
         for o in order {
             if st.cores[o.idx()].current.is_some()
                 && !self.cpus[o.idx()].yield_req
@@ -534,7 +595,7 @@ impl Policy for Lavd {
         }
         let d = st.topo.cluster_of(c);
         let nd = st.topo.clusters.len();
-        let doms = self.sys().doms.clone();
+        let doms = &self.sys().doms;
         // consume_task (balance.bpf.c:657-734).
         if nd > 1 && doms[d].is_stealer {
             for o in (0..nd).filter(|&o| o != d && doms[o].is_stealee) {
@@ -556,6 +617,7 @@ impl Policy for Lavd {
 
     fn running(&mut self, st: &SchedState, c: CoreId, t: ThreadId) {
         self.ensure(st, t);
+        self.queues.remove(t); // taken off every queue
         let now = st.now;
         let view = self.sys().view;
         let cur_clk = self.cur_logical_clk;
