@@ -252,10 +252,10 @@ impl Lavd {
         st.cores[c.idx()].current.is_none() && st.cores[c.idx()].rq.is_empty()
     }
 
-    /// The idle CPUs (nothing running, nothing handed to it) of `mask`,
-    /// from the kept masks rather than a scan of every core.
-    fn idle_in(st: &SchedState, mask: CoreMask) -> CoreMask {
-        mask.intersect(st.idle_mask()).minus(st.queued_mask())
+    /// The idle CPUs (nothing running, nothing handed to it), from the
+    /// kept masks rather than a scan of every core.
+    fn idle_cpus(st: &SchedState) -> CoreMask {
+        st.idle_mask().minus(st.queued_mask())
     }
 
     /// Summed avg_runtime_invr of the tasks queued in domain `d`
@@ -298,7 +298,7 @@ impl Lavd {
             }
         }
         // An idle CPU of the sticky domain, lowest id first.
-        let idle = Self::idle_in(st, st.topo.all_mask());
+        let idle = Self::idle_cpus(st);
         if let Some(c) = idle.intersect(st.topo.cluster_mask(dom)).iter().next() {
             return (c, true); // pick_idle_cpu_at_cpdom, idle.bpf.c:958-966
         }
