@@ -13,7 +13,7 @@ labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us
 }
 macro_rules! rota_options_help {
     () => {
-        "rotate, weighted, remote, prev-first, block-first, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, share-fast, gain, floor, straggler, gang, gang-fit, split-prior, core-turn, share-rank = on|off; reclaim = on|off|barrier|barrier-oracle; stay = on|off|fast; pull-min = on|off|siblings|siblings-short; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|ntt-seen|ntt-pt-seen|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
+        "rotate, weighted, remote, prev-first, block-first, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, gain, floor, straggler, gang, gang-fit, split-prior, core-turn, share-rank = on|off; reclaim = on|off|barrier|barrier-oracle; stay = on|off|fast; share-fast = on|off|short; pull-min = on|off|siblings|siblings-short; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|ntt-seen|ntt-pt-seen|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
     };
 }
 

@@ -174,7 +174,7 @@ mod params;
 mod place;
 
 pub use params::{
-    Local, Order, PullFrom, PullMin, Quantum, Reclaim, RotaParams, RotateAfter, Stay,
+    Local, Order, PullFrom, PullMin, Quantum, Reclaim, RotaParams, RotateAfter, ShareFast, Stay,
     ROTA_OPTIONS_HELP,
 };
 

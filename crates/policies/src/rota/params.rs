@@ -112,10 +112,9 @@ pub struct RotaParams {
     /// runnable time before a preemption). `order=ntt-pr` always counts
     /// from the wake-up.
     pub full_wait: bool,
-    /// When no core is idle, waking threads queue on the shortest queue of
-    /// any cluster, fast cores included (off: on slow cores only, one
-    /// thread per fast core).
-    pub share_fast: bool,
+    /// Where a waking thread queues when no core is idle
+    /// ([`ShareFast`]).
+    pub share_fast: ShareFast,
     /// The rotation quantum: 200 cross-cluster migrations, so that a swap
     /// costs at most 1% of it (`migrations`); or CFS's minimum slice,
     /// 0.75 ms x (1 + ilog2 of the core count, at most 8), the granularity
@@ -235,7 +234,7 @@ impl Default for RotaParams {
             hold: true,
             sibling_turns: true,
             full_wait: true,
-            share_fast: true,
+            share_fast: ShareFast::On,
             quantum: Quantum::Age,
             floor: false,
             straggler: false,
@@ -284,6 +283,12 @@ impl RotaParams {
                         ("debit-fifo", DebitFifo),
                     ],
                 )?;
+                continue;
+            }
+            if k == "share-fast" {
+                use ShareFast::*;
+                self.share_fast =
+                    crate::one_of(k, v, &[("on", On), ("off", Off), ("short", Short)])?;
                 continue;
             }
             if k == "local" {
@@ -398,7 +403,6 @@ impl RotaParams {
                 "hold" => self.hold = on,
                 "sibling-turns" => self.sibling_turns = on,
                 "full-wait" => self.full_wait = on,
-                "share-fast" => self.share_fast = on,
                 "floor" => self.floor = on,
                 "straggler" => self.straggler = on,
                 "gang" => self.gang = on,
@@ -577,6 +581,26 @@ pub enum Reclaim {
     /// `Barrier` by the simulator's ground truth of what each thread waits
     /// on (an ablation: no kernel sees it at block time).
     BarrierOracle,
+}
+
+/// Where a waking thread queues when no core is idle
+/// ([`RotaParams::share_fast`]); a new thread always as with `On`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareFast {
+    /// On the slow cores only: fast cores run one thread each and rotate.
+    Off,
+    /// On the shortest queue of any cluster, fast cores included.
+    On,
+    /// As `On` for a thread whose bursts, on average and the last one, are
+    /// shorter than CFS's minimum slice (the shortest an occupant keeps a
+    /// fast core: a thread that runs briefly and sleeps shares a fast
+    /// queue at little cost to its occupant, and barrier phases are not
+    /// split by it); a longer-burst thread queues on the slow cores and
+    /// reaches a fast core by rank (steal, takeover, rotation), so that
+    /// sharing a fast queue does not hand it fast-core time the order
+    /// would give another (a one-thread program's fast core shared with
+    /// every waking thread of its neighbours, fft in 4B-2).
+    Short,
 }
 
 /// Where a short-burst thread stays at wake-up ([`RotaParams::stay`]).

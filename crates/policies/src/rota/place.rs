@@ -3,7 +3,7 @@
 //! cluster, a blocked sibling's core left to it (`reclaim`), else the
 //! shortest queue.
 
-use super::{Reclaim, Rota, Stay};
+use super::{Reclaim, Rota, ShareFast, Stay};
 use colab_core::{CoreId, CoreMask, SchedState, ThreadId, WakeKind};
 
 impl Rota {
@@ -79,9 +79,10 @@ impl Rota {
                 }
             }
         }
-        // 5. Nothing idle: queue on a slow core (fast cores run one thread
-        //    each and rotate), or anywhere on a symmetric machine.
-        let mut pool = if m.slow.is_empty() || self.params.share_fast {
+        // 5. Nothing idle: the shortest queue anywhere, or (`share-fast`)
+        //    on a slow core (fast cores run one thread each and rotate);
+        //    anywhere on a symmetric machine.
+        let mut pool = if m.slow.is_empty() || self.shares_fast(t, kind) {
             all
         } else {
             m.slow
@@ -107,7 +108,7 @@ impl Rota {
     /// slow cluster because a thread that wants a fast core from there ranks
     /// before it? Only for a program with more live threads than fast cores.
     fn share_rank_sends_slow(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> bool {
-        if !(self.params.share_rank && self.params.share_fast) {
+        if !(self.params.share_rank && self.params.share_fast != ShareFast::Off) {
             return false;
         }
         let m = self.m();
@@ -127,6 +128,19 @@ impl Rota {
             .map(|w| rank(&w))
             .min();
         best.is_some_and(|b| b < self.fast_rank(st, t, floor))
+    }
+
+    /// May waking or new `t` queue on a fast core when no core is idle
+    /// ([`ShareFast`])?
+    fn shares_fast(&self, t: ThreadId, kind: WakeKind) -> bool {
+        match self.params.share_fast {
+            ShareFast::Off => false,
+            ShareFast::On => true,
+            ShareFast::Short => {
+                !matches!(kind, WakeKind::Wakeup { .. })
+                    || self.bursts_under(t, self.cfs().tun.min_granularity_ns)
+            }
+        }
     }
 
     /// Does `t` stay in the cluster of its previous core `prev` at wake-up

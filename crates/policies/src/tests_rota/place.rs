@@ -76,6 +76,39 @@ fn rota_queues_on_slow_cores_when_nothing_is_idle() {
     assert_eq!(wake(&mut shared, &st, 5), CoreId(1));
 }
 
+#[test]
+fn rota_shares_fast_queues_only_with_bursts_under_the_minimum_slice() {
+    // 2B2S: CFS's minimum slice is 0.75 ms x (1 + log2 4) = 2.25 ms.
+    let mut st = state("2B2S", 7);
+    let mut short = rota(&st, "share-fast=short");
+    let mut on = rota(&st, "share-fast=on");
+    let at = st.now;
+    for p in [&mut short, &mut on] {
+        st.now = at;
+        // Thread 4 ran 10 ms on fast core 0 (a mean burst of 2.5 ms, the
+        // mean moving a quarter of the way to each burst), thread 5 0.5 ms
+        // on fast core 1 (over a migration's 100 us: `stay` does not hold).
+        ran_and_blocked(p, &mut st, 0, 4, 10 * MS);
+        ran_and_blocked(p, &mut st, 1, 5, MS / 2);
+    }
+    for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
+        run_on(&mut st, c, t);
+    }
+    // Nothing idle, every queue one long. The long burst queues on a slow
+    // core with `short`, on its previous fast core when every core shares.
+    assert_eq!(wake(&mut short, &st, 4), CoreId(2));
+    assert_eq!(wake(&mut on, &st, 4), CoreId(0));
+    // The short burst shares its previous fast core either way.
+    assert_eq!(wake(&mut short, &st, 5), CoreId(1));
+    assert_eq!(wake(&mut on, &st, 5), CoreId(1));
+    // A new thread has no bursts yet: the shortest queue anywhere.
+    let new = WakeKind::New { parent: None };
+    assert_eq!(short.select_core(&st, ThreadId(6), new), CoreId(0));
+    assert!(RotaParams::default()
+        .parse_options("share-fast=sometimes")
+        .is_err());
+}
+
 /// Threads 0 and 1 (speedup 2.0) had 100 and 120 ms on fast cores (50
 /// and 60 ms per unit of speedup) and wait on slow cores, thread 1 longer.
 /// Then thread `t` arrives: 2 is new, 3 wakes after running only on a slow
