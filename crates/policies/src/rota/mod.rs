@@ -1,9 +1,10 @@
 //! ROTA: rotating fast-core shares. A scheduler for asymmetric machines
 //! designed here from what our studies measured (README, "Beyond COLAB");
-//! not from a paper. It has been frozen eighteen times, each time in a
+//! not from a paper. It has been frozen nineteen times, each time in a
 //! commit made before any run on held-out work; the default is the
-//! eighteenth (`pull-min=siblings`; the seventeenth, `share-rank`, lost to
-//! the sixteenth on held-out work and was withdrawn). Every earlier freeze is a set of switches
+//! nineteenth (`share-fast=short`; the eighteenth is `share-fast=on`; the
+//! seventeenth, `share-rank`, lost to the sixteenth on held-out work and
+//! was withdrawn). Every earlier freeze is a set of switches
 //! (`params.rs`); the book's ROTA pages (book/src/results/rota.md, rota-history.md) give each
 //! freeze's commit, spelling, the rule it was chosen by, and its held-out
 //! results.
@@ -15,10 +16,13 @@
 //!   takes over a thread running on a slow core (COLAB's remote
 //!   preemption, the one COLAB mechanism that measurably pays), except
 //!   while it waits for a gang's sleeper (below).
-//! - **Every core shares when none is idle** (`share-fast`): a waking
-//!   thread queues on the shortest queue of any cluster, and each core
-//!   runs its queue by CFS's rules (vruntime, wake-up preemption), so a
-//!   thread that sleeps often is served at once on fast cores too.
+//! - **Every core shares when none is idle** (`share-fast=short`): a
+//!   waking thread whose bursts are shorter than CFS's minimum slice, and
+//!   a new thread, queue on the shortest queue of any cluster, and each
+//!   core runs its queue by CFS's rules (vruntime, wake-up preemption), so
+//!   a thread that sleeps often is served at once on fast cores too; a
+//!   waking thread with longer bursts queues on the slow cores and gets a
+//!   fast core by the order below (the nineteenth freeze).
 //! - **Serial phases first** (`serial-first`, camp-tocs12's boost): the
 //!   only runnable thread of a program that has had several goes before
 //!   everyone for fast cores and takes one at the next tick.

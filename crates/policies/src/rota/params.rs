@@ -234,7 +234,7 @@ impl Default for RotaParams {
             hold: true,
             sibling_turns: true,
             full_wait: true,
-            share_fast: ShareFast::On,
+            share_fast: ShareFast::Short,
             quantum: Quantum::Age,
             floor: false,
             straggler: false,

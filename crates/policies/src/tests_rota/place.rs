@@ -58,14 +58,16 @@ fn rota_queues_on_slow_cores_when_nothing_is_idle() {
     // (Six threads of one program, more than the fast cores, all ranking
     // alike: `share-rank` would send thread 5 to the slow cluster, behind
     // the lower ids; its own test is below.)
-    let mut shared = rota(&st, "share-rank=off");
+    let mut shared = rota(&st, "share-rank=off:share-fast=on");
     for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
         run_on(&mut st, c, t);
     }
     queue(&mut st, 2, 4);
     // Fast cores run one thread each; the shortest slow queue takes it.
     assert_eq!(wake(&mut p, &st, 5), CoreId(3));
-    // Sharing fast cores (the default): the shortest queue anywhere, the
+    // Sharing fast cores (`share-fast=on`; the default shares them with
+    // threads whose bursts are short, and a thread that never slept has
+    // none): the shortest queue anywhere, the
     // previous core's cluster first, fast core 0 on a tie.
     assert_eq!(wake(&mut shared, &st, 5), CoreId(0));
     st.threads[5].last_core = Some(CoreId(3));
@@ -450,7 +452,10 @@ fn rota_share_rank_queues_an_outranked_waking_thread_on_the_slow_cluster() {
             apps.push((0, speed0));
         }
         let mut st = state_apps("2B2S", &apps);
-        let mut p = rota(&st, opts);
+        // On top of every waking thread sharing fast queues, as the
+        // seventeenth freeze had it (thread 0's 10 ms burst would
+        // otherwise queue on the slow cluster by `share-fast=short`).
+        let mut p = rota(&st, &format!("share-fast=on:{opts}"));
         // Thread 3 has been runnable since 0 on slow core 2.
         queue(&mut st, 2, 3);
         p.enqueued(&st, CoreId(2), ThreadId(3), true);
