@@ -584,7 +584,7 @@ pub enum Reclaim {
 }
 
 /// Where a waking thread queues when no core is idle
-/// ([`RotaParams::share_fast`]); a new thread always as with `On`.
+/// ([`RotaParams::share_fast`]); with `Short`, a new thread as with `On`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShareFast {
     /// On the slow cores only: fast cores run one thread each and rotate.
