@@ -79,9 +79,9 @@ impl Rota {
                 }
             }
         }
-        // 5. Nothing idle: the shortest queue anywhere, or (`share-fast`)
-        //    on a slow core (fast cores run one thread each and rotate);
-        //    anywhere on a symmetric machine.
+        // 5. Nothing idle: the shortest queue anywhere if `t` may share a
+        //    fast core (`share-fast`), else the shortest slow queue (it
+        //    reaches a fast core by rank); anywhere on a symmetric machine.
         let mut pool = if m.slow.is_empty() || self.shares_fast(t, kind) {
             all
         } else {
