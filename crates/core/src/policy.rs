@@ -158,4 +158,22 @@ pub trait Policy: Send {
 
     /// Periodic whole-system hook (labelling, affinity control).
     fn periodic(&mut self, _st: &SchedState, _out: &mut Vec<Action>) {}
+
+    /// Does the policy make requests from hooks other than `tick` and
+    /// `periodic` (a sched_ext scheduler's `scx_bpf_kick_cpu`, which acts
+    /// when issued)? Then the caller collects them with `take_actions` after
+    /// every hook it calls, and asks `failure` after each step.
+    fn has_async_actions(&self) -> bool {
+        false
+    }
+
+    /// The requests made since last asked (`Resched` of an idle core wakes
+    /// it; of a busy core, preempts its thread).
+    fn take_actions(&mut self, _st: &SchedState, _out: &mut Vec<Action>) {}
+
+    /// Why the policy cannot go on, if it cannot (a sched_ext scheduler
+    /// that the kernel would eject: an error it raised, a stalled task).
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }

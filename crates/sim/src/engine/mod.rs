@@ -272,6 +272,9 @@ struct Sim<'a> {
     max_steps: u64,
     resched_q: Vec<CoreId>,
     actions: Vec<Action>,
+    /// The policy makes requests outside tick and periodic (sched_ext kicks).
+    async_actions: bool,
+    async_acts: Vec<Action>,
     stats: SimStats,
     fast_idle: FastIdleMeter,
     live_programs: u32,
@@ -388,6 +391,11 @@ impl<'a> Sim<'a> {
                 Some(EvKind::ProgramStart { prog }) => self.start_program(prog as usize),
             }
             self.settle()?;
+            if self.async_actions {
+                if let Some(problem) = self.policy.failure() {
+                    return Err(self.perr(problem));
+                }
+            }
             if self.restart_done {
                 break;
             }
@@ -593,6 +601,17 @@ impl<'a> Sim<'a> {
     /// Processes deferred wake-ups and reschedules until quiescent.
     fn settle(&mut self) -> Result<(), SimError> {
         loop {
+            if self.async_actions {
+                // A sched_ext kick acts when issued: before anything else.
+                let mut acts = std::mem::take(&mut self.async_acts);
+                self.policy.take_actions(&self.st, &mut acts);
+                if !acts.is_empty() {
+                    self.apply_actions(&mut acts)?;
+                    self.async_acts = acts;
+                    continue;
+                }
+                self.async_acts = acts;
+            }
             if !self.wake_q.is_empty() {
                 let wq = std::mem::take(&mut self.wake_q);
                 for &(t, kind) in &wq {

@@ -132,6 +132,7 @@ impl<'a> Sim<'a> {
                     .collect()
             })
             .collect();
+        let async_actions = policy.has_async_actions();
         Sim {
             w,
             policy,
@@ -172,6 +173,8 @@ impl<'a> Sim<'a> {
             max_steps: cfg.max_events.saturating_mul(STEPS_PER_EVENT),
             resched_q: Vec::new(),
             actions: Vec::new(),
+            async_actions,
+            async_acts: Vec::new(),
             stats: SimStats::default(),
             fast_idle: FastIdleMeter::new(topo.big_mask().count() as u32),
             live_programs: w.programs.len() as u32,

@@ -1,0 +1,45 @@
+//! A hosted scheduler's user-space side: what its loader writes into the
+//! BPF object before loading (the `const volatile` globals), which of its
+//! programs it attaches, and what it does every period (scx_colab's
+//! labeller), run by the simulator at the same points in simulated time.
+
+use colab_core::{Nanos, Topology};
+
+use crate::ffi::Object;
+use crate::maps::Map;
+
+pub trait UserSpace: Send {
+    /// How often `period` runs, if the scheduler has a periodic user side.
+    fn period_ns(&self) -> Option<Nanos>;
+    /// Before loading: set the object's globals for this machine.
+    fn configure(&mut self, obj: &mut Object, topo: &Topology) -> Result<(), String>;
+    /// Whether program `name` is attached (a loader's set_autoload).
+    fn autoload(&self, name: &str) -> bool;
+    /// One period of user-space work over the scheduler's maps.
+    fn period(&mut self, obj: &Object, maps: &mut [Map]);
+}
+
+/// A global of the object, written as the loader writes rodata.
+pub fn write_global(obj: &Object, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let p = obj
+        .global(name)
+        .ok_or_else(|| format!("the BPF object has no global '{name}'"))?;
+    // SAFETY: p is the global's address in the loaded object (writable: the
+    // build makes `const volatile` globals plain data); the caller passes
+    // the global's C size.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    Ok(())
+}
+
+/// Adds one to a u64 global (a generation counter user space bumps).
+pub fn bump_global(obj: &Object, name: &str) {
+    if let Some(p) = obj.global(name) {
+        // SAFETY: a u64 global of the object; no BPF code runs meanwhile.
+        unsafe { *(p as *mut u64) = (*(p as *mut u64)).wrapping_add(1) };
+    }
+}
+
+/// The map called `name`.
+pub fn map<'a>(maps: &'a mut [Map], name: &str) -> Option<&'a mut Map> {
+    maps.iter_mut().find(|m| m.def.name == name)
+}
