@@ -13,7 +13,16 @@ mod build_scan;
 /// A scheduler built into the host: its name and its BPF entry file,
 /// relative to this crate. scx_colab's is the very file its own build.rs
 /// hands to scx_cargo (a test holds the two to one path).
-const HOSTED: &[(&str, &str)] = &[("colab", "../scx_colab/src/bpf/main.bpf.c")];
+const HOSTED: &[(&str, &str, &[&str])] = &[
+    ("colab", "../scx_colab/src/bpf/main.bpf.c", &[]),
+    // The host's test schedulers (tests/semantics.rs), not offered to users.
+    ("probe", "tests/bpf/probe.bpf.c", &[]),
+    (
+        "probe_keep",
+        "tests/bpf/probe.bpf.c",
+        &["-DPROBE_NO_ENQ_LAST"],
+    ),
+];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
@@ -21,17 +30,17 @@ fn main() {
     let shim = manifest.join("shim");
     println!("cargo:rerun-if-changed=shim");
     println!("cargo:rerun-if-changed=src/build_scan.rs");
-    for (name, entry) in HOSTED {
+    for (name, entry, defines) in HOSTED {
         let entry = manifest.join(entry);
         let entry = entry
             .canonicalize()
             .unwrap_or_else(|e| panic!("scx_host: {}: {e}", entry.display()));
         let so = out.join(format!("scx_{name}.so"));
-        build_one(name, &entry, &shim, &out, &so);
+        build_one(name, &entry, defines, &shim, &out, &so);
     }
 }
 
-fn build_one(name: &str, entry: &Path, shim: &Path, out: &Path, so: &Path) {
+fn build_one(name: &str, entry: &Path, defines: &[&str], shim: &Path, out: &Path, so: &Path) {
     let sources = build_scan::sources(entry).unwrap_or_else(|e| panic!("scx_host: {name}: {e}"));
     for s in &sources {
         println!("cargo:rerun-if-changed={}", s.path.display());
@@ -60,6 +69,7 @@ fn build_one(name: &str, entry: &Path, shim: &Path, out: &Path, so: &Path) {
     let compiler = cc::Build::new().opt_level(2).pic(true).get_compiler();
     let mut cmd = compiler.to_command();
     cmd.args(["-shared", "-fPIC", "-O2", "-g0", "-std=gnu11"])
+        .args(defines)
         .arg("-I")
         .arg(shim)
         .arg("-I")

@@ -314,6 +314,18 @@ impl Hosted {
         }
     }
 
+    /// Every (key, value) of hash map `name` as user space would read it.
+    pub fn map_entries(&self, name: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+        if self.k.is_null() {
+            return Vec::new();
+        }
+        self.k()
+            .maps
+            .iter()
+            .find(|m| m.def.name == name)
+            .map_or_else(Vec::new, |m| m.entries())
+    }
+
     fn leader_pid(&mut self, st: &SchedState, t: ThreadId) -> i32 {
         let prog = st.thread(t).program.idx();
         if self.leaders.len() <= prog {
@@ -467,7 +479,11 @@ impl Policy for Hosted {
         let k = self.k();
         k.tasks[i as usize].runnable_at = Some(st.now);
         if wakeup {
-            // `enqueue_task_scx`, in the waker's context.
+            // `enqueue_task_scx`, in the waker's context; an idle CPU whose
+            // run queue gets a task reschedules (`wakeup_preempt`).
+            if k.cpus[c.idx()].curr.is_none() {
+                k.cpus[c.idx()].woken = true;
+            }
             let new = std::mem::take(&mut k.tasks[i as usize].new);
             let flags = if new { 0 } else { kernel::ENQ_WAKEUP };
             let f = k.scx_flags(i);
@@ -508,6 +524,8 @@ impl Policy for Hosted {
     fn pick_next(&mut self, st: &SchedState, c: CoreId) -> Pick {
         self.sync(st);
         let ci = c.idx();
+        let timeout = self.obj().desc.timeout_ms;
+        self.k().watchdog(timeout);
         let cpu = &mut self.k().cpus[ci];
         let bal = if std::mem::take(&mut cpu.balanced) {
             if self.k().local_len(ci) > 0 {

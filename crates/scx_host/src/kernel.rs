@@ -566,7 +566,7 @@ impl Scx {
         if self.now < self.watchdog_at {
             return;
         }
-        self.watchdog_at = self.now + limit / 2;
+        self.watchdog_at = self.now + limit / 8;
         let late = (0..self.tasks.len() as u32).find(|&i| {
             self.tasks[i as usize]
                 .runnable_at

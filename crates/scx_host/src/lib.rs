@@ -76,3 +76,52 @@ pub fn by_name(spec: &str) -> Result<Box<dyn colab_core::Policy>, HostError> {
         _ => Err(HostError::Unknown(name.to_string())),
     }
 }
+
+/// The host's test schedulers (tests/bpf/probe.bpf.c), for its own tests.
+#[doc(hidden)]
+pub mod testing {
+    use crate::{ffi, user, HostError, Hosted};
+
+    const PROBE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe.so"));
+    const PROBE_KEEP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe_keep.so"));
+
+    struct ProbeUser(Vec<(String, Vec<u8>)>);
+
+    impl user::UserSpace for ProbeUser {
+        fn period_ns(&self) -> Option<colab_core::Nanos> {
+            None
+        }
+        fn configure(
+            &mut self,
+            obj: &mut ffi::Object,
+            _topo: &colab_core::Topology,
+        ) -> Result<(), String> {
+            for (name, bytes) in &self.0 {
+                user::write_global(obj, name, bytes)?;
+            }
+            Ok(())
+        }
+        fn autoload(&self, _name: &str) -> bool {
+            true
+        }
+        fn period(&mut self, _obj: &ffi::Object, _maps: &mut [crate::maps::Map]) {}
+    }
+
+    /// The probe scheduler with SCX_OPS_ENQ_LAST (`keep`: without it), its
+    /// globals set to `globals` (name, value bytes).
+    pub fn probe(keep: bool, globals: &[(&str, Vec<u8>)]) -> Result<Hosted, HostError> {
+        let (name, bytes) = if keep {
+            ("probe_keep", PROBE_KEEP)
+        } else {
+            ("probe", PROBE)
+        };
+        let obj = ffi::take(name, bytes)?;
+        let user = ProbeUser(
+            globals
+                .iter()
+                .map(|(n, b)| (n.to_string(), b.clone()))
+                .collect(),
+        );
+        Hosted::new(name, obj, Box::new(user))
+    }
+}

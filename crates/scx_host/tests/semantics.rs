@@ -1,0 +1,246 @@
+//! sched_ext semantics of the host, each on a hand-built situation with a
+//! hand-computed outcome, through the probe scheduler (tests/bpf/probe.bpf.c).
+//! Machines have no switch or migration cost and a 4 ms tick.
+
+use colab_core::{CoreOrder, Costs, Policy, Topology};
+use colab_sim::{simulate, SimConfig, SimError, SimResult};
+use colab_workload::{Library, Workload};
+
+const MS: u64 = 1_000_000;
+
+fn workload(text: &str) -> Workload {
+    let mut lib = Library::default();
+    let name = lib.add_program_text("test.toml", text).unwrap();
+    lib.single(&name, None).unwrap()
+}
+
+fn machine(name: &str) -> Topology {
+    let mut t = Topology::named(name, CoreOrder::BigFirst).unwrap();
+    t.costs = Costs {
+        context_switch_ns: 0,
+        migration_local_ns: 0,
+        migration_cross_ns: 0,
+        ..Costs::default()
+    };
+    assert_eq!(t.costs.tick_ns, 4 * MS);
+    t
+}
+
+/// What the probe recorded for one task (struct rec).
+#[derive(Debug, Default, Clone, Copy)]
+struct Rec {
+    waker_pid: u32,
+    waker_cpu: i32,
+    enq_total: u32,
+    enq_last: u32,
+    runs: u32,
+    direct: u32,
+    first_run_ns: u64,
+    last_run_ns: u64,
+    max_tick_slice: u64,
+    first_cpu: i32,
+}
+
+fn recs(h: &colab_scx_host::Hosted) -> Vec<(u32, Rec)> {
+    let u32_at = |v: &[u8], o: usize| u32::from_ne_bytes(v[o..o + 4].try_into().unwrap());
+    let u64_at = |v: &[u8], o: usize| u64::from_ne_bytes(v[o..o + 8].try_into().unwrap());
+    h.map_entries("recs")
+        .into_iter()
+        .map(|(k, v)| {
+            let pid = u32_at(&k, 0);
+            let r = Rec {
+                waker_pid: u32_at(&v, 0),
+                waker_cpu: u32_at(&v, 4) as i32,
+                enq_total: u32_at(&v, 8),
+                enq_last: u32_at(&v, 12),
+                runs: u32_at(&v, 16),
+                direct: u32_at(&v, 20),
+                first_run_ns: u64_at(&v, 24),
+                last_run_ns: u64_at(&v, 32),
+                max_tick_slice: u64_at(&v, 40),
+                first_cpu: u32_at(&v, 48) as i32,
+            };
+            (pid, r)
+        })
+        .collect()
+}
+
+fn rec(h: &colab_scx_host::Hosted, pid: u32) -> Rec {
+    recs(h)
+        .into_iter()
+        .find(|(p, _)| *p == pid)
+        .map(|(_, r)| r)
+        .unwrap_or_else(|| panic!("no record of pid {pid}"))
+}
+
+fn run(
+    w: &Workload,
+    topo: &str,
+    keep: bool,
+    globals: &[(&str, Vec<u8>)],
+) -> (Result<SimResult, SimError>, colab_scx_host::Hosted) {
+    let mut h = colab_scx_host::testing::probe(keep, globals).unwrap();
+    let r = simulate(
+        w,
+        &machine(topo),
+        &mut h as &mut dyn Policy,
+        &SimConfig::default(),
+    );
+    (r, h)
+}
+
+fn on() -> Vec<u8> {
+    vec![1]
+}
+fn off() -> Vec<u8> {
+    vec![0]
+}
+fn u64v(x: u64) -> Vec<u8> {
+    x.to_ne_bytes().to_vec()
+}
+
+/// Thread ids are creation order; pid = id + 1 (the main thread is pid 1).
+const MAIN: u32 = 1;
+
+#[test]
+fn a_vtime_dsq_runs_the_smallest_vtime_first() {
+    // One core: main spawns three 1 ms workers (pids 2, 3, 4) and joins;
+    // their vtimes are 30, 20, 10, so they run 4, 3, 2 (FIFO: 2, 3, 4).
+    let w = workload(
+        "name = \"v\"\n[thread.main]\nops = [ { spawn = \"w\", count = 3 }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { compute = 1000, mem_frac = 0.0 } ]",
+    );
+    let mut vt = vec![0u64; 16];
+    vt[2] = 30;
+    vt[3] = 20;
+    vt[4] = 10;
+    let vt: Vec<u8> = vt.iter().flat_map(|x| x.to_ne_bytes()).collect();
+    let order = |use_vtime: bool| {
+        let (r, h) = run(
+            &w,
+            "1B",
+            false,
+            &[
+                ("use_vtime", if use_vtime { on() } else { off() }),
+                ("vtime_of", vt.clone()),
+            ],
+        );
+        r.unwrap();
+        let mut starts: Vec<(u64, u32)> = (2..=4).map(|p| (rec(&h, p).first_run_ns, p)).collect();
+        starts.sort();
+        starts.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+    };
+    assert_eq!(order(true), vec![4, 3, 2]);
+    assert_eq!(order(false), vec![2, 3, 4]);
+}
+
+#[test]
+fn the_waker_is_current_inside_select_cpu() {
+    // Main (pid 1) spawns a worker (pid 2) that blocks on a mutex main
+    // holds; main wakes it at unlock. The fork runs in main's context too.
+    let w = workload(
+        "name = \"k\"\n[mutex]\nm = 1\n[thread.main]\nops = [ { lock = \"m\" }, { spawn = \"w\" }, \
+         { compute = 2000, mem_frac = 0.0 }, { unlock = \"m\" }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { lock = \"m\" }, { compute = 1000, mem_frac = 0.0 }, { unlock = \"m\" } ]",
+    );
+    let (r, h) = run(&w, "1B1S", false, &[]);
+    r.unwrap();
+    let wr = rec(&h, 2);
+    assert_eq!(wr.waker_pid, MAIN, "{wr:?}");
+    assert_eq!(wr.waker_cpu, rec(&h, MAIN).first_cpu, "{wr:?}");
+}
+
+#[test]
+fn an_idle_cpu_claimed_in_select_cpu_is_no_longer_idle() {
+    // Two cores, main busy on one; two workers forked at once. The first
+    // claims the idle core and is dispatched there directly from
+    // select_cpu; the second finds no idle core left. Without the claim
+    // both would be sent to the same core.
+    let w = workload(
+        "name = \"c\"\n[thread.main]\nops = [ { spawn = \"w\", count = 2 }, \
+         { compute = 5000, mem_frac = 0.0 }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { compute = 3000, mem_frac = 0.0 } ]",
+    );
+    let (r, h) = run(&w, "1B1S", false, &[("dfl_select", on())]);
+    r.unwrap();
+    let direct: Vec<u32> = (2..=3).map(|p| rec(&h, p).direct).collect();
+    assert_eq!(
+        direct.iter().sum::<u32>(),
+        1,
+        "exactly one direct dispatch: {direct:?}"
+    );
+}
+
+#[test]
+fn a_task_alone_at_slice_end_is_enqueued_with_enq_last() {
+    // One core, one 20 ms thread, 1 ms slices: at each tick (4, 8, ... ms)
+    // its slice is out and nothing else waits, so it goes back through
+    // ops.enqueue with SCX_ENQ_LAST, and runs on at once from the local DSQ.
+    let w = workload("name = \"l\"\n[thread.main]\nops = [ { compute = 20000, mem_frac = 0.0 } ]");
+    let (r, h) = run(&w, "1B", false, &[("slice_ns", u64v(MS))]);
+    let r = r.unwrap();
+    assert_eq!(r.programs[0].turnaround_ns, 20 * MS);
+    let m = rec(&h, MAIN);
+    // Ticks at 4, 8, 12, 16 ms end a slice; the run ends at 20 ms.
+    assert_eq!((m.enq_last, m.runs), (4, 5), "{m:?}");
+    // Sent to the shared DSQ instead, it waits there with nobody to
+    // dispatch it: the kernel's watchdog ends the scheduler.
+    let (r, _) = run(
+        &w,
+        "1B",
+        false,
+        &[("slice_ns", u64v(MS)), ("local_on_last", off())],
+    );
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("runnable task stall"), "{e}");
+}
+
+#[test]
+fn a_kept_task_gets_the_default_slice_back() {
+    // Without SCX_OPS_ENQ_LAST a task alone keeps its CPU when its slice
+    // ends, refilled to SCX_SLICE_DFL (20 ms): at the next tick it has
+    // 20 - 4 = 16 ms left, and it is never enqueued again.
+    let w = workload("name = \"s\"\n[thread.main]\nops = [ { compute = 30000, mem_frac = 0.0 } ]");
+    let (r, h) = run(&w, "1B", true, &[("slice_ns", u64v(MS))]);
+    r.unwrap();
+    let m = rec(&h, MAIN);
+    assert_eq!(
+        (m.max_tick_slice, m.enq_total, m.runs),
+        (16 * MS, 1, 1),
+        "{m:?}"
+    );
+}
+
+#[test]
+fn kicks_act_when_issued_not_at_the_next_tick() {
+    // Two cores; select_cpu always answers CPU 0, where main computes (its
+    // enqueue kicks nobody). A worker forked at 0 joins the shared DSQ and
+    // the enqueue kicks CPU 1:
+    // idle, it dispatches and runs the worker at once (time 0). With a
+    // PREEMPT kick of CPU 0 instead, main gives CPU 0 up at once and the
+    // worker runs there, also at 0; with no kick, it waits for main's
+    // slice to end at the first tick (4 ms).
+    let w = workload(
+        "name = \"t\"\n[thread.main]\nops = [ { spawn = \"w\" }, { compute = 10000, mem_frac = 0.0 }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { compute = 1000, mem_frac = 0.0 } ]",
+    );
+    let first = |target: i32, flags: u64| {
+        let (r, h) = run(
+            &w,
+            "1B1S",
+            false,
+            &[
+                ("select_zero", on()),
+                ("slice_ns", u64v(MS)),
+                ("kick_target", target.to_ne_bytes().to_vec()),
+                ("kick_flags", u64v(flags)),
+            ],
+        );
+        r.unwrap();
+        let wr = rec(&h, 2);
+        (wr.first_run_ns, wr.first_cpu)
+    };
+    assert_eq!(first(1, 1), (0, 1), "SCX_KICK_IDLE");
+    assert_eq!(first(0, 2), (0, 0), "SCX_KICK_PREEMPT");
+    assert_eq!(first(-1, 0), (4 * MS, 0), "no kick");
+}
