@@ -11,79 +11,24 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use colab_labels::SpeedupRange;
 use libbpf_rs::{MapCore, MapFlags};
+use scx_colab_user::labeller::{Label, Labeller, Sample, Write};
+use scx_colab_user::{Global, Settings};
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report};
 
 use crate::bpf_intf;
+use crate::bpf_skel::types::rodata;
 use crate::bpf_skel::{BpfSkel, BpfSkelBuilder};
 use crate::counters::{self, CounterModel, TaskTotals};
-use crate::labeller::{to_fp, Label, Labeller, Sample, Write};
 use crate::stats;
-use crate::topo::Split;
 
-const MAX_CPUS: usize = bpf_intf::colab_consts_COLAB_MAX_CPUS as usize;
 const NR_STATS: usize = bpf_intf::colab_stat_COLAB_NR_STATS as usize;
 
+/// A run: its settings (scx_colab_user, from the options and the CPUs), the
+/// labeller made of them and the counters main.rs opened.
 pub struct Config {
-    /// ROTA's constants; None: the paper's COLAB.
-    pub rota: Option<RotaConsts>,
-    pub split: Split,
-    /// CFS's tunables for the CPU count (both policies' queues).
-    pub cfs: colab_policies::cfs::CfsTunables,
-    /// COLAB: the fairness window of bottleneck-first selection (see window_ns).
-    pub colab_window_ns: u64,
-    /// COLAB: bottleneck-first selection (off: `--no-block-first`).
-    pub block_first: bool,
-    pub futex_tracking: bool,
-    pub big_pull: bool,
-    pub pull_min_ns: u64,
-    pub strict_rr: bool,
-    pub stats_every: Option<Duration>,
+    pub settings: Settings,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
-    pub debug_error_after: Option<Duration>,
-    pub debug_stall_after: Option<Duration>,
-}
-
-/// ROTA's constants, derived from the machine's cross-cluster migration
-/// cost and CPU count exactly as the simulator's `rota` derives them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RotaConsts {
-    pub quantum_ns: u64,
-    pub cap_ns: u64,
-    pub pull_min_ns: u64,
-    pub idle_worth_ns: u64,
-    /// Occupants give fast CPUs up at ticks (off: `--no-rotation`).
-    pub rotation: bool,
-    /// Rotate as the simulator does (`--eager-rotation`).
-    pub eager: bool,
-}
-
-impl RotaConsts {
-    pub fn new(migration_us: f64, cap_quanta: u64) -> RotaConsts {
-        let mig = ((migration_us * 1000.0).round() as u64).max(1);
-        let quantum_ns = 200 * mig;
-        RotaConsts {
-            quantum_ns,
-            cap_ns: quantum_ns.saturating_mul(cap_quanta),
-            pull_min_ns: 4 * mig,
-            idle_worth_ns: mig,
-            rotation: true,
-            eager: false,
-        }
-    }
-}
-
-/// COLAB's fairness window in ns: `latencies` sched_latency periods (the
-/// simulator's `colab:window=`); infinite or huge: u64::MAX >> 2, a lag no
-/// task reaches and one that cannot overflow when added to another.
-pub fn window_ns(latencies: f64, cfs: &colab_policies::cfs::CfsTunables) -> u64 {
-    let cap = u64::MAX >> 2;
-    let ns = latencies * cfs.latency_ns as f64;
-    if ns >= cap as f64 {
-        cap
-    } else {
-        ns as u64
-    }
 }
 
 /// Per-task speedups from counters (main.rs sets them up).
@@ -110,9 +55,7 @@ pub enum Outcome {
 /// Runs the scheduler until `shutdown` is set or the kernel ends it.
 pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     let nr_cpu_ids = libbpf_rs::num_possible_cpus().context("counting possible CPUs")?;
-    if nr_cpu_ids > MAX_CPUS {
-        bail!("{nr_cpu_ids} possible CPUs; scx_colab handles at most {MAX_CPUS}");
-    }
+    let globals = cfg.settings.rodata(nr_cpu_ids)?;
     let mut open_object = MaybeUninit::uninit();
     let builder = BpfSkelBuilder::default();
     let mut skel = scx_ops_open!(
@@ -123,46 +66,15 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     )?;
     {
         let ro = skel.maps.rodata_data.as_mut().context("no rodata")?;
-        ro.nr_cpus = nr_cpu_ids as u32;
-        ro.nr_big = cfg.split.big.len() as u32;
-        ro.nr_little = cfg.split.little.len() as u32;
-        for (i, &c) in cfg.split.big.iter().enumerate() {
-            ro.big_cpus[i] = c as u32;
-            ro.cpu_is_big[c] = 1;
+        for (name, value) in &globals {
+            set_global(ro, name, value)?;
         }
-        for (i, &c) in cfg.split.little.iter().enumerate() {
-            ro.little_cpus[i] = c as u32;
-        }
-        ro.smt_on = cfg.split.smt();
-        ro.sibling_cpu = [-1; MAX_CPUS];
-        for &(cpu, sib) in &cfg.split.siblings {
-            ro.sibling_cpu[cpu] = sib as i32;
-        }
-        ro.colab_window_ns = cfg.colab_window_ns;
-        ro.colab_no_block_first = !cfg.block_first;
-        ro.no_big_pull = !cfg.big_pull;
-        ro.cfs_latency_ns = cfg.cfs.latency_ns;
-        ro.cfs_min_gran_ns = cfg.cfs.min_granularity_ns;
-        ro.cfs_wakeup_gran_ns = cfg.cfs.wakeup_granularity_ns;
-        ro.pull_min_ns = cfg.pull_min_ns;
-        ro.strict_rr = cfg.strict_rr;
-        ro.default_speedup_fp = to_fp(cfg.split.speedup.max(1.0));
-        ro.policy_rota = cfg.rota.is_some();
-        if let Some(r) = &cfg.rota {
-            ro.rota_quantum_ns = r.quantum_ns;
-            ro.rota_cap_ns = r.cap_ns;
-            ro.rota_pull_min_ns = r.pull_min_ns;
-            ro.rota_idle_worth_ns = r.idle_worth_ns;
-            ro.rota_no_rotation = !r.rotation;
-            ro.rota_eager = r.eager;
-        }
-        ro.nr_events = cfg.counters.as_ref().map_or([0, 0], |c| c.nr_events);
     }
     if cfg.counters.is_none() {
         // No counters: no tracepoint program on every context switch.
         skel.progs.colab_pmu_switch.set_autoload(false);
     }
-    if !cfg.futex_tracking {
+    if !cfg.settings.futex_tracking {
         skel.progs.colab_futex_wait_enter.set_autoload(false);
         skel.progs.colab_futex_wait_exit.set_autoload(false);
         skel.progs.colab_futex_lock_pi_enter.set_autoload(false);
@@ -184,32 +96,32 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         }
     }
     let link = scx_ops_attach!(skel, colab_ops)?;
-    let policy = match &cfg.rota {
+    let policy = match &cfg.settings.rota {
         Some(r) => format!(
             "policy rota: quantum {} us, cap {} us, pull after {} us",
             r.quantum_ns / 1000,
             r.cap_ns / 1000,
             r.pull_min_ns / 1000
         ),
-        None => match cfg.colab_window_ns {
+        None => match cfg.settings.colab_window_ns {
             w if w == u64::MAX >> 2 => "policy colab: no fairness window".to_string(),
             w => format!("policy colab: fairness window {} us", w / 1000),
         },
     };
     println!(
         "scx_colab: attached ({}; {policy}; labels every {} ms)",
-        cfg.split.describe(),
+        cfg.settings.split.describe(),
         cfg.labeller.params.period_ns / 1_000_000
     );
 
     let period = Duration::from_nanos(cfg.labeller.params.period_ns);
     let mut next_label = Instant::now() + period;
-    let mut next_stats = cfg.stats_every.map(|d| Instant::now() + d);
+    let mut next_stats = cfg.settings.stats_every.map(|d| Instant::now() + d);
     let mut last_counters = vec![0u64; NR_STATS];
     let mut label_errors = 0u64;
     let mut passes = 0u64; // labelling passes since the last stats line
-    let mut force_error_at = cfg.debug_error_after.map(|d| Instant::now() + d);
-    let mut force_stall_at = cfg.debug_stall_after.map(|d| Instant::now() + d);
+    let mut force_error_at = cfg.settings.debug_error_after.map(|d| Instant::now() + d);
+    let mut force_stall_at = cfg.settings.debug_stall_after.map(|d| Instant::now() + d);
     while !shutdown.load(Ordering::Relaxed) && !uei_exited!(&skel, uei) {
         let now = Instant::now();
         if now < next_label {
@@ -241,7 +153,7 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
                 log::warn!("labeller: {e:#}");
             }
         }
-        if let (Some(at), Some(every)) = (next_stats, cfg.stats_every) {
+        if let (Some(at), Some(every)) = (next_stats, cfg.settings.stats_every) {
             if now >= at {
                 next_stats = Some(at + every);
                 let counters = read_counters(&skel)?;
@@ -281,6 +193,65 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
             eprintln!("scx_colab: the kernel ended the scheduler: {e:#}");
             Ok(Outcome::Exit(1))
         }
+    }
+}
+
+/// The skeleton's read-only globals that scx_colab writes, by name and by
+/// their Global variant: `set_global` writes one entry of
+/// `Settings::rodata` (the one list of them), and a test checks that the
+/// names here are exactly the names that list gives (both policies).
+macro_rules! skeleton_globals {
+    (scalars { $($s:ident: $sv:ident),* $(,)? } arrays { $($a:ident: $av:ident),* $(,)? }) => {
+        /// Every global set_global writes.
+        #[cfg(test)]
+        const SKELETON_GLOBALS: &[&str] = &[$(stringify!($s),)* $(stringify!($a),)*];
+
+        /// Writes `value` into the skeleton's global `name`; an error when the
+        /// skeleton has no such global of that type and length.
+        fn set_global(ro: &mut rodata, name: &str, value: &Global) -> Result<()> {
+            match (name, value) {
+                $((stringify!($s), Global::$sv(v)) => ro.$s = *v,)*
+                $((stringify!($a), Global::$av(v)) => {
+                    ro.$a = v.as_slice().try_into().with_context(|| {
+                        format!("BPF global {name}: {} values for {}", v.len(), ro.$a.len())
+                    })?
+                })*
+                _ => bail!("the skeleton has no BPF global {name} of C type {:?}", value.c_type()),
+            }
+            Ok(())
+        }
+    };
+}
+
+skeleton_globals! {
+    scalars {
+        nr_cpus: U32,
+        nr_big: U32,
+        nr_little: U32,
+        smt_on: Bool,
+        colab_window_ns: U64,
+        colab_no_block_first: Bool,
+        no_big_pull: Bool,
+        cfs_latency_ns: U64,
+        cfs_min_gran_ns: U64,
+        cfs_wakeup_gran_ns: U64,
+        pull_min_ns: U64,
+        strict_rr: Bool,
+        default_speedup_fp: U32,
+        policy_rota: Bool,
+        rota_quantum_ns: U64,
+        rota_cap_ns: U64,
+        rota_pull_min_ns: U64,
+        rota_idle_worth_ns: U64,
+        rota_no_rotation: Bool,
+        rota_eager: Bool,
+    }
+    arrays {
+        big_cpus: U32Array,
+        little_cpus: U32Array,
+        cpu_is_big: U8Array,
+        sibling_cpu: I32Array,
+        nr_events: U32Array,
     }
 }
 
@@ -460,5 +431,78 @@ mod tests {
             .map(|&b| b as std::os::raw::c_char)
             .collect();
         assert_eq!(comm_of(&raw), "lockholder");
+    }
+
+    /// Settings for a 4-CPU machine, 0-1 big, with SMT siblings 0/2 and 1/3.
+    fn settings_of(args: &[&str]) -> Settings {
+        let opts =
+            <scx_colab_user::Opts as clap::Parser>::try_parse_from([&["scx_colab"], args].concat())
+                .unwrap();
+        let split = scx_colab_user::Split {
+            big: vec![0, 2],
+            little: vec![1, 3],
+            speedup: 2.0,
+            mode: scx_colab_user::SplitMode::Declared,
+            siblings: vec![(0, 2), (1, 3), (2, 0), (3, 1)],
+        };
+        scx_colab_user::settings(&opts, split, 4).unwrap()
+    }
+
+    /// The globals set_global writes are exactly those Settings::rodata
+    /// lists (over both policies), and each entry lands in the skeleton.
+    #[test]
+    fn the_skeleton_is_written_from_settings_rodata() {
+        let mut listed: Vec<&str> = Vec::new();
+        for args in [&[][..], &["--policy", "colab"][..]] {
+            let s = settings_of(args);
+            // SAFETY: the skeleton's rodata is plain integers, bools and arrays of them.
+            let mut ro: rodata = unsafe { std::mem::zeroed() };
+            for (name, value) in &s.rodata(4).unwrap() {
+                set_global(&mut ro, name, value).unwrap();
+                listed.push(name);
+            }
+            assert_eq!(ro.nr_cpus, 4);
+            assert_eq!((ro.nr_big, ro.nr_little), (2, 2));
+            assert_eq!(
+                (&ro.big_cpus[..3], &ro.little_cpus[..3]),
+                (&[0, 2, 0][..], &[1, 3, 0][..])
+            );
+            assert_eq!(&ro.cpu_is_big[..4], &[1, 0, 1, 0]);
+            assert!(ro.smt_on);
+            assert_eq!(&ro.sibling_cpu[..5], &[2, 3, 0, 1, -1]);
+            assert_eq!(ro.cfs_latency_ns, s.cfs.latency_ns);
+            assert_eq!(ro.default_speedup_fp, 2048);
+            assert_eq!(ro.policy_rota, s.rota.is_some());
+            assert_eq!(
+                ro.rota_quantum_ns,
+                s.rota.as_ref().map_or(0, |r| r.quantum_ns)
+            );
+        }
+        listed.sort_unstable();
+        listed.dedup();
+        let mut written = SKELETON_GLOBALS.to_vec();
+        written.sort_unstable();
+        assert_eq!(
+            written, listed,
+            "set_global's globals vs Settings::rodata's"
+        );
+        // A global of the wrong type or length, or none at all, is an error.
+        // SAFETY: as above.
+        let mut ro: rodata = unsafe { std::mem::zeroed() };
+        assert!(set_global(&mut ro, "nr_cpus", &Global::U64(1)).is_err());
+        assert!(set_global(&mut ro, "big_cpus", &Global::U32Array(vec![0; 3])).is_err());
+        assert!(set_global(&mut ro, "no_such_global", &Global::Bool(true)).is_err());
+    }
+
+    #[test]
+    fn the_shared_array_lengths_are_intf_hs() {
+        assert_eq!(
+            scx_colab_user::COLAB_MAX_CPUS,
+            bpf_intf::colab_consts_COLAB_MAX_CPUS as usize
+        );
+        assert_eq!(
+            scx_colab_user::settings::COLAB_NR_CLUSTERS,
+            bpf_intf::colab_consts_COLAB_NR_CLUSTERS as usize
+        );
     }
 }

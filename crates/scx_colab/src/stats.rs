@@ -1,7 +1,7 @@
 //! The `--stats` line, in the scx_stats spirit: one line per interval with
 //! the blocking leaders, the label counts and the BPF counters' deltas.
 
-use crate::labeller::{LabelCounts, Leader, NameSummary};
+use scx_colab_user::labeller::{LabelCounts, Leader, NameSummary};
 
 /// BPF counters (enum colab_stat in intf.h), in order.
 pub const STAT_NAMES: [&str; 16] = [
@@ -99,7 +99,7 @@ pub fn delta(now: &[u64], before: &[u64]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labeller::{Labeller, Sample};
+    use scx_colab_user::labeller::{Labeller, Sample};
 
     #[test]
     fn leaders_line_has_the_tested_form() {
