@@ -171,6 +171,12 @@ pub trait Policy: Send {
     /// it; of a busy core, preempts its thread).
     fn take_actions(&mut self, _st: &SchedState, _out: &mut Vec<Action>) {}
 
+    /// Calls made so far into code outside the simulator (a hosted
+    /// sched_ext scheduler's callbacks and programs), for `colab bench`.
+    fn foreign_calls(&self) -> u64 {
+        0
+    }
+
     /// Why the policy cannot go on, if it cannot (a sched_ext scheduler
     /// that the kernel would eject: an error it raised, a stalled task).
     fn failure(&self) -> Option<String> {

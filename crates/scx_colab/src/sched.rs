@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use colab_labels::SpeedupRange;
 use libbpf_rs::{MapCore, MapFlags};
-use scx_colab_user::labeller::{Label, Labeller, Sample, Write};
+use scx_colab_user::labeller::{Labeller, Sample, Write};
 use scx_colab_user::{Global, Settings};
 use scx_utils::{scx_ops_attach, scx_ops_load, scx_ops_open, uei_exited, uei_report};
 
@@ -352,7 +352,7 @@ fn label_pass(
     for w in &writes {
         match *w {
             Write::Set(pid, l) => {
-                labels.update(&pid.to_ne_bytes(), &label_bytes(&l), MapFlags::ANY)?
+                labels.update(&pid.to_ne_bytes(), &l.to_bytes(), MapFlags::ANY)?
             }
             Write::Delete(pid) => {
                 let _ = labels.delete(&pid.to_ne_bytes()); // may be gone with the task
@@ -366,19 +366,6 @@ fn label_pass(
         std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1));
     }
     Ok(())
-}
-
-fn label_bytes(l: &Label) -> Vec<u8> {
-    let mut v = Vec::with_capacity(16);
-    for x in [
-        l.speedup_label,
-        l.high_block as u32,
-        l.block_level_fp,
-        l.speedup_fp,
-    ] {
-        v.extend_from_slice(&x.to_ne_bytes());
-    }
-    v
 }
 
 fn read_counters(skel: &BpfSkel) -> Result<Vec<u64>> {
@@ -401,14 +388,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn block_stat_decoding_matches_intf_h() {
+        // SAFETY: a plain C struct of integers and a char array: zero is valid.
+        let mut bs: bpf_intf::colab_block_stat = unsafe { std::mem::zeroed() };
+        bs.blocked_others_ns = 123_456;
+        bs.charges = 7;
+        for (i, b) in b"worker".iter().enumerate() {
+            bs.comm[i] = *b as _;
+        }
+        // SAFETY: reading the struct's bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                &bs as *const _ as *const u8,
+                std::mem::size_of::<bpf_intf::colab_block_stat>(),
+            )
+        };
+        assert_eq!(
+            scx_colab_user::labeller::block_stat(bytes),
+            Some((123_456, "worker".to_string()))
+        );
+    }
+
+    #[test]
     fn label_layout_matches_intf_h() {
-        let l = Label {
+        let l = scx_colab_user::labeller::Label {
             speedup_label: 2,
             high_block: true,
             block_level_fp: 300,
             speedup_fp: 2048,
         };
-        let b = label_bytes(&l);
+        let b = l.to_bytes();
         assert_eq!(b.len(), std::mem::size_of::<bpf_intf::colab_label>());
         // SAFETY: same size, plain u32 fields.
         let c: bpf_intf::colab_label = unsafe { std::ptr::read_unaligned(b.as_ptr() as *const _) };

@@ -44,6 +44,31 @@ pub enum Write {
     Delete(u32),
 }
 
+impl Label {
+    /// The bytes of `struct colab_label` (src/bpf/intf.h: four u32s).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        [
+            self.speedup_label,
+            self.high_block as u32,
+            self.block_level_fp,
+            self.speedup_fp,
+        ]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect()
+    }
+}
+
+/// A `struct colab_block_stat` value of the BPF map `block_stats`: the
+/// futex wait time the task caused others and its name (src/bpf/intf.h:
+/// u64 blocked_others_ns, u64 charges, char comm[16]).
+pub fn block_stat(value: &[u8]) -> Option<(u64, String)> {
+    let ns = u64::from_ne_bytes(value.get(..8)?.try_into().ok()?);
+    let comm = value.get(16..32)?;
+    let end = comm.iter().position(|&b| b == 0).unwrap_or(comm.len());
+    Some((ns, String::from_utf8_lossy(&comm[..end]).into_owned()))
+}
+
 pub fn speedup_label_code(l: SpeedupLabel) -> u32 {
     match l {
         SpeedupLabel::Medium => 0,

@@ -196,12 +196,9 @@ pub fn scan(sources: &[Source]) -> Scan {
                 // `SEC("fentry/x") int BPF_PROG(name, ...)` or `int name(...)`
                 let rest = &text[end..];
                 let name = match rest.find("BPF_PROG(") {
-                    Some(p) if rest[..p].trim().split_whitespace().count() <= 1 => {
+                    Some(p) if rest[..p].split_whitespace().count() <= 1 => {
                         let after = &rest[p + "BPF_PROG(".len()..];
-                        after
-                            .split(|c: char| c == ',' || c == ')')
-                            .next()
-                            .map(|s| s.trim().to_string())
+                        after.split([',', ')']).next().map(|s| s.trim().to_string())
                     }
                     _ => rest.find('(').and_then(|p| ident_before(rest, p)),
                 };

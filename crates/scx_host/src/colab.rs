@@ -1,8 +1,14 @@
-//! scx_colab's user-space side in the simulator: its options, the globals
-//! its loader writes (crates/scx_colab/src/sched.rs) and its labeller,
-//! every 10 ms of simulated time.
+//! scx_colab's user-space side in the simulator, from the same library the
+//! real scx_colab uses (crates/scx_colab_user): its options, its big/little
+//! split of the machine, the globals its loader writes, and its labeller,
+//! run every labelling period (10 ms by default) of simulated time over the
+//! BPF maps, as src/sched.rs does on a real kernel.
 
+use clap::Parser;
 use colab_core::{Nanos, Topology};
+use scx_colab_user::labeller::{block_stat, Labeller, Sample, Write};
+use scx_colab_user::topo::{classify, split, CpuCap};
+use scx_colab_user::{Global, Opts};
 
 use crate::ffi::Object;
 use crate::maps::Map;
@@ -12,23 +18,10 @@ use crate::HostError;
 /// scx_colab's BPF object, built by build.rs from crates/scx_colab/src/bpf/main.bpf.c.
 pub const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_colab.so"));
 
-/// COLAB_MAX_CPUS (crates/scx_colab/src/bpf/intf.h).
-const MAX_CPUS: usize = 256;
-
 pub struct ColabUser {
     spec: String,
-    rota: bool,
-    migration_us: f64,
-    cap: u64,
-    futex_tracking: bool,
-    big_pull: bool,
-    pull_min_us: u64,
-    strict_rr: bool,
-    rotation: bool,
-    eager: bool,
-    block_first: bool,
-    window: f64,
-    speedup: Option<f64>,
+    opts: Opts,
+    labeller: Option<Labeller>,
 }
 
 fn interned(s: String) -> &'static str {
@@ -46,65 +39,49 @@ fn interned(s: String) -> &'static str {
 }
 
 impl ColabUser {
+    /// scx_colab's own command line, its options separated by `:` or spaces
+    /// (`--policy=colab:--no-big-pull`).
     pub fn from_args(args: &str) -> Result<ColabUser, HostError> {
-        let mut u = ColabUser {
-            spec: if args.is_empty() {
-                "scx:colab".into()
-            } else {
-                format!("scx:colab:{args}")
-            },
-            rota: true,
-            migration_us: 100.0,
-            cap: 1,
-            futex_tracking: true,
-            big_pull: true,
-            pull_min_us: 1000,
-            strict_rr: false,
-            rotation: true,
-            eager: false,
-            block_first: true,
-            window: 1.0,
-            speedup: None,
-        };
         let bad = |problem: String| HostError::Args {
             scheduler: "colab".into(),
             args: args.to_string(),
             problem,
         };
-        for a in args.split([':', ' ']).filter(|a| !a.is_empty()) {
-            let (key, value) = a.split_once('=').unwrap_or((a, ""));
-            let num = |v: &str| -> Result<f64, HostError> {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| bad(format!("{key} needs a number, got '{v}'")))
-            };
-            match key {
-                "--policy" => {
-                    u.rota = match value {
-                        "rota" => true,
-                        "colab" => false,
-                        v => return Err(bad(format!("--policy is rota or colab, got '{v}'"))),
-                    }
-                }
-                "--migration-us" => u.migration_us = num(value)?,
-                "--cap" => u.cap = num(value)? as u64,
-                "--pull-min-us" => u.pull_min_us = num(value)? as u64,
-                "--window" => u.window = num(value)?,
-                "--speedup" => u.speedup = Some(num(value)?),
-                "--no-futex-tracking" => u.futex_tracking = false,
-                "--no-big-pull" => u.big_pull = false,
-                "--strict-rr" => u.strict_rr = true,
-                "--no-rotation" => u.rotation = false,
-                "--eager-rotation" => u.eager = true,
-                "--no-block-first" => u.block_first = false,
-                other => return Err(bad(format!("unknown option '{other}'"))),
-            }
+        let argv =
+            std::iter::once("scx_colab").chain(args.split([':', ' ']).filter(|a| !a.is_empty()));
+        let opts = Opts::try_parse_from(argv).map_err(|e| {
+            let text = e.render().to_string();
+            bad(text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string())
+        })?;
+        if opts.model.is_some() || !opts.events.is_empty() {
+            return Err(bad(
+                "--model and --event program performance counters, which the simulator does not \
+                 give hosted schedulers (every task gets the capacity-ratio speedup, as without them)"
+                    .into(),
+            ));
         }
-        if !(u.migration_us > 0.0 && u.migration_us <= 1e5) {
-            return Err(bad("--migration-us must be in (0, 100000]".into()));
+        if opts.debug_error_after.is_some()
+            || opts.debug_stall_after.is_some()
+            || opts.stats.is_some()
+        {
+            return Err(bad(
+                "--stats and the --debug-* options act on a live system only".into(),
+            ));
         }
-        Ok(u)
+        Ok(ColabUser {
+            spec: if args.is_empty() {
+                "scx:colab".into()
+            } else {
+                format!("scx:colab:{args}")
+            },
+            opts,
+            labeller: None,
+        })
     }
 
     pub fn policy_name(&self) -> &'static str {
@@ -112,116 +89,95 @@ impl ColabUser {
     }
 }
 
-fn u32s(v: &[u32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+/// A global's value as the bytes of its C type.
+fn bytes(g: &Global) -> Vec<u8> {
+    match g {
+        Global::U64(v) => v.to_ne_bytes().to_vec(),
+        Global::U32(v) => v.to_ne_bytes().to_vec(),
+        Global::Bool(v) => vec![u8::from(*v)],
+        Global::U32Array(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Global::U8Array(v) => v.clone(),
+        Global::I32Array(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+    }
 }
 
 impl UserSpace for ColabUser {
     fn period_ns(&self) -> Option<Nanos> {
-        Some(10_000_000)
+        Some(self.opts.period_ms.max(1) * 1_000_000)
     }
 
     fn configure(&mut self, obj: &mut Object, topo: &Topology) -> Result<(), String> {
-        let n = topo.num_cores();
-        if n > MAX_CPUS {
-            return Err(format!("{n} CPUs; scx_colab handles at most {MAX_CPUS}"));
-        }
-        let big: Vec<u32> = topo
+        // The machine as scx_colab reads a real one: each CPU's capacity
+        // (1024 for the fastest), big at or above the average.
+        let mut cpus: Vec<CpuCap> = topo
             .cores()
-            .filter(|&c| topo.is_big(c))
-            .map(|c| c.0 as u32)
+            .map(|c| CpuCap {
+                id: c.idx(),
+                core: c.idx(),
+                capacity: (topo.capacity(c) * 1024.0).round() as usize,
+                big: false,
+            })
             .collect();
-        let little: Vec<u32> = topo
-            .cores()
-            .filter(|&c| !topo.is_big(c))
-            .map(|c| c.0 as u32)
-            .collect();
-        let (big, little) = if little.is_empty() {
-            (Vec::new(), big)
-        } else {
-            (big, little)
-        };
-        let mean = |v: &[u32]| {
-            v.iter()
-                .map(|&c| topo.capacity(colab_core::CoreId(c as u16)))
-                .sum::<f64>()
-                / v.len().max(1) as f64
-        };
-        let speedup = self.speedup.unwrap_or(if big.is_empty() {
-            1.0
-        } else {
-            (mean(&big) / mean(&little)).max(1.0)
-        });
-        let mut big_arr = vec![0u32; MAX_CPUS];
-        let mut little_arr = vec![0u32; MAX_CPUS];
-        let mut is_big = vec![0u8; MAX_CPUS];
-        for (i, &c) in big.iter().enumerate() {
-            big_arr[i] = c;
-            is_big[c as usize] = 1;
+        classify(&mut cpus);
+        let big = self.opts.big_cpus.as_ref().map(|l| l.0.clone());
+        let s = split(&cpus, big.as_deref(), self.opts.speedup).map_err(|e| format!("{e:#}"))?;
+        let settings =
+            scx_colab_user::settings(&self.opts, s, cpus.len()).map_err(|e| format!("{e:#}"))?;
+        for (name, g) in settings.rodata(cpus.len()).map_err(|e| format!("{e:#}"))? {
+            user::write_global(obj, name, &bytes(&g))?;
         }
-        for (i, &c) in little.iter().enumerate() {
-            little_arr[i] = c;
-        }
-        let cfs = colab_policies::cfs::CfsTunables::for_cpus(n);
-        let window = {
-            let cap = u64::MAX >> 2;
-            let ns = self.window * cfs.latency_ns as f64;
-            if ns >= cap as f64 {
-                cap
-            } else {
-                ns as u64
-            }
-        };
-        let mig = ((self.migration_us * 1000.0).round() as u64).max(1);
-        let quantum = 200 * mig;
-        let w = |name: &str, b: &[u8]| user::write_global(obj, name, b);
-        w("nr_cpus", &(n as u32).to_ne_bytes())?;
-        w("nr_big", &(big.len() as u32).to_ne_bytes())?;
-        w("nr_little", &(little.len() as u32).to_ne_bytes())?;
-        w("big_cpus", &u32s(&big_arr))?;
-        w("little_cpus", &u32s(&little_arr))?;
-        w("cpu_is_big", &is_big)?;
-        w("smt_on", &[0])?;
-        w(
-            "sibling_cpu",
-            &vec![-1i32; MAX_CPUS]
-                .iter()
-                .flat_map(|x| x.to_ne_bytes())
-                .collect::<Vec<_>>(),
-        )?;
-        w("colab_window_ns", &window.to_ne_bytes())?;
-        w("colab_no_block_first", &[u8::from(!self.block_first)])?;
-        w("no_big_pull", &[u8::from(!self.big_pull)])?;
-        w("cfs_latency_ns", &cfs.latency_ns.to_ne_bytes())?;
-        w("cfs_min_gran_ns", &cfs.min_granularity_ns.to_ne_bytes())?;
-        w(
-            "cfs_wakeup_gran_ns",
-            &cfs.wakeup_granularity_ns.to_ne_bytes(),
-        )?;
-        w("pull_min_ns", &(self.pull_min_us * 1000).to_ne_bytes())?;
-        w("strict_rr", &[u8::from(self.strict_rr)])?;
-        w(
-            "default_speedup_fp",
-            &((speedup * 1024.0).round() as u32).to_ne_bytes(),
-        )?;
-        w("policy_rota", &[u8::from(self.rota)])?;
-        w("rota_quantum_ns", &quantum.to_ne_bytes())?;
-        w(
-            "rota_cap_ns",
-            &quantum.saturating_mul(self.cap).to_ne_bytes(),
-        )?;
-        w("rota_pull_min_ns", &(4 * mig).to_ne_bytes())?;
-        w("rota_idle_worth_ns", &mig.to_ne_bytes())?;
-        w("rota_no_rotation", &[u8::from(!self.rotation)])?;
-        w("rota_eager", &[u8::from(self.eager)])?;
+        self.labeller = Some(settings.labeller());
         Ok(())
     }
 
     fn autoload(&self, name: &str) -> bool {
-        // No counters in a simulation: the PMU program stays off, as
-        // scx_colab leaves it without --model.
-        name != "colab_pmu_switch" && (self.futex_tracking || !name.starts_with("colab_futex"))
+        // No counters here: the PMU program stays off, as scx_colab leaves
+        // it without --model; the futex programs unless --no-futex-tracking.
+        match name {
+            "colab_pmu_switch" => false,
+            n if n.starts_with("colab_futex") => !self.opts.no_futex_tracking,
+            _ => true,
+        }
     }
 
-    fn period(&mut self, _obj: &Object, _maps: &mut [Map]) {}
+    /// One labelling pass (`label_pass` in crates/scx_colab/src/sched.rs,
+    /// without counters): the blocking each task caused, labels back.
+    fn period(&mut self, obj: &Object, maps: &mut [Map]) {
+        let Some(labeller) = self.labeller.as_mut() else {
+            return;
+        };
+        let samples: Vec<Sample> = user::map(maps, "block_stats")
+            .map(|m| m.entries())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let pid = u32::from_ne_bytes(k.get(..4)?.try_into().ok()?);
+                let (ns, comm) = block_stat(&v)?;
+                Some(Sample {
+                    pid,
+                    blocked_others_ns: ns,
+                    comm,
+                    predicted_speedup: None,
+                    run_ns: 0,
+                })
+            })
+            .collect();
+        let writes = labeller.period(&samples);
+        if writes.is_empty() {
+            return;
+        }
+        if let Some(labels) = user::map(maps, "labels") {
+            for w in &writes {
+                match w {
+                    Write::Set(pid, l) => {
+                        labels.update(&pid.to_ne_bytes(), &l.to_bytes(), 0, 0);
+                    }
+                    Write::Delete(pid) => {
+                        labels.delete(&pid.to_ne_bytes());
+                    }
+                }
+            }
+        }
+        user::bump_global(obj, "label_gen");
+    }
 }

@@ -70,7 +70,6 @@ pub struct MapDef {
     pub key_size: u32,
     pub value_size: u32,
     pub max_entries: u32,
-    pub flags: u32,
 }
 
 /// A tracing program of the object: its attach point and entry.
@@ -85,7 +84,6 @@ pub struct ProgDef {
 pub mod op {
     pub const SELECT_CPU: u64 = 1 << 0;
     pub const ENQUEUE: u64 = 1 << 1;
-    pub const DEQUEUE: u64 = 1 << 2;
     pub const DISPATCH: u64 = 1 << 3;
     pub const TICK: u64 = 1 << 4;
     pub const RUNNABLE: u64 = 1 << 5;
@@ -99,43 +97,6 @@ pub mod op {
     pub const DISABLE: u64 = 1 << 19;
     pub const INIT: u64 = 1 << 31;
     pub const EXIT: u64 = 1 << 32;
-    /// Callbacks whose events a simulation has: everything else a scheduler
-    /// may define is listed by `NEVER_CALLED` and named in its docs.
-    pub const NAMES: [&str; 33] = [
-        "select_cpu",
-        "enqueue",
-        "dequeue",
-        "dispatch",
-        "tick",
-        "runnable",
-        "running",
-        "stopping",
-        "quiescent",
-        "yield",
-        "core_sched_before",
-        "set_weight",
-        "set_cpumask",
-        "update_idle",
-        "cpu_acquire",
-        "cpu_release",
-        "init_task",
-        "exit_task",
-        "enable",
-        "disable",
-        "dump",
-        "dump_cpu",
-        "dump_task",
-        "cgroup_init",
-        "cgroup_exit",
-        "cgroup_prep_move",
-        "cgroup_move",
-        "cgroup_cancel_move",
-        "cgroup_set_weight",
-        "cpu_online",
-        "cpu_offline",
-        "init",
-        "exit",
-    ];
 }
 
 type TaskPtr = *mut u8;
@@ -144,7 +105,6 @@ type TaskPtr = *mut u8;
 pub(crate) struct Entry {
     pub select_cpu: unsafe extern "C" fn(TaskPtr, i32, u64) -> i32,
     pub enqueue: unsafe extern "C" fn(TaskPtr, u64),
-    pub dequeue: unsafe extern "C" fn(TaskPtr, u64),
     pub dispatch: unsafe extern "C" fn(i32, TaskPtr),
     pub tick: unsafe extern "C" fn(TaskPtr),
     pub runnable: unsafe extern "C" fn(TaskPtr, u64),
@@ -170,7 +130,6 @@ pub(crate) struct Object {
     pub desc: Desc,
     pub maps: Vec<MapDef>,
     pub progs: Vec<ProgDef>,
-    pub name: String,
     pub vtable: *mut c_void,
     pub entry: Entry,
     scheduler: &'static str,
@@ -237,7 +196,6 @@ impl Object {
                     key_size: r.key_size,
                     value_size: r.value_size,
                     max_entries: r.max_entries,
-                    flags: r.map_flags,
                 });
                 m = m.add(1);
             }
@@ -261,7 +219,6 @@ impl Object {
             let entry = Entry {
                 select_cpu: sym!("scx_host_select_cpu"),
                 enqueue: sym!("scx_host_enqueue"),
-                dequeue: sym!("scx_host_dequeue"),
                 dispatch: sym!("scx_host_dispatch"),
                 tick: sym!("scx_host_tick"),
                 runnable: sym!("scx_host_runnable"),
@@ -281,7 +238,6 @@ impl Object {
                 lib.get(b"scx_host\0").map_err(|e| fail(e.to_string()))?;
             let vtable = *vtable;
             Ok(Object {
-                name: cstr(desc.name),
                 lib,
                 _fd: fd,
                 pristine,

@@ -122,6 +122,14 @@ impl Hosted {
         self.obj.as_ref().expect("the object is held until drop")
     }
 
+    /// The object's entry points, counting the call about to be made.
+    fn entry(&self) -> &crate::ffi::Entry {
+        if !self.k.is_null() {
+            self.k().calls += 1;
+        }
+        &self.obj().entry
+    }
+
     fn has(&self, bit: u64) -> bool {
         self.obj().desc.ops_mask & bit != 0
     }
@@ -175,7 +183,7 @@ impl Hosted {
         if self.has(op::INIT) {
             self.cx(0, None, Cb::Init);
             // SAFETY: the object's entry point; no Rust reference to k is live.
-            let r = unsafe { (self.obj().entry.init)() };
+            let r = unsafe { (self.entry().init)() };
             self.k().cx.cb = Cb::None;
             if r != 0 {
                 self.k().fail(format!("ops.init() failed ({r})"));
@@ -206,6 +214,7 @@ impl Hosted {
     fn call_progs(&self, progs: &[usize], args: [u64; 6]) {
         let call = self.obj().entry.call_prog;
         for &f in progs {
+            self.k().calls += 1;
             // SAFETY: a tracing program of the object; integer/pointer args.
             unsafe { call(f, args[0], args[1], args[2], args[3], args[4], args[5]) };
         }
@@ -230,7 +239,7 @@ impl Hosted {
         }
         let p = self.p(i);
         // SAFETY: entry point; no Rust reference to k is live.
-        unsafe { (self.obj().entry.enqueue)(p, flags) };
+        unsafe { (self.entry().enqueue)(p, flags) };
         let k = self.k();
         k.cx.cb = Cb::None;
         k.cx.ddsp_task = None;
@@ -257,7 +266,7 @@ impl Hosted {
                 self.k().cx.dsp_n = 0;
                 let pp = prev.map_or(std::ptr::null_mut(), |t| self.p(t));
                 // SAFETY: entry point; no Rust reference to k is live.
-                unsafe { (self.obj().entry.dispatch)(c as i32, pp) };
+                unsafe { (self.entry().dispatch)(c as i32, pp) };
                 let k = self.k();
                 k.flush_dispatch(c);
                 k.cx.cb = Cb::None;
@@ -348,7 +357,7 @@ impl Drop for Hosted {
                 };
                 self.cx(0, None, Cb::Other);
                 // SAFETY: entry point; no Rust reference to k is live.
-                unsafe { (self.obj().entry.exit)(kind, 0, msg.as_ptr()) };
+                unsafe { (self.entry().exit)(kind, 0, msg.as_ptr()) };
             }
             // SAFETY: k came from Box::into_raw in `start`.
             drop(unsafe { Box::from_raw(self.k) });
@@ -373,6 +382,14 @@ impl Policy for Hosted {
         true
     }
 
+    fn foreign_calls(&self) -> u64 {
+        if self.k.is_null() {
+            0
+        } else {
+            self.k().calls
+        }
+    }
+
     fn failure(&self) -> Option<String> {
         if self.k.is_null() {
             return None;
@@ -395,7 +412,7 @@ impl Policy for Hosted {
         if self.has(op::INIT_TASK) {
             self.cx(0, None, Cb::Other);
             // SAFETY: entry point; no Rust reference to k is live.
-            let r = unsafe { (self.obj().entry.init_task)(p, true) };
+            let r = unsafe { (self.entry().init_task)(p, true) };
             if r != 0 {
                 self.k()
                     .fail(format!("ops.init_task() failed ({r}) for thread {t}"));
@@ -403,7 +420,7 @@ impl Policy for Hosted {
         }
         if self.has(op::ENABLE) {
             // SAFETY: as above.
-            unsafe { (self.obj().entry.enable)(p) };
+            unsafe { (self.entry().enable)(p) };
         }
         self.k().cx.cb = Cb::None;
     }
@@ -449,7 +466,7 @@ impl Policy for Hosted {
                 k.cx.ddsp_task = Some(i);
             }
             // SAFETY: entry point; no Rust reference to k is live.
-            let r = unsafe { (self.obj().entry.select_cpu)(p, prev as i32, wake_flags) };
+            let r = unsafe { (self.entry().select_cpu)(p, prev as i32, wake_flags) };
             let k = self.k();
             k.cx.cb = Cb::None;
             k.cx.ddsp_task = None;
@@ -495,7 +512,7 @@ impl Policy for Hosted {
                 k.cx.cb = Cb::Other;
                 let p = self.p(i);
                 // SAFETY: entry point; no Rust reference to k is live.
-                unsafe { (self.obj().entry.runnable)(p, flags) };
+                unsafe { (self.entry().runnable)(p, flags) };
             }
             self.do_enqueue(i, flags);
         } else {
@@ -549,11 +566,11 @@ impl Policy for Hosted {
             self.cx(ci, None, Cb::Other);
             if self.has(op::DISABLE) {
                 // SAFETY: entry point; no Rust reference to k is live.
-                unsafe { (self.obj().entry.disable)(p) };
+                unsafe { (self.entry().disable)(p) };
             }
             if self.has(op::EXIT_TASK) {
                 // SAFETY: as above.
-                unsafe { (self.obj().entry.exit_task)(p) };
+                unsafe { (self.entry().exit_task)(p) };
             }
             self.k().cx.cb = Cb::None;
         }
@@ -573,7 +590,7 @@ impl Policy for Hosted {
             if self.has(op::UPDATE_IDLE) {
                 self.cx(ci, None, Cb::Other);
                 // SAFETY: entry point; no Rust reference to k is live.
-                unsafe { (self.obj().entry.update_idle)(ci as i32, true) };
+                unsafe { (self.entry().update_idle)(ci as i32, true) };
                 self.k().cx.cb = Cb::None;
             }
         }
@@ -600,13 +617,13 @@ impl Policy for Hosted {
         if was_idle && self.has(op::UPDATE_IDLE) {
             self.cx(ci, None, Cb::Other);
             // SAFETY: entry point; no Rust reference to k is live.
-            unsafe { (self.obj().entry.update_idle)(ci as i32, false) };
+            unsafe { (self.entry().update_idle)(ci as i32, false) };
         }
         self.cx(ci, Some(i), Cb::Other);
         let p = self.p(i);
         if self.has(op::RUNNING) && self.k().scx_flags(i) & kernel::TASK_QUEUED != 0 {
             // SAFETY: as above.
-            unsafe { (self.obj().entry.running)(p) };
+            unsafe { (self.entry().running)(p) };
         }
         if std::mem::take(&mut self.k().tasks[i as usize].futex_wait) {
             // futex_wait returns 0 to a waiter that was woken.
@@ -626,7 +643,7 @@ impl Policy for Hosted {
             StopReason::Preempted => {
                 if self.has(op::STOPPING) {
                     // SAFETY: entry point; no Rust reference to k is live.
-                    unsafe { (self.obj().entry.stopping)(p, true) };
+                    unsafe { (self.entry().stopping)(p, true) };
                 }
             }
             StopReason::Blocked | StopReason::Exited => {
@@ -638,11 +655,11 @@ impl Policy for Hosted {
                 }
                 if self.has(op::STOPPING) {
                     // SAFETY: as above.
-                    unsafe { (self.obj().entry.stopping)(p, false) };
+                    unsafe { (self.entry().stopping)(p, false) };
                 }
                 if self.has(op::QUIESCENT) {
                     // SAFETY: as above.
-                    unsafe { (self.obj().entry.quiescent)(p, kernel::DEQ_SLEEP) };
+                    unsafe { (self.entry().quiescent)(p, kernel::DEQ_SLEEP) };
                 }
                 let k = self.k();
                 let f = k.scx_flags(i);
@@ -674,7 +691,7 @@ impl Policy for Hosted {
             self.cx(ci, Some(t), Cb::Other);
             let p = self.p(t);
             // SAFETY: entry point; no Rust reference to k is live.
-            unsafe { (self.obj().entry.tick)(p) };
+            unsafe { (self.entry().tick)(p) };
             self.k().cx.cb = Cb::None;
         }
         self.k().slice(t) == 0 && self.resched_busy(ci)

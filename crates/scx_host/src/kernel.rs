@@ -176,6 +176,8 @@ pub struct Scx {
     pub caps: Vec<u32>,
     pub perf: Vec<u32>,
     pub watchdog_at: Nanos,
+    /// Calls into the BPF code (callbacks and programs), for `colab bench`.
+    pub calls: u64,
 }
 
 fn mask_test(m: &[u64; MASK_WORDS], c: usize) -> bool {
@@ -247,6 +249,7 @@ impl Scx {
             perf: vec![1024; ncpu],
             caps,
             watchdog_at: 0,
+            calls: 0,
         };
         // Every CPU starts idle (the idle task runs), as after boot.
         for c in 0..ncpu {

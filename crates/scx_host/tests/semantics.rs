@@ -36,7 +36,6 @@ struct Rec {
     runs: u32,
     direct: u32,
     first_run_ns: u64,
-    last_run_ns: u64,
     max_tick_slice: u64,
     first_cpu: i32,
 }
@@ -56,7 +55,6 @@ fn recs(h: &colab_scx_host::Hosted) -> Vec<(u32, Rec)> {
                 runs: u32_at(&v, 16),
                 direct: u32_at(&v, 20),
                 first_run_ns: u64_at(&v, 24),
-                last_run_ns: u64_at(&v, 32),
                 max_tick_slice: u64_at(&v, 40),
                 first_cpu: u32_at(&v, 48) as i32,
             };
@@ -110,7 +108,7 @@ fn a_vtime_dsq_runs_the_smallest_vtime_first() {
         "name = \"v\"\n[thread.main]\nops = [ { spawn = \"w\", count = 3 }, { join = \"w\" } ]\n\
          [thread.w]\nops = [ { compute = 1000, mem_frac = 0.0 } ]",
     );
-    let mut vt = vec![0u64; 16];
+    let mut vt = [0u64; 16];
     vt[2] = 30;
     vt[3] = 20;
     vt[4] = 10;
