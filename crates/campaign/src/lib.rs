@@ -14,6 +14,7 @@ use colab_workload::{Library, Workload};
 use std::collections::BTreeMap;
 
 pub mod bench;
+pub mod fingerprint;
 pub mod lengths;
 pub mod model_predictor;
 pub mod reproduce;

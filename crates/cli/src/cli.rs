@@ -50,6 +50,8 @@ pub enum Cmd {
     Analytic(analytic::AnalyticArgs),
     #[command(about = topology::ABOUT, after_help = topology::EXAMPLES)]
     Topology(topology::TopologyArgs),
+    #[command(about = fingerprint::ABOUT, long_about = fingerprint::LONG_ABOUT, after_help = fingerprint::EXAMPLES)]
+    Fingerprint(fingerprint::FingerprintArgs),
 }
 
 /// The five commands most people want, shown by a bare `colab`.
@@ -94,5 +96,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Cmd::Mixes(a) => mixes::run(a),
         Cmd::Analytic(a) => analytic::run(a),
         Cmd::Topology(a) => topology::run(a),
+        Cmd::Fingerprint(a) => fingerprint::run(a),
     }
 }

@@ -4,6 +4,7 @@
 pub mod analytic;
 pub mod bench;
 pub mod calibrate;
+pub mod fingerprint;
 pub mod list;
 pub mod mixes;
 pub mod model_check;
