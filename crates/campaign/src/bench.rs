@@ -20,7 +20,7 @@ pub fn bench_policies(given: Vec<String>) -> Result<Vec<String>> {
         _ => given,
     };
     for p in &list {
-        colab_policies::by_name(p).with_context(|| format!("--policies {p}"))?;
+        crate::policy_by_name(p).with_context(|| format!("--policies {p}"))?;
     }
     Ok(list)
 }
@@ -79,10 +79,22 @@ fn best_of(
     pol: &str,
     kind: &PredictorKind,
 ) -> Result<(f64, SimStats)> {
+    best_of_counting(runs, w, topo, pol, kind).map(|(t, s, _)| (t, s))
+}
+
+/// [`best_of`], with the calls a hosted scheduler's run made into its BPF code.
+fn best_of_counting(
+    runs: usize,
+    w: &Workload,
+    topo: &Topology,
+    pol: &str,
+    kind: &PredictorKind,
+) -> Result<(f64, SimStats, u64)> {
     let mut best = f64::MAX;
     let mut stats = None;
+    let mut calls = 0;
     for _ in 0..runs {
-        let mut p = colab_policies::by_name(pol)?;
+        let mut p = crate::policy_by_name(pol)?;
         let cfg = SimConfig {
             predictor: kind.clone(),
             ..SimConfig::default()
@@ -91,8 +103,9 @@ fn best_of(
         let r = simulate(w, topo, p.as_mut(), &cfg)?;
         best = best.min(t0.elapsed().as_secs_f64());
         stats = Some(r.stats);
+        calls = p.foreign_calls();
     }
-    Ok((best, stats.context("at least one run")?))
+    Ok((best, stats.context("at least one run")?, calls))
 }
 
 /// A scaling benchmark's work: `n` threads (a main thread and `n - 1`
@@ -175,6 +188,8 @@ pub fn bench_events(
     let mut tot_ev = 0u64;
     let mut tot_sch = 0u64;
     let mut tot_s = 0.0;
+    // Hosted schedulers: (policy, calls into the BPF code, events, wall s).
+    let mut hosted: Vec<(String, u64, u64, f64)> = Vec::new();
     for (wname, cfg) in cases {
         let Ok(w) = lib.mix(wname).or_else(|_| lib.single(wname, None)) else {
             continue;
@@ -182,8 +197,18 @@ pub fn bench_events(
         let topo = Topology::named(cfg, CoreOrder::BigFirst)?;
         for pol in policies {
             let kind = predictor_on(predictor, pol, &topo)?;
-            let (best, stats) = best_of(5, &w, &topo, pol, &kind)?;
+            let (best, stats, calls) = best_of_counting(5, &w, &topo, pol, &kind)?;
             let (events, sch) = (stats.events, stats.scheduling_events());
+            if calls > 0 {
+                match hosted.iter_mut().find(|h| h.0 == *pol) {
+                    Some(h) => {
+                        h.1 += calls;
+                        h.2 += events;
+                        h.3 += best;
+                    }
+                    None => hosted.push((pol.clone(), calls, events, best)),
+                }
+            }
             tot_ev += events;
             tot_sch += sch;
             tot_s += best;
@@ -207,6 +232,14 @@ pub fn bench_events(
         tot_ev as f64 / tot_s / 1e6,
         tot_sch as f64 / tot_s / 1e6
     )?;
+    for (pol, calls, events, wall) in &hosted {
+        writeln!(
+            out,
+            "{pol}: {:.2} calls into its BPF code per event; {:.0} ns of run time per call (all of the run's time over its calls, simulator included)",
+            *calls as f64 / *events as f64,
+            wall * 1e9 / *calls as f64
+        )?;
+    }
     out.flush().ok();
     for quick in if full { vec![true, false] } else { vec![true] } {
         let mut spec = CampaignSpec::paper(&lib, quick)?;

@@ -109,8 +109,8 @@ pub const PREDICTOR_VARIANTS: [(&str, &str); 2] = [
 ];
 
 /// Extra (label, spelling) pairs fingerprinted beside the built-in
-/// policies (hosted policies, once they exist, go here).
-pub const EXTRA_POLICIES: &[(&str, &str)] = &[];
+/// policies: the sched_ext schedulers the simulator hosts.
+pub const EXTRA_POLICIES: &[(&str, &str)] = &[("scx:colab", "scx:colab")];
 
 /// Everything the test and `colab fingerprint` fingerprint: [`policies`]
 /// of [`PREDICTOR_VARIANTS`] and [`EXTRA_POLICIES`].
@@ -137,7 +137,7 @@ fn policy_on(spelling: &str, topo: &Topology) -> Result<(Box<dyn Policy>, Predic
         .unwrap_or((spelling, DEFAULT_PREDICTOR));
     let pred: Predictor = model_predictor::parse_predictor(label)
         .map_err(|e| model_predictor::label_error(spelling, label, e))?;
-    let pol = colab_policies::by_name(base)?;
+    let pol = crate::policy_by_name(base)?;
     let kind = pred
         .for_machine(pol.as_ref(), topo)
         .map_err(|problem| anyhow!("policy '{spelling}': {problem}"))?;

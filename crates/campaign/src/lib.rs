@@ -236,7 +236,9 @@ pub const ROTA_MECHANISM_VARIANTS: [&str; 62] = [
     ROTA_THIRD_FREEZE,
 ];
 
-pub const ALL_POLICIES: [&str; 16] = [
+/// Every policy of a full study: the built-in ones and scx_colab's own BPF
+/// hosted by the simulator.
+pub const ALL_POLICIES: [&str; 17] = [
     "cfs",
     "eevdf",
     "bpfland",
@@ -253,6 +255,7 @@ pub const ALL_POLICIES: [&str; 16] = [
     "propsp",
     "propsp-static",
     "rota",
+    "scx:colab",
 ];
 
 /// The 17 benchmark models of the COLAB papers (defined with the library in
@@ -465,13 +468,13 @@ impl CampaignSpec {
         let (base, label) = name.split_once('@').unwrap_or((name, &self.predictor));
         let pred = model_predictor::parse_predictor(label)
             .map_err(|e| model_predictor::label_error(name, label, e))?;
-        Ok((colab_policies::by_name(base)?, pred))
+        Ok((policy_by_name(base)?, pred))
     }
 
     /// The policy of `name` alone (its predictor label, after `@`, left aside).
     fn policy(&self, name: &str) -> Result<Box<dyn colab_core::Policy>, CampaignError> {
         let base = name.split_once('@').map_or(name, |(b, _)| b);
-        Ok(colab_policies::by_name(base)?)
+        policy_by_name(base)
     }
 
     /// The policy called `name` and what it reads its predictions from on
@@ -574,12 +577,24 @@ impl CampaignSpec {
     }
 }
 
+/// A policy by name: a built-in one (`colab_policies::by_name`) or a
+/// sched_ext scheduler's own code hosted by the simulator (`scx:NAME[:ARGS]`).
+pub fn policy_by_name(name: &str) -> Result<Box<dyn colab_core::Policy>, CampaignError> {
+    if colab_scx_host::is_hosted(name) {
+        Ok(colab_scx_host::by_name(name)?)
+    } else {
+        Ok(colab_policies::by_name(name)?)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CampaignError {
     #[error("{0}")]
     Topology(#[from] colab_core::TopologyError),
     #[error("{0}")]
     Policy(#[from] colab_policies::PolicyError),
+    #[error("{0}")]
+    Hosted(#[from] colab_scx_host::HostError),
     #[error("policy '{policy}': unknown predictor '{label}': expected oracle, noisy, noisy:R (R a mean relative error, e.g. noisy:0.25), model, model:NAME or model:FILE, each model optionally +R (e.g. model+0.10), or constant:S (every thread S > 0)")]
     Predictor { policy: String, label: String },
     #[error("policy '{policy}': {problem}")]

@@ -279,7 +279,7 @@ pub fn checked_predictor(label: &str) -> anyhow::Result<Predictor> {
 /// every core type of the machine.
 pub fn predictor_on(label: &str, policy: &str, topo: &Topology) -> anyhow::Result<PredictorKind> {
     use anyhow::Context;
-    let pol = colab_policies::by_name(policy)?;
+    let pol = crate::policy_by_name(policy)?;
     let kind = checked_predictor(label)?
         .for_machine(pol.as_ref(), topo)
         .map_err(anyhow::Error::msg)

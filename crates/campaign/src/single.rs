@@ -40,7 +40,7 @@ pub fn simulate_with_baselines(
     cfg: &SimConfig,
     run: &mut Runner<'_>,
 ) -> Result<SingleRun> {
-    let mut pol = colab_policies::by_name(policy)?;
+    let mut pol = crate::policy_by_name(policy)?;
     let predictor = predictor_on(predictor_label, policy, topo)?;
     let cfg = &SimConfig {
         predictor: predictor.clone(),
@@ -82,7 +82,7 @@ pub fn simulate_with_baselines(
             max_events: cfg.max_events,
             ..SimConfig::default()
         };
-        let mut same = colab_policies::by_name(policy)?;
+        let mut same = crate::policy_by_name(policy)?;
         if same.wants_oracle_lengths() {
             same.oracle_program_lengths(&[sb as u64]);
         }

@@ -243,7 +243,7 @@ fn policies_that_ignore_predictions_are_not_moved_by_them() {
             let mut out = Vec::new();
             for (w, machine) in &cases {
                 let topo = Topology::named(machine, CoreOrder::BigFirst).unwrap();
-                let mut p = colab_policies::by_name(name).unwrap();
+                let mut p = colab_campaign::policy_by_name(name).unwrap();
                 let cfg = SimConfig {
                     seed: 3,
                     predictor: kind.clone(),
@@ -254,7 +254,9 @@ fn policies_that_ignore_predictions_are_not_moved_by_them() {
             }
             out
         };
-        let reads = colab_policies::by_name(name).unwrap().reads_predictions();
+        let reads = colab_campaign::policy_by_name(name)
+            .unwrap()
+            .reads_predictions();
         let same = times(&PredictorKind::Oracle) == times(&model);
         assert_eq!(
             same, !reads,

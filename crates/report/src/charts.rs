@@ -207,9 +207,9 @@ pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
     const BLUE: RGBColor = RGBColor(31, 119, 180);
     const RED: RGBColor = RGBColor(214, 39, 40);
     const BLACK: RGBColor = RGBColor(0, 0, 0);
-    // Enough distinct colours for the other policies of a study with all 16
-    // (12 besides the baseline, WASH, COLAB and ROTA: none repeats).
-    const OTHERS: [RGBColor; 12] = [
+    // Enough distinct colours for the other policies of a study with all 17
+    // (13 besides the baseline, WASH, COLAB and ROTA: none repeats).
+    const OTHERS: [RGBColor; 13] = [
         RGBColor(44, 160, 44),
         RGBColor(255, 127, 14),
         RGBColor(148, 103, 189),
@@ -222,6 +222,7 @@ pub(crate) fn colours(series: &[String], baseline: &str) -> Vec<RGBColor> {
         RGBColor(152, 223, 138),
         RGBColor(196, 156, 148),
         RGBColor(219, 219, 141),
+        RGBColor(99, 99, 99),
     ];
     let mut next = 0;
     series
@@ -820,6 +821,7 @@ mod tests {
             "propsp",
             "propsp-static",
             "rota",
+            "scx:colab",
         ];
         let series: Vec<String> = all.iter().map(|s| s.to_string()).collect();
         let c = colours(&series, "cfs");

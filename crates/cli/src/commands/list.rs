@@ -31,6 +31,9 @@ pub fn run(_: ListArgs) -> Result<()> {
     for (n, d) in colab_policies::POLICIES {
         println!("  {n:<14} {d}");
     }
+    for (n, d) in colab_scx_host::SCHEDULERS {
+        println!("  scx:{n:<10} {d}");
+    }
     println!("\nModels (colab train --show-builtin NAME):");
     for (n, d) in colab_model::BUILTIN_MODELS {
         println!("  {n:<18} {d}");

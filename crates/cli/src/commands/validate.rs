@@ -75,7 +75,8 @@ pub fn run(args: ValidateArgs) -> Result<()> {
     if args.reps == 0 || args.seeds == 0 || args.recordings == 0 {
         bail!("--reps, --seeds and --recordings must be at least 1");
     }
-    colab_policies::by_name(&args.policy).with_context(|| format!("--policy {}", args.policy))?;
+    colab_campaign::policy_by_name(&args.policy)
+        .with_context(|| format!("--policy {}", args.policy))?;
     let cases = if args.no_specs {
         Vec::new()
     } else {
