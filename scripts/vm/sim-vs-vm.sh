@@ -6,7 +6,7 @@
 #
 #   bash scripts/vm/sim-vs-vm.sh --summary reports/vm-amp/summary.csv [--summary B]...
 #        [--topology topologies/vm-1b1s.toml] [--seeds 5] [--map SCHED=POLICY]...
-#        [--predictor LABEL]
+#        [--predictor LABEL] [--hosted]
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
 # kernel's EEVDF with capacity awareness), scx_colab = the ROTA scx_colab
@@ -23,12 +23,16 @@
 # --big-cpus), so the simulator runs with --predictor constant:S (S read from
 # results.md, else 2.0); --predictor overrides it (e.g. `model`, the
 # simulator's default, to see what counters would change).
+# --hosted: compare the same code on both sides: scx_colab (and
+# scx_colab-paper) run in the simulator as scx_colab's own BPF, hosted
+# (`scx:colab:ARGS`, ARGS the options scx_colab ran with in the VM, read
+# from results.md), instead of the simulator's Rust model of its freeze.
 # Several --summary files (boots of the same study) are averaged: the VM's
 # H_ANTT of a scheduler on a workload is the mean over the boots that ran
 # it. Prints a markdown table on stdout.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-summaries=() topo="" seeds=5 predictor=""
+summaries=() topo="" seeds=5 predictor="" hosted=0
 declare -A mapped=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
     --topology) topo="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
     --predictor) predictor="$2"; shift 2 ;;
+    --hosted) hosted=1; shift ;;
     --map)
       [[ "$2" =~ ^[^=]+=[a-z].*$ ]] || { echo "sim-vs-vm.sh: --map takes SCHED=POLICY, not '$2'" >&2; exit 2; }
       mapped["${2%%=*}"]="${2#*=}"; shift 2 ;;
@@ -70,8 +75,19 @@ if [ -z "$predictor" ]; then
   predictor="constant:${sp:-2.0}"
 fi
 
+# The options scx_colab ran with, as one `scx:colab:` spelling (--hosted).
+colab_args="$(sed -n 's/.*scx_colab runs with `\([^`]*\)`.*/\1/p' "$(dirname "$summary")/results.md" 2>/dev/null | head -n 1)"
+hosted_colab="scx:colab"
+[ -n "$colab_args" ] && hosted_colab="scx:colab:$(tr ' ' ':' <<<"$colab_args")"
+
 sim_policy() {
   if [ -n "${mapped[$1]:-}" ]; then echo "${mapped[$1]}"; return 0; fi
+  if [ "$hosted" = 1 ]; then
+    case "$1" in
+      scx_colab) echo "$hosted_colab"; return 0 ;;
+      scx_colab-paper) echo "$hosted_colab:--policy:colab"; return 0 ;;
+    esac
+  fi
   case "$1" in
     default) echo eevdf ;;
     scx_colab) echo "$rota" ;;

@@ -25,6 +25,10 @@ boot c 1.7 default,fft:2,1.0,1,0
 out="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --summary "$t/b/summary.csv" --seeds 1)"
 # The VM's figure is the mean of the boots: (10 + 20) / 2 and (1 + 3) / 2.
 grep -q '^| default (eevdf) | fft:2 | 15.000 | ' <<<"$out" || fail "default not averaged to 15.000: $out"
+# --hosted: scx_colab is its own BPF with the options it ran with.
+hout="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --seeds 1 --hosted)"
+grep -q '^| scx_colab (scx:colab:--big-cpus:0:--migration-us:100) | fft:2 | 1.000 | ' <<<"$hout" || fail "--hosted did not run scx_colab's own code with its options: $hout"
+grep -q '^| scx_colab-paper (scx:colab:--big-cpus:0:--migration-us:100:--policy:colab) | fft:2 | ' <<<"$hout" || fail "--hosted did not run scx_colab --policy colab: $hout"
 grep -q '^| scx_colab (rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on:migration-us=100) | fft:2 | 2.000 | ' <<<"$out" || fail "ROTA not averaged to 2.000 with the boots' migration cost: $out"
 ! grep -q '^| other' <<<"$out" || fail "an unmapped scheduler was compared"
 grep -q '^- default: 10.000 20.000$' <<<"$out" || fail "per-boot geomeans missing: $out"
