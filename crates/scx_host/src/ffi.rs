@@ -334,3 +334,123 @@ pub(crate) fn take(scheduler: &'static str, bytes: &[u8]) -> Result<Object, Host
 pub(crate) fn give_back(o: Object) {
     POOL.lock().unwrap_or_else(|e| e.into_inner()).push(o);
 }
+
+// ===== Plug-ins: schedulers built apart from the host =====================
+// A plug-in (scripts/build-scx-plugins.sh: scx_bpfland) is a shared object
+// built by examples/build-scx-plugin.rs with the same compiler, flags and
+// shim as the schedulers built into the host, from source the host's
+// binaries never contain. Its instances come from the same pool.
+
+/// A plug-in file read: scheduler, path, bytes (read once).
+type PluginFile = (&'static str, std::path::PathBuf, std::sync::Arc<[u8]>);
+
+/// Plug-in files read so far.
+static FILES: Mutex<Vec<PluginFile>> = Mutex::new(Vec::new());
+
+/// The hash of the shim this host was built with (build.rs).
+fn host_shim_hash() -> u64 {
+    u64::from_str_radix(env!("SCX_HOST_SHIM_HASH"), 16).expect("build.rs writes a hex hash")
+}
+
+/// The shim hash an object file carries, read by loading it on its own
+/// (nothing of it runs but the dynamic loader's relocations).
+fn file_shim_hash(path: &std::path::Path) -> Result<Option<u64>, String> {
+    // SAFETY: a shared object built by our plug-in builder: it has no
+    // initialisers of its own; only a global's bytes are read.
+    unsafe {
+        let lib =
+            libloading::os::unix::Library::open(Some(path), libc::RTLD_NOW | libc::RTLD_LOCAL)
+                .map_err(|e| format!("dlopen: {e}"))?;
+        let sym: Result<libloading::os::unix::Symbol<*const u64>, _> =
+            lib.get(b"scx_host_shim_hash\0");
+        Ok(sym.ok().map(|s| std::ptr::read_unaligned(*s)))
+    }
+}
+
+/// A reset instance of plug-in `scheduler` from the shared object at
+/// `path`, read (and its shim checked against the host's) at first use.
+pub(crate) fn take_file(
+    scheduler: &'static str,
+    path: &std::path::Path,
+) -> Result<Object, HostError> {
+    let fail = |problem: String| HostError::Load {
+        scheduler: scheduler.to_string(),
+        problem,
+    };
+    let bytes = {
+        let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+        match files.iter().find(|f| f.0 == scheduler && f.1 == path) {
+            Some(f) => f.2.clone(),
+            None => {
+                let hash =
+                    file_shim_hash(path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+                if hash != Some(host_shim_hash()) {
+                    return Err(fail(format!(
+                        "the plug-in {} was built against another version of the host's shim \
+                         (crates/scx_host/shim); rebuild it with `bash scripts/build-scx-plugins.sh`",
+                        path.display()
+                    )));
+                }
+                let b: std::sync::Arc<[u8]> = std::fs::read(path)
+                    .map_err(|e| fail(format!("{}: {e}", path.display())))?
+                    .into();
+                files.push((scheduler, path.to_path_buf(), b.clone()));
+                b
+            }
+        }
+    };
+    take(scheduler, &bytes)
+}
+
+impl Object {
+    /// Writes ops.flags, as a loader does between opening and loading the
+    /// object (`struct_ops.<ops>.flags = ...`); the host reads the new flags
+    /// (the object's description and, once loaded, the kernel state's copy).
+    pub(crate) fn set_ops_flags(&mut self, flags: u64) -> Result<(), String> {
+        // SAFETY: the shim's `void scx_host_set_ops_flags(u64)`; the vtable
+        // global's first word is the kernel state (`Scx`) once loaded, or null.
+        unsafe {
+            let f: libloading::os::unix::Symbol<unsafe extern "C" fn(u64)> = self
+                .lib
+                .get(b"scx_host_set_ops_flags\0")
+                .map_err(|e| e.to_string())?;
+            f(flags);
+            self.desc.ops_flags = flags;
+            let k = *(self.vtable as *const *mut crate::kernel::Scx);
+            if !k.is_null() {
+                (*k).desc.ops_flags = flags;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pooled_instance_comes_back_as_loaded() {
+        let o = take("colab", crate::colab::OBJECT).unwrap();
+        let p = o.global("label_gen").unwrap() as *mut u64;
+        // SAFETY: label_gen is a u64 global of the object.
+        unsafe { *p = 5 };
+        let addr = p as usize;
+        give_back(o);
+        // The pool may hold other instances (other tests): take until ours.
+        let mut held = Vec::new();
+        loop {
+            let o = take("colab", crate::colab::OBJECT).unwrap();
+            let q = o.global("label_gen").unwrap();
+            if q as usize == addr {
+                // SAFETY: as above.
+                assert_eq!(unsafe { *(q as *const u64) }, 0);
+                held.push(o);
+                break;
+            }
+            held.push(o);
+            assert!(held.len() < 64, "our instance never came back");
+        }
+        held.into_iter().for_each(give_back);
+    }
+}

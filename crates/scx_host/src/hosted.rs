@@ -97,6 +97,9 @@ impl Hosted {
                 // PI futexes: no simulated program takes one (glibc's default
                 // mutexes are not PI), so these never run.
                 "fentry/futex_lock_pi" | "fexit/futex_lock_pi" => continue,
+                // Run by the user-space side through BPF_PROG_RUN
+                // (user::run_syscall), never attached.
+                "syscall" => continue,
                 other => {
                     return Err(bad(format!(
                         "program '{}' attaches to '{other}', an event the simulator does not have",
@@ -502,7 +505,13 @@ impl Policy for Hosted {
                 k.cpus[c.idx()].woken = true;
             }
             let new = std::mem::take(&mut k.tasks[i as usize].new);
-            let flags = if new { 0 } else { kernel::ENQ_WAKEUP };
+            // A woken task's select_cpu ran (SCX_ENQ_CPU_SELECTED, 6.13 and
+            // later); a new task's first enqueue carries neither flag.
+            let flags = if new {
+                0
+            } else {
+                kernel::ENQ_WAKEUP | kernel::ENQ_CPU_SELECTED
+            };
             let f = k.scx_flags(i);
             k.set_scx_flags(i, (f | kernel::TASK_QUEUED) & !kernel::TASK_DEQD_FOR_SLEEP);
             let (wcpu, wcur) = self.waker;

@@ -176,6 +176,8 @@ pub struct Scx {
     pub caps: Vec<u32>,
     pub perf: Vec<u32>,
     pub watchdog_at: Nanos,
+    /// The later kernels' state (bpf_cpumasks): see the end of this file.
+    pub ext: Ext,
     /// Calls into the BPF code (callbacks and programs), for `colab bench`.
     pub calls: u64,
 }
@@ -249,6 +251,7 @@ impl Scx {
             perf: vec![1024; ncpu],
             caps,
             watchdog_at: 0,
+            ext: Ext::default(),
             calls: 0,
         };
         // Every CPU starts idle (the idle task runs), as after boot.
@@ -707,6 +710,16 @@ pub struct VTable {
         unsafe extern "C" fn(*mut c_void, *mut c_void, *mut u8, *mut u8, u64) -> *mut u8,
     task_storage_delete: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut u8) -> i64,
     prandom: unsafe extern "C" fn(*mut c_void) -> u32,
+    // Added for scx_bpfland 1.1.4 (kfuncs at the end of this file).
+    cpumask_create: unsafe extern "C" fn(*mut c_void) -> *mut u64,
+    cpumask_acquire: unsafe extern "C" fn(*mut c_void, *mut u64),
+    cpumask_release: unsafe extern "C" fn(*mut c_void, *mut u64),
+    map_lookup_percpu: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u8, u32) -> *mut u8,
+    select_cpu_and: unsafe extern "C" fn(*mut c_void, *mut u8, i32, u64, *const u64, u64) -> i32,
+    task_running: unsafe extern "C" fn(*mut c_void, *const u8) -> bool,
+    online_cpumask: unsafe extern "C" fn(*mut c_void) -> *const u64,
+    llc_id: unsafe extern "C" fn(*mut c_void, i32) -> i32,
+    unsupported: unsafe extern "C" fn(*mut c_void, *const c_char),
 }
 
 /// The kernel state behind a kfunc call's context pointer.
@@ -1098,8 +1111,251 @@ pub fn vtable(ctx: *mut Scx) -> VTable {
         task_storage_get,
         task_storage_delete,
         prandom,
+        cpumask_create,
+        cpumask_acquire,
+        cpumask_release,
+        map_lookup_percpu,
+        select_cpu_and,
+        task_running,
+        online_cpumask,
+        llc_id,
+        unsupported,
     }
 }
+
+// ===== Added for scx_bpfland 1.1.4 =========================================
+// The kfuncs and kernel state scx_bpfland 1.1.4 (src/bpf/main.bpf.c) uses
+// with its default options, beyond 6.12's above. Each says whose semantics
+// it has; the shim's side is at the end of shim/scx/common.bpf.h.
+
+/// `SCX_ENQ_CPU_SELECTED` (`ENQUEUE_RQ_SELECTED`, 6.13 and later): the
+/// enqueue of a task woken by `try_to_wake_up`, for which `select_task_rq`
+/// (ops.select_cpu) ran; a new task's first enqueue (`wake_up_new_task`)
+/// and a re-enqueue at slice end do not carry it.
+pub const ENQ_CPU_SELECTED: u64 = 1 << 10;
+const EPERM: i32 = 1;
+/// `ops.update_idle` (its bit in `ops_mask`) and `SCX_OPS_KEEP_BUILTIN_IDLE`.
+const OP_UPDATE_IDLE: u64 = 1 << 13;
+const OPS_KEEP_BUILTIN_IDLE: u64 = 1;
+
+/// Kernel state of the later kfuncs, for one simulation.
+#[derive(Default)]
+pub struct Ext {
+    /// Every live `bpf_cpumask` (kernel/bpf/cpumask.c): its words, which stay
+    /// put while it lives, and its reference count.
+    cpumasks: Vec<(Box<[u64; MASK_WORDS]>, u32)>,
+}
+
+impl Ext {
+    fn cpumask(&mut self, p: *mut u64) -> Option<usize> {
+        self.cpumasks
+            .iter()
+            .position(|(b, _)| std::ptr::eq(b.as_ptr(), p))
+    }
+}
+
+impl Scx {
+    /// The CPUs sharing `c`'s last-level cache. The host's machines have one
+    /// LLC each (as `select_cpu_dfl` above assumes): every CPU.
+    fn llc_span(&self, _c: usize) -> [u64; MASK_WORDS] {
+        *self.all
+    }
+
+    /// `per_cpu(sd_llc_id, c)`: the first CPU of `c`'s LLC.
+    fn llc_first(&self, c: usize) -> usize {
+        let span = self.llc_span(c);
+        (0..self.ncpu).find(|&x| mask_test(&span, x)).unwrap_or(c)
+    }
+
+    /// `select_cpu_from_kfunc` + `scx_select_cpu_dfl` of Linux 6.17
+    /// (kernel/sched/ext_idle.c) for task `i`, with no SMT and one NUMA
+    /// node: the idle CPU claimed, or -EBUSY. `allowed` null: the task's own.
+    fn select_cpu_and(
+        &mut self,
+        i: u32,
+        prev: usize,
+        wake_flags: u64,
+        allowed: *const u64,
+        flags: u64,
+    ) -> i32 {
+        let _ = flags; // SCX_PICK_IDLE_CORE / _IN_NODE: no SMT, one node.
+        let d = self.desc;
+        let p = self.tasks[i as usize].mem.as_ptr() as *const u8;
+        // SAFETY: p is a task_struct laid out as the shim's; cpus_ptr points
+        // to a cpumask of MASK_WORDS words (the host's or the scheduler's).
+        let (own, nr_allowed) = unsafe {
+            (
+                std::ptr::read_unaligned(p.add(d.off_cpus_ptr as usize) as *const *const u64),
+                std::ptr::read_unaligned(p.add(d.off_nr_cpus_allowed as usize) as *const i32),
+            )
+        };
+        let word = |m: *const u64, w: usize| -> u64 {
+            // SAFETY: as above; a null mask is every CPU.
+            if m.is_null() {
+                u64::MAX
+            } else {
+                unsafe { *m.add(w) }
+            }
+        };
+        let mut mask = [0u64; MASK_WORDS];
+        for (w, out) in mask.iter_mut().enumerate() {
+            *out = word(allowed, w) & word(own, w) & self.all[w];
+        }
+        // A task that may run on one CPU only: that CPU if it is idle.
+        if nr_allowed == 1 {
+            return if mask_test(&mask, prev) && self.test_and_clear_idle(prev) {
+                prev as i32
+            } else {
+                -EBUSY
+            };
+        }
+        if mask.iter().all(|&w| w == 0) {
+            return -EBUSY;
+        }
+        let prev_ok = mask_test(&mask, prev);
+        // The LLC step runs only on machines with more than one LLC
+        // (`scx_selcpu_topo_llc`); the NUMA step only with several nodes.
+        let llc = self.llc_span(prev);
+        let multi_llc = (0..self.ncpu).any(|c| !mask_test(&llc, c));
+        if wake_flags & WAKE_SYNC != 0 {
+            let me = self.cx.cpu;
+            if prev_ok && mask_test(&self.llc_span(me), prev) && self.test_and_clear_idle(prev) {
+                return prev as i32;
+            }
+            // Wake onto the waker's CPU when its local DSQ is empty and some
+            // CPU is idle (the waker is not exiting here).
+            if self.local_len(me) == 0 && self.idle.iter().any(|&w| w != 0) && mask_test(&mask, me)
+            {
+                return me as i32;
+            }
+        }
+        if prev_ok && self.test_and_clear_idle(prev) {
+            return prev as i32;
+        }
+        if multi_llc {
+            let mut in_llc = [0u64; MASK_WORDS];
+            for w in 0..MASK_WORDS {
+                in_llc[w] = mask[w] & llc[w];
+            }
+            if in_llc.iter().any(|&w| w != 0) {
+                let c = self.pick_idle(in_llc.as_ptr());
+                if c >= 0 {
+                    return c;
+                }
+            }
+        }
+        self.pick_idle(mask.as_ptr())
+    }
+}
+
+// `bpf_cpumask_create` (6.3): a new empty mask with one reference.
+kfunc!(cpumask_create, k, () -> *mut u64 {
+    let mut b = Box::new([0u64; MASK_WORDS]);
+    let p = b.as_mut_ptr();
+    k.ext.cpumasks.push((b, 1));
+    p
+});
+
+// `bpf_cpumask_acquire` (6.3): one more reference.
+kfunc!(cpumask_acquire, k, (m: *mut u64) -> () {
+    match k.ext.cpumask(m) {
+        Some(x) => k.ext.cpumasks[x].1 += 1,
+        None => k.fail("bpf_cpumask_acquire of something that is not a bpf_cpumask".into()),
+    }
+});
+
+// `bpf_cpumask_release` (6.3): one reference less; freed at none.
+kfunc!(cpumask_release, k, (m: *mut u64) -> () {
+    match k.ext.cpumask(m) {
+        Some(x) => {
+            k.ext.cpumasks[x].1 -= 1;
+            if k.ext.cpumasks[x].1 == 0 {
+                k.ext.cpumasks.swap_remove(x);
+            }
+        }
+        None => k.fail("bpf_cpumask_release of something that is not a live bpf_cpumask".into()),
+    }
+});
+
+// `bpf_map_lookup_percpu_elem` (5.19): `cpu`'s copy of a per-CPU map's
+// value; NULL for a CPU >= nr_cpu_ids or a missing key. The verifier
+// allows it on per-CPU maps only: anything else ends the run.
+kfunc!(map_lookup_percpu, k, (map: *mut c_void, key: *const u8, cpu: u32) -> *mut u8 {
+    let Some(m) = k.map_index(map as usize) else {
+        k.fail("bpf_map_lookup_percpu_elem on something that is not a map".into());
+        return std::ptr::null_mut();
+    };
+    if !matches!(k.maps[m].def.type_, ty::PERCPU_ARRAY | ty::PERCPU_HASH) {
+        k.fail(format!(
+            "bpf_map_lookup_percpu_elem on map '{}', which is not per-CPU",
+            k.maps[m].def.name
+        ));
+        return std::ptr::null_mut();
+    }
+    if cpu as usize >= k.ncpu {
+        return std::ptr::null_mut();
+    }
+    let kb = key_bytes(k, m, key);
+    k.maps[m].lookup(kb, cpu as usize)
+});
+
+// `scx_bpf_select_cpu_and` (6.17): from ops.select_cpu, ops.enqueue or an
+// unlocked context (ops.init, a syscall program); an invalid `prev` or a
+// scheduler whose ops.update_idle turned the built-in idle tracking off
+// ends the run, as `ops_cpu_valid` and `check_builtin_idle_enabled` do.
+kfunc!(select_cpu_and, k, (p: *mut u8, prev: i32, wake_flags: u64, allowed: *const u64, flags: u64) -> i32 {
+    match k.cx.cb {
+        Cb::SelectCpu | Cb::Enqueue | Cb::None | Cb::Init => {}
+        _ => {
+            k.fail("scx_bpf_select_cpu_and called from a callback that may not select a CPU \
+                    (only ops.select_cpu(), ops.enqueue() or an unlocked context)".into());
+            return -EPERM;
+        }
+    }
+    if prev < 0 || prev as usize >= k.ncpu {
+        k.fail(format!("invalid CPU {prev} in scx_bpf_select_cpu_and"));
+        return -EINVAL;
+    }
+    if k.desc.ops_mask & OP_UPDATE_IDLE != 0 && k.desc.ops_flags & OPS_KEEP_BUILTIN_IDLE == 0 {
+        k.fail("built-in idle tracking is disabled".into());
+        return -EBUSY;
+    }
+    let Some(i) = k.idx_of(p) else {
+        k.fail("scx_bpf_select_cpu_and: not a task".into());
+        return -EINVAL;
+    };
+    k.select_cpu_and(i, prev as usize, wake_flags, allowed, flags)
+});
+
+// `scx_bpf_task_running` (6.12): `task_rq(p)->curr == p`. The task whose
+// context a callback runs in is its CPU's current task until the switch
+// completes (a preempted task's re-enqueue, ops.stopping, ops.dispatch's
+// `prev`), as on the kernel.
+kfunc!(task_running, k, (p: *const u8) -> bool {
+    let Some(i) = k.idx_of(p) else { return false };
+    let c = k.tasks[i as usize].cpu;
+    k.cpus[c].curr == Some(i) || std::ptr::eq(k.cx.current as *const u8, p)
+});
+
+// `scx_bpf_get_online_cpumask` (6.10): every CPU is online, the whole run.
+kfunc!(online_cpumask, k, () -> *const u64 { k.all.as_ptr() });
+
+// `per_cpu(sd_llc_id, cpu)` (the scx headers' `cpu_llc_id`): the first CPU
+// of `cpu`'s LLC; -EINVAL for a CPU >= nr_cpu_ids (`bpf_per_cpu_ptr`).
+kfunc!(llc_id, k, (cpu: i32) -> i32 {
+    if cpu < 0 || cpu as usize >= k.ncpu {
+        return -EINVAL;
+    }
+    k.llc_first(cpu as usize) as i32
+});
+
+// A helper the simulator does not have (bpf_timer_start): the run ends
+// with `what`.
+kfunc!(unsupported, k, (what: *const c_char) -> () {
+    // SAFETY: a string literal of the shim.
+    let what = unsafe { CStr::from_ptr(what) }.to_string_lossy().into_owned();
+    k.fail(what);
+});
 
 #[cfg(test)]
 mod tests {

@@ -11,23 +11,36 @@
 //! - `kernel` holds sched_ext's state (DSQs, idle mask, kicks) and the
 //!   kfuncs; `maps` the BPF maps;
 //! - `hosted` drives the callbacks in the kernel's order;
-//! - `user` and `colab` are the schedulers' user-space sides.
+//! - `user`, `colab` and `bpfland` are the schedulers' user-space sides;
+//! - `plugin` finds the schedulers built apart from the host (scx_bpfland,
+//!   whose GPL-2.0 source never enters our binaries), `native_build` is the
+//!   one compile of them all (used by build.rs and the plug-in builder).
 
+mod bpfland;
 mod colab;
 mod ffi;
 mod hosted;
 mod kernel;
 mod maps;
+mod plugin;
 mod user;
 
 pub use hosted::Hosted;
 
 /// The hosted schedulers: `scx:NAME` and what it is.
-pub const SCHEDULERS: &[(&str, &str)] = &[(
-    "colab",
-    "scx_colab's own BPF (crates/scx_colab/src/bpf), with its user-space labeller every 10 ms; \
-     scx:colab:ARGS passes scx_colab's options, e.g. scx:colab:--policy=colab",
-)];
+pub const SCHEDULERS: &[(&str, &str)] = &[
+    (
+        "colab",
+        "scx_colab's own BPF (crates/scx_colab/src/bpf), with its user-space labeller every 10 ms; \
+         scx:colab:ARGS passes scx_colab's options, e.g. scx:colab:--policy=colab",
+    ),
+    (
+        "bpfland",
+        "scx_bpfland 1.1.4's own BPF from a plug-in built apart (GPL-2.0: \
+         `bash scripts/build-scx-plugins.sh`), with its user space's set-up; \
+         scx:bpfland:ARGS passes its options, e.g. scx:bpfland:--slice-us=500",
+    ),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -67,6 +80,20 @@ pub fn by_name(spec: &str) -> Result<Box<dyn colab_core::Policy>, HostError> {
         "colab" => {
             let user = colab::ColabUser::from_args(args)?;
             let obj = ffi::take("colab", colab::OBJECT)?;
+            Ok(Box::new(Hosted::new(
+                user.policy_name(),
+                obj,
+                Box::new(user),
+            )?))
+        }
+        "bpfland" => {
+            let user = bpfland::BpflandUser::from_args(args)?;
+            let path = plugin::find(bpfland::PLUGIN, bpfland::WHAT, &plugin::search_dirs())
+                .map_err(|problem| HostError::Load {
+                    scheduler: "bpfland".into(),
+                    problem,
+                })?;
+            let obj = ffi::take_file("bpfland", &path)?;
             Ok(Box::new(Hosted::new(
                 user.policy_name(),
                 obj,
@@ -123,5 +150,65 @@ pub mod testing {
                 .collect(),
         );
         Hosted::new(name, obj, Box::new(user))
+    }
+
+    const KFUNCS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_kfuncs.so"));
+
+    /// What a test scheduler's syscall programs returned: (program, return
+    /// value, the argument struct as they left it), in run order.
+    pub type SyscallLog = std::sync::Arc<std::sync::Mutex<Vec<(String, i32, Vec<u8>)>>>;
+
+    struct KfuncsUser {
+        globals: Vec<(String, Vec<u8>)>,
+        syscalls: Vec<(String, Vec<u8>)>,
+        log: SyscallLog,
+    }
+
+    impl user::UserSpace for KfuncsUser {
+        fn period_ns(&self) -> Option<colab_core::Nanos> {
+            None
+        }
+        fn configure(
+            &mut self,
+            obj: &mut ffi::Object,
+            _topo: &colab_core::Topology,
+        ) -> Result<(), String> {
+            for (name, bytes) in &self.globals {
+                user::write_global(obj, name, bytes)?;
+            }
+            for (name, arg) in &self.syscalls {
+                let mut arg = arg.clone();
+                let r = user::run_syscall(obj, name, &mut arg)?;
+                self.log.lock().unwrap().push((name.clone(), r, arg));
+            }
+            Ok(())
+        }
+        fn autoload(&self, _name: &str) -> bool {
+            true
+        }
+        fn period(&mut self, _obj: &ffi::Object, _maps: &mut [crate::maps::Map]) {}
+    }
+
+    /// The kfunc test scheduler (tests/bpf/kfuncs.bpf.c), its globals set to
+    /// `globals`; before it attaches, its user side runs each of `syscalls`
+    /// (program, argument struct) and logs what they returned.
+    pub fn kfuncs(
+        globals: &[(&str, Vec<u8>)],
+        syscalls: &[(&str, Vec<u8>)],
+    ) -> Result<(Hosted, SyscallLog), HostError> {
+        let obj = ffi::take("kfuncs", KFUNCS)?;
+        let log = SyscallLog::default();
+        let user = KfuncsUser {
+            globals: globals
+                .iter()
+                .map(|(n, b)| (n.to_string(), b.clone()))
+                .collect(),
+            syscalls: syscalls
+                .iter()
+                .map(|(n, b)| (n.to_string(), b.clone()))
+                .collect(),
+            log: log.clone(),
+        };
+        Ok((Hosted::new("kfuncs", obj, Box::new(user))?, log))
     }
 }

@@ -43,3 +43,29 @@ pub fn bump_global(obj: &Object, name: &str) {
 pub fn map<'a>(maps: &'a mut [Map], name: &str) -> Option<&'a mut Map> {
     maps.iter_mut().find(|m| m.def.name == name)
 }
+
+/// Runs the object's `SEC("syscall")` program `name` with `arg` as its
+/// context, as a loader's `BPF_PROG_RUN` with `ctx_in` does (libbpf's
+/// `test_run`): the program reads and may write the argument struct, which
+/// is copied back; returns the program's return value. It runs unlocked, in
+/// the loader's context (kfuncs see no callback).
+pub fn run_syscall(obj: &Object, name: &str, arg: &mut [u8]) -> Result<i32, String> {
+    let prog = obj
+        .progs
+        .iter()
+        .find(|p| p.section == "syscall" && p.name == name)
+        .ok_or_else(|| format!("the BPF object has no SEC(\"syscall\") program '{name}'"))?;
+    // The kernel copies ctx_in into its own (aligned) buffer, and back.
+    let mut buf = vec![0u64; arg.len().div_ceil(8).max(1)];
+    // SAFETY: buf holds at least arg.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(arg.as_ptr(), buf.as_mut_ptr() as *mut u8, arg.len()) };
+    let ctx = buf.as_mut_ptr() as u64;
+    // SAFETY: a program of the object taking one pointer argument; no BPF
+    // code is running (user space runs between callbacks).
+    let r = unsafe { (obj.entry.call_prog)(prog.func, ctx, 0, 0, 0, 0, 0) };
+    // SAFETY: as above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(buf.as_ptr() as *const u8, arg.as_mut_ptr(), arg.len())
+    };
+    Ok(r)
+}

@@ -366,6 +366,17 @@ struct scx_host_vtable {
 				  u64 flags);
 	long (*task_storage_delete)(void *ctx, void *map, struct task_struct *p);
 	u32 (*prandom)(void *ctx);
+	/* Added for scx_bpfland 1.1.4 (src/kernel.rs, from `cpumask_create` on). */
+	struct bpf_cpumask *(*cpumask_create)(void *ctx);
+	void (*cpumask_acquire)(void *ctx, struct bpf_cpumask *mask);
+	void (*cpumask_release)(void *ctx, struct bpf_cpumask *mask);
+	void *(*map_lookup_percpu)(void *ctx, void *map, const void *key, u32 cpu);
+	s32 (*select_cpu_and)(void *ctx, struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+			      const struct cpumask *allowed, u64 flags);
+	bool (*task_running)(void *ctx, const struct task_struct *p);
+	const struct cpumask *(*online_cpumask)(void *ctx);
+	s32 (*llc_id)(void *ctx, s32 cpu);
+	void (*unsupported)(void *ctx, const char *what);
 };
 extern struct scx_host_vtable scx_host;
 #define SCX_HOST(fn, ...) scx_host.fn(scx_host.ctx, ##__VA_ARGS__)
@@ -571,5 +582,228 @@ static inline void scx_bpf_cpuperf_set(s32 cpu, u32 perf) { SCX_HOST(cpuperf_set
 		SCX_HOST(error, 1, code, fmt, ___param + 1,                                \
 			 sizeof(___param) / sizeof(___param[0]) - 1);                      \
 	})
+
+
+/* ==== Added for scx_bpfland 1.1.4 ==========================================
+ * What scx_bpfland 1.1.4's src/bpf/main.bpf.c uses with its default options,
+ * beyond the above. Each kfunc with the kernel version whose semantics it
+ * has; the host's side is in src/kernel.rs (the same names).
+ */
+
+/* The shim an object was built against (src/native_build.rs passes it):
+ * the host refuses a plug-in built against another. */
+#ifdef SCX_HOST_SHIM_HASH
+const unsigned long long scx_host_shim_hash = SCX_HOST_SHIM_HASH;
+#endif
+
+/* libbpf writes ops.flags between open and load (a loader's
+ * `struct_ops.<name>.flags = ...`): the host does it through this. */
+extern struct sched_ext_ops *scx_host_ops;
+void scx_host_set_ops_flags(u64 flags)
+{
+	scx_host_ops->flags = flags;
+}
+
+/* ---- the scx headers' small helpers (common.bpf.h of scx 1.1.x) -------- */
+/* A global in its own data section (`private(NAME) struct ... x;`): an
+ * ordinary global here. */
+#define private(name) __attribute__((aligned(8)))
+#define MEMBER_VPTR(base, member) (&(base)member)
+/* The read-only view of a bpf_cpumask. */
+static inline const struct cpumask *cast_mask(struct bpf_cpumask *mask)
+{
+	return (const struct cpumask *)mask;
+}
+/* No task has migration disabled in a simulation, and the host's BPF entry
+ * disables nobody's (`__scx_prolog_disables_migration` is false): the
+ * count is the truth. */
+static inline bool is_migration_disabled(const struct task_struct *p)
+{
+	return p->migration_disabled != 0;
+}
+/* Wrap-safe comparisons of u64 clocks (include/linux/jiffies.h's rule). */
+static inline bool time_after(u64 a, u64 b) { return (s64)(b - a) < 0; }
+static inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
+static inline bool time_after_eq(u64 a, u64 b) { return (s64)(a - b) >= 0; }
+static inline bool time_before_eq(u64 a, u64 b) { return (s64)(b - a) >= 0; }
+/* A value in proportion to the task's weight (100 at nice 0), and its inverse. */
+static inline u64 scale_by_task_weight(const struct task_struct *p, u64 value)
+{
+	return value * p->scx.weight / 100;
+}
+static inline u64 scale_by_task_weight_inverse(const struct task_struct *p, u64 value)
+{
+	return value * 100 / p->scx.weight;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+/* bpf_kptr_xchg (helper since 5.19): stores @new in the kptr at @kptr and
+ * returns what was there; the caller owns the reference returned. */
+static inline void *bpf_kptr_xchg(void *kptr, void *new_ptr)
+{
+	void *old = *(void **)kptr;
+
+	*(void **)kptr = new_ptr;
+	return old;
+}
+/* bpf_map_lookup_percpu_elem (helper since 5.19): @cpu's copy of a per-CPU
+ * map's value; NULL for a CPU >= nr_cpu_ids, a missing key, or a map that is
+ * not per-CPU. */
+static inline void *bpf_map_lookup_percpu_elem(void *map, const void *key, u32 cpu)
+{
+	return SCX_HOST(map_lookup_percpu, map, key, cpu);
+}
+
+/* BPF timers: no timer fires in a simulation. Initialising one and setting
+ * its callback succeed (they have no effect until it starts), as do
+ * cancelling a timer that never started; starting one ends the run with
+ * "bpf_timer is not simulated" and returns -EOPNOTSUPP. */
+struct bpf_timer {
+	u64 __opaque[2];
+} __attribute__((aligned(8)));
+static inline long bpf_timer_init(struct bpf_timer *timer, void *map, u64 flags)
+{
+	(void)timer;
+	(void)map;
+	(void)flags;
+	return 0;
+}
+static inline long bpf_timer_set_callback(struct bpf_timer *timer, void *callback_fn)
+{
+	(void)timer;
+	(void)callback_fn;
+	return 0;
+}
+static inline long bpf_timer_start(struct bpf_timer *timer, u64 nsecs, u64 flags)
+{
+	(void)timer;
+	(void)nsecs;
+	(void)flags;
+	SCX_HOST(unsupported, "bpf_timer_start: bpf_timer is not simulated");
+	return -EOPNOTSUPP;
+}
+static inline long bpf_timer_cancel(struct bpf_timer *timer)
+{
+	(void)timer;
+	return 0;
+}
+
+/* ---- bpf_cpumask kfuncs (kernel/bpf/cpumask.c, 6.3 and later) ----------- */
+/* A new, empty mask holding one reference (NULL when out of memory, never
+ * here); acquire takes another, release drops one (freed at none). */
+static inline struct bpf_cpumask *bpf_cpumask_create(void) { return SCX_HOST(cpumask_create); }
+static inline struct bpf_cpumask *bpf_cpumask_acquire(struct bpf_cpumask *cpumask)
+{
+	SCX_HOST(cpumask_acquire, cpumask);
+	return cpumask;
+}
+static inline void bpf_cpumask_release(struct bpf_cpumask *cpumask)
+{
+	SCX_HOST(cpumask_release, cpumask);
+}
+/* Set / clear one CPU; a CPU >= nr_cpu_ids is ignored (`cpu_valid`). */
+static inline void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *cpumask)
+{
+	if (cpu < SCX_HOST(nr_cpu_ids))
+		cpumask->cpumask.bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+static inline void bpf_cpumask_clear_cpu(u32 cpu, struct bpf_cpumask *cpumask)
+{
+	if (cpu < SCX_HOST(nr_cpu_ids))
+		cpumask->cpumask.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+}
+/* Every CPU off. */
+static inline void bpf_cpumask_clear(struct bpf_cpumask *cpumask)
+{
+	__builtin_memset(&cpumask->cpumask, 0, sizeof(cpumask->cpumask));
+}
+/* dst = src1 & src2; true when the result is not empty. */
+static inline bool bpf_cpumask_and(struct bpf_cpumask *dst, const struct cpumask *src1,
+				   const struct cpumask *src2)
+{
+	unsigned long long any = 0;
+
+	for (u32 i = 0; i < SCX_HOST_MAX_CPUS / 64; i++) {
+		dst->cpumask.bits[i] = src1->bits[i] & src2->bits[i];
+		any |= dst->cpumask.bits[i];
+	}
+	return any != 0;
+}
+/* dst = src1 | src2. */
+static inline void bpf_cpumask_or(struct bpf_cpumask *dst, const struct cpumask *src1,
+				  const struct cpumask *src2)
+{
+	for (u32 i = 0; i < SCX_HOST_MAX_CPUS / 64; i++)
+		dst->cpumask.bits[i] = src1->bits[i] | src2->bits[i];
+}
+/* dst = src. */
+static inline void bpf_cpumask_copy(struct bpf_cpumask *dst, const struct cpumask *src)
+{
+	dst->cpumask = *src;
+}
+
+/* ---- sched_ext kfuncs of later kernels ----------------------------------- */
+/* scx_bpf_get_online_cpumask (6.10 and later) and scx_bpf_put_cpumask:
+ * every CPU of the machine is online, the whole run. */
+static inline const struct cpumask *scx_bpf_get_online_cpumask(void)
+{
+	return SCX_HOST(online_cpumask);
+}
+static inline void scx_bpf_put_cpumask(const struct cpumask *mask) { (void)mask; }
+
+/* scx_bpf_task_running (6.12): @p is the current task of its CPU. */
+static inline bool scx_bpf_task_running(const struct task_struct *p)
+{
+	return SCX_HOST(task_running, p);
+}
+
+/* scx_bpf_task_set_slice / scx_bpf_task_set_dsq_vtime (6.19; before it the
+ * scx headers write the fields directly, which is the same here): set @p's
+ * slice or vtime; true (the scheduler has authority over every task). */
+static inline bool scx_bpf_task_set_slice(struct task_struct *p, u64 slice)
+{
+	p->scx.slice = slice;
+	return true;
+}
+static inline bool scx_bpf_task_set_dsq_vtime(struct task_struct *p, u64 vtime)
+{
+	p->scx.dsq_vtime = vtime;
+	return true;
+}
+
+/* scx_bpf_select_cpu_and (6.17, kernel/sched/ext_idle.c
+ * `select_cpu_from_kfunc` + `scx_select_cpu_dfl`): the built-in idle CPU
+ * selection restricted to @cpus_allowed (and to @p's own CPUs); the idle CPU
+ * it claims, or -EBUSY. */
+static inline s32 scx_bpf_select_cpu_and(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+					 const struct cpumask *cpus_allowed, u64 flags)
+{
+	return SCX_HOST(select_cpu_and, p, prev_cpu, wake_flags, cpus_allowed, flags);
+}
+#define __COMPAT_HAS_scx_bpf_select_cpu_and 1
+#define SCX_PICK_IDLE_IN_NODE (1ULL << 1)
+
+/* The scx headers' compat helpers, as on a kernel with one NUMA node. */
+#define __COMPAT_scx_bpf_nr_node_ids() 1U
+#define __COMPAT_scx_bpf_cpu_node(cpu) 0
+#define __COMPAT_scx_bpf_get_idle_cpumask_node(node) scx_bpf_get_idle_cpumask()
+#define __COMPAT_scx_bpf_get_idle_smtmask_node(node) scx_bpf_get_idle_smtmask()
+/* SCX_ENQ_CPU_SELECTED exists (6.12): ops.select_cpu ran for the enqueue. */
+static inline bool __COMPAT_is_enq_cpu_selected(u64 enq_flags)
+{
+	return enq_flags & SCX_ENQ_CPU_SELECTED;
+}
+/* The first task of a DSQ in dispatch order, or NULL (the scx headers'
+ * path for kernels before scx_bpf_dsq_peek: an iterator's first step). */
+static inline struct task_struct *__COMPAT_scx_bpf_dsq_peek(u64 dsq_id)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p = NULL;
+
+	if (!bpf_iter_scx_dsq_new(&it, dsq_id, 0))
+		p = bpf_iter_scx_dsq_next(&it);
+	bpf_iter_scx_dsq_destroy(&it);
+	return p;
+}
 
 #endif /* SCX_HOST_COMMON_BPF_H */
