@@ -192,6 +192,26 @@ impl Hosted {
                 self.k().fail(format!("ops.init() failed ({r})"));
             }
         }
+        // Every CPU goes idle through the scheduler once, as each CPU of a
+        // running machine does soon after a scheduler attaches: a dispatch
+        // that finds nothing, then update_idle.
+        for c in 0..ncpu {
+            if self.k().error.is_some() {
+                break;
+            }
+            self.k().cpus[c].idle = false;
+            self.balance(c, None, false);
+            self.k().set_idle_bit(c, true);
+            self.k().cpus[c].idle = true;
+            if self.has(op::UPDATE_IDLE) {
+                self.cx(c, None, Cb::Other);
+                // SAFETY: entry point; no Rust reference to k is live.
+                unsafe { (self.entry().update_idle)(c as i32, true) };
+                self.k().cx.cb = Cb::None;
+            }
+        }
+        self.k().kicks.clear();
+        self.k().clock = kernel::CLOCK_AT_START;
     }
 
     /// Sets the kfunc context: CPU `cpu`, current task `t` (None: the idle task).

@@ -180,7 +180,19 @@ pub struct Scx {
     pub ext: Ext,
     /// Calls into the BPF code (callbacks and programs), for `colab bench`.
     pub calls: u64,
+    /// What the BPF clock (`bpf_ktime_get_ns`) reads ahead of simulated
+    /// time: the machine's uptime when the simulation starts.
+    pub clock: u64,
 }
+
+/// The BPF clock when the scheduler loads and its idle CPUs first go
+/// through dispatch, and when the workload starts (simulated time 0).
+/// Assumption: a machine that has been up (a kernel's clock is never 0,
+/// which BPF code uses as "never") with the scheduler attached and its
+/// CPUs idle for a while before a program is launched, as when a user
+/// starts a program on an idle machine.
+pub const CLOCK_AT_LOAD: u64 = 1_000_000_000;
+pub const CLOCK_AT_START: u64 = 2_000_000_000;
 
 fn mask_test(m: &[u64; MASK_WORDS], c: usize) -> bool {
     c < MAX_CPUS && (m[c / 64] >> (c % 64)) & 1 == 1
@@ -253,6 +265,7 @@ impl Scx {
             watchdog_at: 0,
             ext: Ext::default(),
             calls: 0,
+            clock: CLOCK_AT_LOAD,
         };
         // Every CPU starts idle (the idle task runs), as after boot.
         for c in 0..ncpu {
@@ -742,7 +755,7 @@ macro_rules! kfunc {
     };
 }
 
-kfunc!(now, k, () -> u64 { k.now });
+kfunc!(now, k, () -> u64 { k.now + k.clock });
 kfunc!(cpu, k, () -> i32 { k.cx.cpu as i32 });
 kfunc!(current, k, () -> *mut u8 { k.cx.current });
 

@@ -109,6 +109,9 @@ pub fn by_name(spec: &str) -> Result<Box<dyn colab_core::Policy>, HostError> {
 pub mod testing {
     use crate::{ffi, user, HostError, Hosted};
 
+    /// What the BPF clock reads at simulated time 0.
+    pub const CLOCK_AT_START: u64 = crate::kernel::CLOCK_AT_START;
+
     const PROBE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe.so"));
     const PROBE_KEEP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe_keep.so"));
 

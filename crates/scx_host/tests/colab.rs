@@ -89,3 +89,20 @@ fn bad_options_are_refused_with_scx_colabs_own_message() {
         .to_string();
     assert!(e.contains("scx:colab"), "{e}");
 }
+
+/// A program started on an idle machine finds scx_colab's fast CPUs idle
+/// as they would be on a running system: a lone single-threaded program
+/// runs on a fast CPU from its start whichever cluster has the low CPU
+/// numbers (before each CPU went idle through the scheduler at load, the
+/// BPF side had never seen its fast CPUs idle and left it on a slow one).
+#[test]
+fn a_lone_thread_runs_on_a_fast_cpu_in_either_core_order() {
+    for order in [CoreOrder::BigFirst, CoreOrder::LittleFirst] {
+        let lib = Library::builtin();
+        let w = lib.single("bzip2", None).unwrap();
+        let t = Topology::named("2B2S", order).unwrap();
+        let mut p = colab_scx_host::by_name("scx:colab").unwrap();
+        let r = simulate(&w, &t, p.as_mut(), &SimConfig::default()).unwrap();
+        assert_eq!(r.programs[0].fast_cpu_ns, r.programs[0].cpu_ns, "{order:?}");
+    }
+}

@@ -54,7 +54,9 @@ fn recs(h: &colab_scx_host::Hosted) -> Vec<(u32, Rec)> {
                 enq_last: u32_at(&v, 12),
                 runs: u32_at(&v, 16),
                 direct: u32_at(&v, 20),
-                first_run_ns: u64_at(&v, 24),
+                // The BPF clock is ahead of simulated time by CLOCK_AT_START.
+                first_run_ns: u64_at(&v, 24)
+                    .saturating_sub(colab_scx_host::testing::CLOCK_AT_START),
                 max_tick_slice: u64_at(&v, 40),
                 first_cpu: u32_at(&v, 48) as i32,
             };
