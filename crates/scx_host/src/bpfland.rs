@@ -109,20 +109,6 @@ pub struct BpflandUser {
     opts: Opts,
 }
 
-fn interned(s: String) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::Mutex;
-    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    let set = g.get_or_insert_with(HashSet::new);
-    if let Some(n) = set.get(s.as_str()) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(s.into_boxed_str());
-    set.insert(leaked);
-    leaked
-}
-
 impl BpflandUser {
     /// scx_bpfland's command line, its options separated by `:` or spaces.
     pub fn from_args(args: &str) -> Result<BpflandUser, HostError> {
@@ -171,7 +157,7 @@ impl BpflandUser {
     }
 
     pub fn policy_name(&self) -> &'static str {
-        interned(self.spec.clone())
+        user::policy_name(self.spec.clone())
     }
 }
 

@@ -24,20 +24,6 @@ pub struct ColabUser {
     labeller: Option<Labeller>,
 }
 
-fn interned(s: String) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::Mutex;
-    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    let set = g.get_or_insert_with(HashSet::new);
-    if let Some(n) = set.get(s.as_str()) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(s.into_boxed_str());
-    set.insert(leaked);
-    leaked
-}
-
 impl ColabUser {
     /// scx_colab's own command line, its options separated by `:` or spaces
     /// (`--policy=colab:--no-big-pull`).
@@ -85,7 +71,7 @@ impl ColabUser {
     }
 
     pub fn policy_name(&self) -> &'static str {
-        interned(self.spec.clone())
+        user::policy_name(self.spec.clone())
     }
 }
 

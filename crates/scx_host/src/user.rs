@@ -69,3 +69,19 @@ pub fn run_syscall(obj: &Object, name: &str, arg: &mut [u8]) -> Result<i32, Stri
     };
     Ok(r)
 }
+
+/// A policy's name as `Policy::name` returns it (`&'static str`): each
+/// spelling (`scx:colab:--policy=colab`) is kept once for the process.
+pub fn policy_name(spec: String) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let set = g.get_or_insert_with(HashSet::new);
+    if let Some(n) = set.get(spec.as_str()) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(spec.into_boxed_str());
+    set.insert(leaked);
+    leaked
+}

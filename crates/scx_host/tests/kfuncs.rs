@@ -5,30 +5,14 @@
 //! simulation. Machines have no switch or migration cost and a 4 ms tick;
 //! CPU 0 is big on 1B1S.
 
-use colab_core::{CoreOrder, Costs, Policy, Topology};
+mod common;
+use colab_core::Policy;
 use colab_scx_host::testing::{kfuncs, SyscallLog};
 use colab_sim::{simulate, SimConfig, SimError, SimResult};
-use colab_workload::{Library, Workload};
+use colab_workload::Workload;
+use common::{machine, workload, MS};
 
-const MS: u64 = 1_000_000;
 const EBUSY: i32 = 16;
-
-fn workload(text: &str) -> Workload {
-    let mut lib = Library::default();
-    let name = lib.add_program_text("test.toml", text).unwrap();
-    lib.single(&name, None).unwrap()
-}
-
-fn machine(name: &str) -> Topology {
-    let mut t = Topology::named(name, CoreOrder::BigFirst).unwrap();
-    t.costs = Costs {
-        context_switch_ns: 0,
-        migration_local_ns: 0,
-        migration_cross_ns: 0,
-        ..Costs::default()
-    };
-    t
-}
 
 /// One thread computing 1 ms.
 fn tiny() -> Workload {

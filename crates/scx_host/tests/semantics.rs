@@ -2,29 +2,11 @@
 //! hand-computed outcome, through the probe scheduler (tests/bpf/probe.bpf.c).
 //! Machines have no switch or migration cost and a 4 ms tick.
 
-use colab_core::{CoreOrder, Costs, Policy, Topology};
+mod common;
+use colab_core::Policy;
 use colab_sim::{simulate, SimConfig, SimError, SimResult};
-use colab_workload::{Library, Workload};
-
-const MS: u64 = 1_000_000;
-
-fn workload(text: &str) -> Workload {
-    let mut lib = Library::default();
-    let name = lib.add_program_text("test.toml", text).unwrap();
-    lib.single(&name, None).unwrap()
-}
-
-fn machine(name: &str) -> Topology {
-    let mut t = Topology::named(name, CoreOrder::BigFirst).unwrap();
-    t.costs = Costs {
-        context_switch_ns: 0,
-        migration_local_ns: 0,
-        migration_cross_ns: 0,
-        ..Costs::default()
-    };
-    assert_eq!(t.costs.tick_ns, 4 * MS);
-    t
-}
+use colab_workload::Workload;
+use common::{machine, workload, MS};
 
 /// What the probe recorded for one task (struct rec).
 #[derive(Debug, Default, Clone, Copy)]
