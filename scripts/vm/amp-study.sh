@@ -28,7 +28,9 @@ source "$(dirname "$0")/lib.sh"
 machine=2B2S reps=3 emu_reps=3 outdir="$VM_ROOT/reports/vm-amp" extra=() rivals=0 mig_us="" variants=()
 # Default set: one of each class of the COLAB study plus two single programs
 # (chosen before any real-kernel run; small enough for a few minutes a scheduler).
-workloads="Sync-2 NSync-1 Comm-2 Comp-2 Large-1 fft:4 ferret:4"
+# Fine-grained barriers and a contended lock (scenarios) since 2026-12-06: where
+# scx_colab and the simulator's model of it part most.
+workloads="Sync-2 NSync-1 Comm-2 Comp-2 Large-1 fft:4 ferret:4 finebar_25us finebar_100us lock_100us_hi"
 while [ $# -gt 0 ]; do
   case "$1" in
     --machine) machine="$2"; shift 2 ;;
