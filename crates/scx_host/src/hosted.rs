@@ -46,6 +46,7 @@ struct Progs {
     futex_wait_enter: Vec<usize>,
     futex_wait_exit: Vec<usize>,
     sched_waking: Vec<usize>,
+    sched_switch: Vec<usize>,
 }
 
 pub struct Hosted {
@@ -94,6 +95,7 @@ impl Hosted {
                 "fentry/futex_wait" => &mut progs.futex_wait_enter,
                 "fexit/futex_wait" => &mut progs.futex_wait_exit,
                 "tp_btf/sched_waking" => &mut progs.sched_waking,
+                "tp_btf/sched_switch" => &mut progs.sched_switch,
                 // PI futexes: no simulated program takes one (glibc's default
                 // mutexes are not PI), so these never run.
                 "fentry/futex_lock_pi" | "fexit/futex_lock_pi" => continue,
@@ -344,6 +346,45 @@ impl Hosted {
                 true
             }
         }
+    }
+
+    /// `__schedule`'s context switch on `ci` to `next` (None: the idle
+    /// task): the sched_switch tracepoint, when the task changes.
+    fn switch_to(&mut self, ci: usize, next: Option<u32>) {
+        let prev = self.k().cpus[ci].on_cpu;
+        if prev == next {
+            return;
+        }
+        self.k().cpus[ci].on_cpu = next;
+        if self.progs.sched_switch.is_empty() {
+            return;
+        }
+        let state = if prev.is_some() {
+            self.k().cpus[ci].prev_state
+        } else {
+            0
+        };
+        let ptr = |h: &Hosted, t: Option<u32>| match t {
+            Some(i) => h.k().ptr(i),
+            None => h.k().swapper_ptr(ci),
+        };
+        let (pp, np) = (ptr(self, prev), ptr(self, next));
+        self.cx(ci, prev, Cb::Other);
+        let preempt = u64::from(prev.is_some() && state == 0);
+        self.call_progs(
+            &self.progs.sched_switch,
+            [preempt, pp as u64, np as u64, state, 0, 0],
+        );
+        self.k().cx.cb = Cb::None;
+    }
+
+    /// The bytes of global `name` of the scheduler's object (what user
+    /// space reads from its .bss), `len` of them.
+    pub fn global_bytes(&self, name: &str, len: usize) -> Option<Vec<u8>> {
+        let p = self.obj.as_ref()?.global(name)?;
+        // SAFETY: the caller names a global of at least `len` bytes; no BPF
+        // code runs while a policy's method runs.
+        Some(unsafe { std::slice::from_raw_parts(p, len) }.to_vec())
     }
 
     /// Every (key, value) of hash map `name` as user space would read it.
@@ -612,6 +653,7 @@ impl Policy for Hosted {
                 };
             }
         }
+        self.switch_to(ci, None);
         let k = self.k();
         k.set_idle_bit(ci, true);
         if !k.cpus[ci].idle {
@@ -654,6 +696,7 @@ impl Policy for Hosted {
             // SAFETY: as above.
             unsafe { (self.entry().running)(p) };
         }
+        self.switch_to(ci, Some(i));
         if std::mem::take(&mut self.k().tasks[i as usize].futex_wait) {
             // futex_wait returns 0 to a waiter that was woken.
             self.call_progs(&self.progs.futex_wait_exit, [0; 6]);
@@ -666,6 +709,11 @@ impl Policy for Hosted {
         let (ci, i) = (c.idx(), t.0);
         self.k().update_curr(ci);
         self.k().cpus[ci].curr = None;
+        self.k().cpus[ci].prev_state = match why {
+            StopReason::Preempted => 0,
+            StopReason::Blocked => 1,
+            StopReason::Exited => 0x80,
+        };
         self.cx(ci, Some(i), Cb::Other);
         let p = self.p(i);
         match why {

@@ -133,6 +133,11 @@ pub struct Cpu {
     pub slice_mark: Nanos,
     /// Exited tasks whose exit_task is due after this CPU's next pick.
     pub reap: Vec<u32>,
+    /// The task switched in last (None: the idle task), for sched_switch.
+    pub on_cpu: Option<u32>,
+    /// The state it left in: 0 runnable (preempted), 1 asleep
+    /// (TASK_INTERRUPTIBLE), 0x80 dead (TASK_DEAD).
+    pub prev_state: u64,
 }
 
 /// The kfunc context: which CPU and task a callback runs on, and what it may do.

@@ -226,3 +226,32 @@ fn kicks_act_when_issued_not_at_the_next_tick() {
     assert_eq!(first(0, 2), (0, 0), "SCX_KICK_PREEMPT");
     assert_eq!(first(-1, 0), (4 * MS, 0), "no kick");
 }
+
+#[test]
+fn sched_switch_fires_at_each_change_of_task_with_the_states_left_in() {
+    // One core: main (pid 1) spawns a 1 ms worker (pid 2) and joins it.
+    // The switches: idle -> main; main blocks in join (asleep, 1) ->
+    // worker; the worker exits (dead, 0x80) -> main; main exits -> idle.
+    let w = workload(
+        "name = \"s\"\n[thread.main]\nops = [ { spawn = \"w\" }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { compute = 1000, mem_frac = 0.0 } ]",
+    );
+    let (r, h) = run(&w, "1B", false, &[]);
+    r.unwrap();
+    let n = u32::from_ne_bytes(
+        h.global_bytes("nr_switches", 4)
+            .unwrap()
+            .try_into()
+            .unwrap(),
+    );
+    let raw = h.global_bytes("switches", 32 * 12).unwrap();
+    let log: Vec<(u32, u32, u32)> = (0..n.min(32) as usize)
+        .map(|i| {
+            let at = |k: usize| {
+                u32::from_ne_bytes(raw[i * 12 + k * 4..i * 12 + k * 4 + 4].try_into().unwrap())
+            };
+            (at(0), at(1), at(2))
+        })
+        .collect();
+    assert_eq!(log, vec![(0, 1, 0), (1, 2, 1), (2, 1, 0x80), (1, 0, 0x80)]);
+}

@@ -132,6 +132,26 @@ void BPF_STRUCT_OPS(probe_tick, struct task_struct *p)
 		r->max_tick_slice = p->scx.slice;
 }
 
+/* The context switches seen (tp_btf/sched_switch): prev pid, next pid,
+ * prev_state | preempt << 16; the first 32. */
+u32 switches[32][3];
+u32 nr_switches;
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(probe_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	u32 n = nr_switches;
+
+	if (n < 32) {
+		switches[n][0] = prev->pid;
+		switches[n][1] = next->pid;
+		switches[n][2] = prev_state | ((u32)preempt << 16);
+	}
+	nr_switches = n + 1;
+	return 0;
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(probe_init)
 {
 	return scx_bpf_create_dsq(SHARED_DSQ, -1);
