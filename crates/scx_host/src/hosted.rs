@@ -29,6 +29,11 @@ use crate::kernel::{self, Cb, Scx, Task};
 use crate::maps::Map;
 use crate::user::UserSpace;
 
+/// Kicks per CPU at one instant of simulated time beyond which the run
+/// ends as a livelock (assumption: far above any scheduler's real use, a
+/// few kicks per CPU per event).
+const KICKS_PER_INSTANT: u64 = 10_000;
+
 /// Result of `balance_one`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Bal {
@@ -798,6 +803,24 @@ impl Policy for Hosted {
             let kicks = std::mem::take(&mut self.k().kicks);
             if kicks.is_empty() {
                 break;
+            }
+            // A scheduler that kicks CPUs over and over without time passing
+            // (a dispatch that wakes its own CPU whenever it finds nothing)
+            // would keep a kernel's CPUs busy rescheduling; here time would
+            // never move: end the run saying so.
+            let k = self.k();
+            if k.kick_at != st.now {
+                k.kick_at = st.now;
+                k.kicks_now = 0;
+            }
+            k.kicks_now += kicks.len() as u64;
+            if k.kicks_now > KICKS_PER_INSTANT * k.ncpu as u64 {
+                let msg = format!(
+                    "{} kicks at {} ns without time passing: the scheduler keeps waking CPUs that find nothing to do",
+                    k.kicks_now, st.now
+                );
+                k.fail(msg);
+                return;
             }
             for (c, flags) in kicks {
                 let k = self.k();

@@ -188,6 +188,9 @@ pub struct Scx {
     /// What the BPF clock (`bpf_ktime_get_ns`) reads ahead of simulated
     /// time: the machine's uptime when the simulation starts.
     pub clock: u64,
+    /// Kicks acted on at simulated time `kick_at` (livelock guard).
+    pub kick_at: Nanos,
+    pub kicks_now: u64,
 }
 
 /// The BPF clock when the scheduler loads and its idle CPUs first go
@@ -271,6 +274,8 @@ impl Scx {
             ext: Ext::default(),
             calls: 0,
             clock: CLOCK_AT_LOAD,
+            kick_at: 0,
+            kicks_now: 0,
         };
         // Every CPU starts idle (the idle task runs), as after boot.
         for c in 0..ncpu {

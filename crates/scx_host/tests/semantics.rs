@@ -255,3 +255,38 @@ fn sched_switch_fires_at_each_change_of_task_with_the_states_left_in() {
         .collect();
     assert_eq!(log, vec![(0, 1, 0), (1, 2, 1), (2, 1, 0x80), (1, 0, 0x80)]);
 }
+
+#[test]
+fn a_task_moved_mid_walk_of_a_dsq_runs_from_the_local_dsq() {
+    // One core: main spawns three 1 ms workers (pids 2, 3, 4) into the
+    // shared FIFO DSQ and joins them. Each dispatch walks the DSQ and moves
+    // the largest pid it finds to the local DSQ: 4, 3, 2 (the head: 2, 3, 4).
+    let w = workload(
+        "name = \"m\"\n[thread.main]\nops = [ { spawn = \"w\", count = 3 }, { join = \"w\" } ]\n\
+         [thread.w]\nops = [ { compute = 1000, mem_frac = 0.0 } ]",
+    );
+    let order = |walk: bool| {
+        let (r, h) = run(
+            &w,
+            "1B",
+            false,
+            &[("walk_largest", if walk { on() } else { off() })],
+        );
+        r.unwrap();
+        let mut starts: Vec<(u64, u32)> = (2..=4).map(|p| (rec(&h, p).first_run_ns, p)).collect();
+        starts.sort();
+        starts.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+    };
+    assert_eq!(order(true), vec![4, 3, 2]);
+    assert_eq!(order(false), vec![2, 3, 4]);
+}
+
+#[test]
+fn a_scheduler_that_keeps_kicking_without_time_passing_ends_the_run() {
+    // Every dispatch that finds nothing kicks its own CPU: when the one
+    // thread exits, its CPU would reschedule forever at the same instant.
+    let w = workload("name = \"k\"\n[thread.main]\nops = [ { compute = 1000, mem_frac = 0.0 } ]");
+    let (r, _) = run(&w, "1B1S", false, &[("kick_self", on())]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("without time passing"), "{e}");
+}

@@ -103,9 +103,32 @@ void BPF_STRUCT_OPS(probe_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_kick_cpu(kick_target, kick_flags);
 }
 
+/* dispatch walks the shared DSQ and moves the task with the largest pid
+ * to the local DSQ mid-walk (else it takes the head). */
+const volatile bool walk_largest;
+/* A dispatch that finds nothing kicks its own CPU (a livelock). */
+const volatile bool kick_self;
+
 void BPF_STRUCT_OPS(probe_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scx_bpf_dsq_move_to_local(SHARED_DSQ);
+	struct task_struct *p;
+	s32 best = -1;
+
+	if (!walk_largest) {
+		if (!scx_bpf_dsq_move_to_local(SHARED_DSQ) && kick_self)
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+	bpf_for_each(scx_dsq, p, SHARED_DSQ, 0) {
+		if (p->pid > best)
+			best = p->pid;
+	}
+	bpf_for_each(scx_dsq, p, SHARED_DSQ, 0) {
+		if (p->pid == best) {
+			scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+			break;
+		}
+	}
 }
 
 void BPF_STRUCT_OPS(probe_running, struct task_struct *p)
