@@ -117,16 +117,7 @@ impl BpflandUser {
             args: args.to_string(),
             problem,
         };
-        let argv = args.split([':', ' ']).filter(|a| !a.is_empty());
-        let opts = Opts::try_parse_from(argv).map_err(|e| {
-            let text = e.render().to_string();
-            bad(text
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ")
-                .to_string())
-        })?;
+        let opts: Opts = user::parse_options("bpfland", args, None)?;
         if opts.cpufreq {
             return Err(bad(
                 "--cpufreq scales CPU frequency, which the simulator does not model".into(),

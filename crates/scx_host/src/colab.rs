@@ -4,7 +4,6 @@
 //! run every labelling period (10 ms by default) of simulated time over the
 //! BPF maps, as src/sched.rs does on a real kernel.
 
-use clap::Parser;
 use colab_core::{Nanos, Topology};
 use scx_colab_user::labeller::{block_stat, Labeller, Sample, Write};
 use scx_colab_user::topo::{classify, split, CpuCap};
@@ -33,17 +32,7 @@ impl ColabUser {
             args: args.to_string(),
             problem,
         };
-        let argv =
-            std::iter::once("scx_colab").chain(args.split([':', ' ']).filter(|a| !a.is_empty()));
-        let opts = Opts::try_parse_from(argv).map_err(|e| {
-            let text = e.render().to_string();
-            bad(text
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ")
-                .to_string())
-        })?;
+        let opts: Opts = user::parse_options("colab", args, Some("scx_colab"))?;
         if opts.model.is_some() || !opts.events.is_empty() {
             return Err(bad(
                 "--model and --event program performance counters, which the simulator does not \

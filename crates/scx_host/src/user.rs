@@ -85,3 +85,27 @@ pub fn policy_name(spec: String) -> &'static str {
     set.insert(leaked);
     leaked
 }
+
+/// A hosted scheduler's options (`--policy=colab:--no-big-pull`: `:` or
+/// spaces between them) parsed by its own clap parser, `binary` its argv[0]
+/// when the parser expects one; a bad option is clap's first error line.
+pub fn parse_options<T: clap::Parser>(
+    scheduler: &str,
+    args: &str,
+    binary: Option<&str>,
+) -> Result<T, crate::HostError> {
+    let words = args.split([':', ' ']).filter(|a| !a.is_empty());
+    T::try_parse_from(binary.into_iter().chain(words)).map_err(|e| {
+        let text = e.render().to_string();
+        crate::HostError::Args {
+            scheduler: scheduler.to_string(),
+            args: args.to_string(),
+            problem: text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string(),
+        }
+    })
+}
