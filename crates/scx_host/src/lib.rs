@@ -115,28 +115,6 @@ pub mod testing {
     const PROBE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe.so"));
     const PROBE_KEEP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_probe_keep.so"));
 
-    struct ProbeUser(Vec<(String, Vec<u8>)>);
-
-    impl user::UserSpace for ProbeUser {
-        fn period_ns(&self) -> Option<colab_core::Nanos> {
-            None
-        }
-        fn configure(
-            &mut self,
-            obj: &mut ffi::Object,
-            _topo: &colab_core::Topology,
-        ) -> Result<(), String> {
-            for (name, bytes) in &self.0 {
-                user::write_global(obj, name, bytes)?;
-            }
-            Ok(())
-        }
-        fn autoload(&self, _name: &str) -> bool {
-            true
-        }
-        fn period(&mut self, _obj: &ffi::Object, _maps: &mut [crate::maps::Map]) {}
-    }
-
     /// The probe scheduler with SCX_OPS_ENQ_LAST (`keep`: without it), its
     /// globals set to `globals` (name, value bytes).
     pub fn probe(keep: bool, globals: &[(&str, Vec<u8>)]) -> Result<Hosted, HostError> {
@@ -146,13 +124,7 @@ pub mod testing {
             ("probe", PROBE)
         };
         let obj = ffi::take(name, bytes)?;
-        let user = ProbeUser(
-            globals
-                .iter()
-                .map(|(n, b)| (n.to_string(), b.clone()))
-                .collect(),
-        );
-        Hosted::new(name, obj, Box::new(user))
+        Hosted::new(name, obj, Box::new(TestUser::new(globals, &[])))
     }
 
     const KFUNCS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scx_kfuncs.so"));
@@ -161,13 +133,27 @@ pub mod testing {
     /// value, the argument struct as they left it), in run order.
     pub type SyscallLog = std::sync::Arc<std::sync::Mutex<Vec<(String, i32, Vec<u8>)>>>;
 
-    struct KfuncsUser {
+    /// A test scheduler's user side: its globals set by name, then its
+    /// syscall programs run, each logged.
+    struct TestUser {
         globals: Vec<(String, Vec<u8>)>,
         syscalls: Vec<(String, Vec<u8>)>,
         log: SyscallLog,
     }
 
-    impl user::UserSpace for KfuncsUser {
+    impl TestUser {
+        fn new(globals: &[(&str, Vec<u8>)], syscalls: &[(&str, Vec<u8>)]) -> TestUser {
+            let own =
+                |v: &[(&str, Vec<u8>)]| v.iter().map(|(n, b)| (n.to_string(), b.clone())).collect();
+            TestUser {
+                globals: own(globals),
+                syscalls: own(syscalls),
+                log: SyscallLog::default(),
+            }
+        }
+    }
+
+    impl user::UserSpace for TestUser {
         fn period_ns(&self) -> Option<colab_core::Nanos> {
             None
         }
@@ -200,18 +186,8 @@ pub mod testing {
         syscalls: &[(&str, Vec<u8>)],
     ) -> Result<(Hosted, SyscallLog), HostError> {
         let obj = ffi::take("kfuncs", KFUNCS)?;
-        let log = SyscallLog::default();
-        let user = KfuncsUser {
-            globals: globals
-                .iter()
-                .map(|(n, b)| (n.to_string(), b.clone()))
-                .collect(),
-            syscalls: syscalls
-                .iter()
-                .map(|(n, b)| (n.to_string(), b.clone()))
-                .collect(),
-            log: log.clone(),
-        };
+        let user = TestUser::new(globals, syscalls);
+        let log = user.log.clone();
         Ok((Hosted::new("kfuncs", obj, Box::new(user))?, log))
     }
 }

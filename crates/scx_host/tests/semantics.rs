@@ -81,6 +81,13 @@ fn u64v(x: u64) -> Vec<u8> {
     x.to_ne_bytes().to_vec()
 }
 
+/// `pids` in the order they first ran.
+fn first_runs(h: &colab_scx_host::Hosted, pids: std::ops::RangeInclusive<u32>) -> Vec<u32> {
+    let mut starts: Vec<(u64, u32)> = pids.map(|p| (rec(h, p).first_run_ns, p)).collect();
+    starts.sort();
+    starts.into_iter().map(|(_, p)| p).collect()
+}
+
 /// Thread ids are creation order; pid = id + 1 (the main thread is pid 1).
 const MAIN: u32 = 1;
 
@@ -108,9 +115,7 @@ fn a_vtime_dsq_runs_the_smallest_vtime_first() {
             ],
         );
         r.unwrap();
-        let mut starts: Vec<(u64, u32)> = (2..=4).map(|p| (rec(&h, p).first_run_ns, p)).collect();
-        starts.sort();
-        starts.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+        first_runs(&h, 2..=4)
     };
     assert_eq!(order(true), vec![4, 3, 2]);
     assert_eq!(order(false), vec![2, 3, 4]);
@@ -273,9 +278,7 @@ fn a_task_moved_mid_walk_of_a_dsq_runs_from_the_local_dsq() {
             &[("walk_largest", if walk { on() } else { off() })],
         );
         r.unwrap();
-        let mut starts: Vec<(u64, u32)> = (2..=4).map(|p| (rec(&h, p).first_run_ns, p)).collect();
-        starts.sort();
-        starts.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+        first_runs(&h, 2..=4)
     };
     assert_eq!(order(true), vec![4, 3, 2]);
     assert_eq!(order(false), vec![2, 3, 4]);
