@@ -41,10 +41,11 @@
 //! the time a task loses by running slowly counts neither as running nor
 //! as idle; the blocked utilisation of sleeping tasks is not part of a
 //! core's utilisation; fork placement and load balancing are CfsCore's
-//! (queue lengths, not PELT load: see cfs.rs); the misfit load of a core is
-//! the task's util_est rather than `task_h_load`; misfit pulls only happen
-//! from idle cores after the ordinary idle pull found nothing (the kernel
-//! requires the pulling group to have spare capacity, `group_has_spare`).
+//! (queue lengths, not PELT load: see cfs/engine.rs); the misfit load of a
+//! core is the task's util_est rather than `task_h_load`; misfit pulls only
+//! happen from idle cores after the ordinary idle pull found nothing (the
+//! kernel requires the pulling group to have spare capacity,
+//! `group_has_spare`).
 
 mod tree;
 

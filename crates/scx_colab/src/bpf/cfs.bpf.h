@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The CFS engine both policies build on, as the simulator's CfsCore
- * (crates/policies/src/cfs.rs): every CPU's DSQ is ordered by vruntime, a
- * task keeps its vruntime *lag* behind its queue's floor (min_vtime) across
- * sleeps and moves, new tasks start a slice behind (START_DEBIT), sleepers
- * get at most half a latency of credit, slices are the latency shared by
- * the queue, and a waking task preempts when it is a wake-up granularity
- * ahead of the running one. Included by main.bpf.c.
+ * (crates/policies/src/cfs/engine.rs): every CPU's DSQ is ordered by
+ * vruntime, a task keeps its vruntime *lag* behind its queue's floor
+ * (min_vtime) across sleeps and moves, new tasks start a slice behind
+ * (START_DEBIT), sleepers get at most half a latency of credit, slices are
+ * the latency shared by the queue, and a waking task preempts when it is a
+ * wake-up granularity ahead of the running one. Included by main.bpf.c.
  */
 
 /* CFS's tunables for this CPU count (colab-policies CfsTunables::for_cpus). */
