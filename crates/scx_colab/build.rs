@@ -3,43 +3,22 @@
 
 use std::path::Path;
 
-/// clang as shipped by Debian's clang-19 package, not on PATH by default.
-const DEBIAN_CLANG: &str = "/usr/lib/llvm-19/bin/clang";
-
-fn on_path(cmd: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(cmd).is_file()))
-        .unwrap_or(false)
-}
-
 fn main() {
+    // scx_cargo runs $BPF_CLANG. .cargo/config.toml sets it to
+    // scripts/bpf-clang, the one search for a clang >= 18, for this build
+    // script and scx_utils' alike; cargo reads that file only when run from
+    // inside the repository, so name the script here too (scx_utils' build
+    // script, out of reach, then runs `clang` from PATH).
     println!("cargo:rerun-if-env-changed=BPF_CLANG");
-    println!("cargo:rerun-if-env-changed=CLANG");
     if std::env::var_os("BPF_CLANG").is_none() {
-        // CLANG is accepted as an alias; then clang on PATH; then Debian's clang-19.
-        let clang = if let Some(c) = std::env::var_os("CLANG") {
-            Some(c.to_string_lossy().into_owned())
-        } else if on_path("clang") {
-            None
-        } else if Path::new(DEBIAN_CLANG).is_file() {
-            Some(DEBIAN_CLANG.to_string())
-        } else {
-            panic!(
-                "scx_colab: no clang found to compile its BPF program: clang is not on PATH and \
-                 {DEBIAN_CLANG} does not exist. Install clang >= 16 (Debian: \
-                 `apt-get install -y clang-19 llvm-19 libelf-dev zlib1g-dev`) or set \
-                 BPF_CLANG=/path/to/clang."
-            );
-        };
-        if let Some(c) = clang {
-            // Build scripts are single-threaded here: nothing reads the
-            // environment concurrently.
-            std::env::set_var("BPF_CLANG", c);
-        }
+        let search = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bpf-clang");
+        // Build scripts are single-threaded here: nothing reads the
+        // environment concurrently.
+        std::env::set_var("BPF_CLANG", search);
     }
 
     scx_cargo::BpfBuilder::new()
-        .expect("scx_colab: setting up the BPF build (is clang >= 16 installed?)")
+        .expect("scx_colab: setting up the BPF build (clang >= 18: see scripts/bpf-clang)")
         .enable_intf("src/bpf/intf.h", "bpf_intf.rs")
         .enable_skel("src/bpf/main.bpf.c", "bpf")
         .build()

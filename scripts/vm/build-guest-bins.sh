@@ -23,7 +23,8 @@ echo "vmload=$vmload"
 colab=""
 if [ "${1:-}" != "--no-colab" ] && [ -f "$VM_ROOT/crates/scx_colab/Cargo.toml" ]; then
   # Static like colab-vmload (same RUSTFLAGS and --target: shared build
-  # cache; see crates/scx_colab/README.md). clang-19 for its BPF code.
+  # cache; see crates/scx_colab/README.md). Its BPF clang is scripts/bpf-clang's
+  # (.cargo/config.toml); vm_llvm_path stops here, saying what to install, if none.
   vm_llvm_path
   vm_log "building scx_colab (static, release)"
   RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo build -p scx_colab" 2400 \

@@ -26,8 +26,9 @@ root="$VM_CACHE/rivals-$version"
 # One target dir for both crates: their lockfiles agree on the shared
 # dependencies (libbpf-sys, libbpf-rs, scx_utils, ...), which build once.
 tdir="$root/target"
-# clang-19 for the BPF code (scx_cargo runs $BPF_CLANG, default `clang`; the
-# workspace's .cargo/config.toml also applies, as cargo runs from $VM_ROOT).
+# The BPF clang: scx_cargo runs $BPF_CLANG, which the workspace's
+# .cargo/config.toml sets to scripts/bpf-clang (cargo runs from $VM_ROOT);
+# vm_llvm_path stops here, saying what to install, if there is none.
 vm_llvm_path
 
 for crate in scx_lavd scx_bpfland; do

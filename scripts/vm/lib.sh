@@ -43,10 +43,23 @@ vm_verdict() {
   echo "$what: PASSED"
 }
 
-# Puts clang-19/llvm-19 first on PATH (Debian installs them off PATH).
+# bpf_clang_find: the BPF clang (BPF_CLANG if exported, else a clang >= 18;
+# the search cargo's builds use too, through .cargo/config.toml).
+source "$VM_ROOT/scripts/bpf-clang"
+
+# Puts the BPF clang's directory (with its llvm-strip and llvm-config) first
+# on PATH, so that `clang` is that clang (kernel.sh's scx_simple build runs
+# `clang`); where that directory's `clang` is another one, a link to it in
+# $VM_CACHE/bpf-clang goes first.
 vm_llvm_path() {
-  if [ -d /usr/lib/llvm-19/bin ]; then
-    export PATH="/usr/lib/llvm-19/bin:$PATH"
+  local clang
+  clang="$(bpf_clang_find)" || vm_die "vm_llvm_path" "no clang for BPF (see above)"
+  clang="$(readlink -f "$(command -v "$clang")")"
+  export PATH="$(dirname "$clang"):$PATH"
+  if [ "$(readlink -f "$(command -v clang)")" != "$clang" ]; then
+    mkdir -p "$VM_CACHE/bpf-clang"
+    ln -sfn "$clang" "$VM_CACHE/bpf-clang/clang"
+    export PATH="$VM_CACHE/bpf-clang:$PATH"
   fi
 }
 
