@@ -3,6 +3,6 @@
 # Extra arguments go to `colab reproduce` (e.g. --quick, --out DIR, --seeds N).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh   # the simulator's packages only (.ci/apt-packages): no clang, QEMU or kernel source
 cargo build --release --locked -p colab-cli
 exec ./target/release/colab reproduce "$@"

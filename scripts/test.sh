@@ -3,7 +3,24 @@
 # cases and the book (links, build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# --bpf: clippy and the tests build every crate, scx_colab's BPF too (clang);
+# no VM is booted here (.ci/run's VM stages install theirs: scripts/vm/deps.sh).
+bash scripts/setup.sh --bpf
+# The main job's packages (scripts/setup.sh alone) bring no clang, LLVM, QEMU
+# or kernel source, nor does anything they depend on (where apt-cache can say).
+main_pkgs=$(bash scripts/setup.sh --list)
+vm_re='^(clang|llvm|qemu|linux-source)'
+if grep -E "$vm_re" <<<"$main_pkgs" || { command -v apt-cache >/dev/null &&
+    apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+      --no-replaces --no-enhances $main_pkgs 2>/dev/null | grep -E "$vm_re"; }; then
+  echo "FAILED: .ci/apt-packages (the main job's) would install the above" >&2
+  exit 1
+fi
+# Every crate inherits the workspace's rust-version, which clippy enforces.
+if grep -L '^rust-version.workspace = true$' crates/*/Cargo.toml | grep .; then
+  echo "FAILED: the crates above lack rust-version.workspace = true" >&2
+  exit 1
+fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
