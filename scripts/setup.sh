@@ -44,6 +44,12 @@ if [ ${#missing[@]} -gt 0 ] && ! command -v apt-get >/dev/null 2>&1; then
 elif [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  # Ask for sudo's password here, untimed: under `timeout` sudo runs in the
+  # background and cannot read the terminal.
+  if [ -n "$SUDO" ] && ! sudo -v; then
+    echo "setup: FAILED: sudo (apt-get needs root)" >&2
+    exit 1
+  fi
   if ! timeout 300 $SUDO apt-get update -qq; then
     echo "setup: FAILED: apt-get update (timeout 300 s or error)" >&2
     exit 1
