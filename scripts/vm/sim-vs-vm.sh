@@ -63,7 +63,7 @@ colab="$root/target/release/colab"
 
 # The migration cost scx_colab's ROTA ran with (amp-study's results.md),
 # which must be the same in every boot averaged.
-rota="rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on" mig=""
+rota="rota@3" mig=""
 for f in "${summaries[@]}"; do
   m="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$f")/results.md" 2>/dev/null | head -n 1)"
   [ "$f" = "$summary" ] && mig="$m"

@@ -112,13 +112,27 @@ pub const PREDICTOR_VARIANTS: [(&str, &str); 2] = [
 /// policies: the sched_ext schedulers the simulator hosts.
 pub const EXTRA_POLICIES: &[(&str, &str)] = &[("scx:colab", "scx:colab")];
 
+/// ROTA's presets other than the default and the third freeze (which
+/// [`policies`] covers), as `rota@N`: each must keep meaning what its
+/// results were measured with.
+pub fn rota_presets() -> Vec<String> {
+    colab_policies::rota::PRESETS
+        .iter()
+        .map(|(n, _)| format!("rota@{n}"))
+        .filter(|s| s != ROTA_THIRD_FREEZE)
+        .filter(|s| *s != format!("rota@{}", colab_policies::rota::DEFAULT_FREEZE))
+        .collect()
+}
+
 /// Everything the test and `colab fingerprint` fingerprint: [`policies`]
-/// of [`PREDICTOR_VARIANTS`] and [`EXTRA_POLICIES`].
+/// of [`PREDICTOR_VARIANTS`], [`EXTRA_POLICIES`] and [`rota_presets`].
 pub fn all_policies() -> Result<Vec<(String, String)>> {
+    let presets = rota_presets();
     let extra: Vec<(&str, &str)> = PREDICTOR_VARIANTS
         .iter()
         .chain(EXTRA_POLICIES)
         .copied()
+        .chain(presets.iter().map(|s| (s.as_str(), s.as_str())))
         .collect();
     policies(&extra)
 }
@@ -132,9 +146,8 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// A spelling's policy and what it reads predictions from on `topo`.
 fn policy_on(spelling: &str, topo: &Topology) -> Result<(Box<dyn Policy>, PredictorKind)> {
-    let (base, label) = spelling
-        .split_once('@')
-        .unwrap_or((spelling, DEFAULT_PREDICTOR));
+    let (base, label) = model_predictor::split_predictor(spelling);
+    let label = label.unwrap_or(DEFAULT_PREDICTOR);
     let pred: Predictor = model_predictor::parse_predictor(label)
         .map_err(|e| model_predictor::label_error(spelling, label, e))?;
     let pol = crate::policy_by_name(base)?;

@@ -164,76 +164,51 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
     v
 }
 
-/// ROTA's third freeze in today's switches: the ROTA scx_colab's BPF
-/// implements, which `scripts/vm/sim-vs-vm.sh` and the scx_colab docs name
+/// ROTA's third freeze, the ROTA scx_colab's BPF implements, which
+/// `scripts/vm/sim-vs-vm.sh` and the scx_colab docs name
 /// (`tests/freeze_spellings.rs` holds them to this spelling).
-pub const ROTA_THIRD_FREEZE: &str = "rota:order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on";
+pub const ROTA_THIRD_FREEZE: &str = "rota@3";
 
-/// ROTA's mechanism ablation: each default mechanism off, and each
-/// mechanism left off by design switched on.
-pub const ROTA_MECHANISM_VARIANTS: [&str; 62] = [
+/// ROTA's mechanism ablation, the book's ROTA ablation table: the presets
+/// results cite, then the default with one switch changed, each switch in
+/// turn (`rota@18` is `share-fast=on`); `order=sjf-oracle` and
+/// `reclaim=barrier-oracle` are oracle modes.
+pub const ROTA_MECHANISM_VARIANTS: [&str; 35] = [
     "rota",
-    "rota:share-fast=on",
-    "rota:pull-min=on:share-fast=on",
-    "rota:share-rank=on:pull-min=on:share-fast=on",
-    "rota:reclaim=barrier-oracle:pull-min=on:share-fast=on",
-    "rota:split-prior=off:reclaim=on:pull-min=on:share-fast=on",
-    "rota:order=ntt-pr:reclaim=off:pull-min=on:share-fast=on",
-    "rota:order=ntt-pr:reclaim=off:gang-fit=off:pull-min=on:share-fast=on",
-    "rota:order=ntt-pr:reclaim=off:gang=off:pull-min=on:share-fast=on",
-    "rota:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:full-wait=off",
-    "rota:order=ntt-prog",
-    "rota:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:quantum=migrations:hold=off:sibling-turns=off:full-wait=off:order=ntt-prog:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:order=speed:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:quantum=migrations",
-    "rota:quantum=slice",
-    "rota:hold=off",
-    "rota:stay=off",
-    "rota:pull-from=core",
-    "rota:order=speed:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:order=speed:new-start=debit:quantum=migrations:hold=off:sibling-turns=off:gang=off:reclaim=off:pull-min=on:share-fast=on",
-    "rota:local=eevdf",
-    "rota:local=eevdf-fast",
-    "rota:order=las",
-    "rota:order=plas",
-    "rota:order=ntt",
-    "rota:order=ntt-pr",
-    "rota:order=ntt-las",
-    "rota:share-fast=off",
-    "rota:serial-first=off",
-    "rota:order=owed",
-    "rota:order=owed:gain=on",
-    "rota:order=capped",
-    "rota:order=fifo",
-    "rota:order=share",
-    "rota:order=tlp",
-    "rota:order=turn",
+    "rota@18",
+    "rota@16",
+    "rota@15",
+    "rota@14",
+    "rota@13",
+    "rota@12",
+    "rota@11",
+    ROTA_THIRD_FREEZE,
     "rota:rotate=off",
     "rota:remote=off",
     "rota:prev-first=off",
-    "rota:pull-min=off",
-    "rota:pull-min=siblings-short",
-    "rota:recheck=on",
-    "rota:fit=on",
-    "rota:block-first=on",
-    "rota:group=on",
-    "rota:swap=on",
-    "rota:sync-preempt=on",
-    "rota:floor=on",
-    "rota:stay=fast",
-    "rota:order=ntt-pt",
+    "rota:serial-first=off",
+    "rota:order=ntt",
+    "rota:order=ntt-pr",
+    "rota:order=capped",
     "rota:order=sjf-oracle",
-    "rota:straggler=on",
+    "rota:share-fast=off",
+    "rota:pull-min=on",
+    "rota:pull-min=off",
+    "rota:pull-from=core",
+    "rota:stay=off",
+    "rota:hold=off",
+    "rota:new-start=debit",
+    "rota:quantum=migrations",
+    "rota:quantum=slice",
+    "rota:sibling-turns=off",
+    "rota:full-wait=off",
+    "rota:gang=off",
+    "rota:gang-fit=off",
+    "rota:split-prior=off",
     "rota:reclaim=off",
     "rota:reclaim=on",
-    "rota:split-prior=off",
-    "rota:core-turn=on",
-    "rota:new-start=min",
-    "rota:new-start=avg",
-    "rota:order=owed:quantum=migrations",
-    ROTA_THIRD_FREEZE,
+    "rota:reclaim=barrier-oracle",
+    "rota:local=eevdf",
 ];
 
 /// Every policy of a full study: the built-in ones and scx_colab's own BPF
@@ -465,7 +440,8 @@ impl CampaignSpec {
         &self,
         name: &str,
     ) -> Result<(Box<dyn colab_core::Policy>, model_predictor::Predictor), CampaignError> {
-        let (base, label) = name.split_once('@').unwrap_or((name, &self.predictor));
+        let (base, label) = model_predictor::split_predictor(name);
+        let label = label.unwrap_or(&self.predictor);
         let pred = model_predictor::parse_predictor(label)
             .map_err(|e| model_predictor::label_error(name, label, e))?;
         Ok((policy_by_name(base)?, pred))
@@ -473,7 +449,7 @@ impl CampaignSpec {
 
     /// The policy of `name` alone (its predictor label, after `@`, left aside).
     fn policy(&self, name: &str) -> Result<Box<dyn colab_core::Policy>, CampaignError> {
-        let base = name.split_once('@').map_or(name, |(b, _)| b);
+        let (base, _) = model_predictor::split_predictor(name);
         policy_by_name(base)
     }
 

@@ -36,6 +36,18 @@ pub enum LabelError {
 }
 
 /// Parses a predictor label; loads a named model (once per label).
+/// A policy spelling and its predictor label, after its last `@`
+/// (`colab@oracle`, `rota@3@noisy`); an `@` followed by a digit names a
+/// preset (`rota@3`), not a predictor (no predictor label starts with one).
+pub fn split_predictor(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once('@') {
+        Some((base, label)) if !label.starts_with(|c: char| c.is_ascii_digit()) => {
+            (base, Some(label))
+        }
+        _ => (name, None),
+    }
+}
+
 pub fn parse_predictor(label: &str) -> Result<Predictor, LabelError> {
     if label.starts_with("model") {
         let (base, extra_err) = split_extra(label).map_err(LabelError::Model)?;

@@ -1,8 +1,6 @@
-//! The ROTA that scx_colab implements is named by a spelling of switches in
-//! several places outside the Rust code (the VM comparison script, the
-//! scx_colab docs). A change of a default (the eighteenth freeze changed
-//! `pull-min`) silently changes what an old spelling means, so every such
-//! place must use the one spelling the ablation runs.
+//! The ROTA that scx_colab implements is named outside the Rust code (the VM
+//! comparison script, the scx_colab docs); each must name it by its preset,
+//! `rota@3`, and no file may keep a spelling of switches that left the code.
 
 use colab_campaign::{ROTA_MECHANISM_VARIANTS, ROTA_THIRD_FREEZE};
 use std::path::Path;
@@ -10,56 +8,41 @@ use std::path::Path;
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 /// Files that name the ROTA scx_colab implements.
-const NAMING_FILES: [&str; 5] = [
+const NAMING_FILES: [&str; 4] = [
     "scripts/vm/sim-vs-vm.sh",
     "scripts/vm/test-sim-vs-vm.sh",
-    "scripts/vm/README.md",
     "crates/scx_colab/README.md",
     "book/src/scx/running.md",
 ];
 
-/// Every `rota:order=capped...` spelling in `text`: from `rota:` up to the
-/// first character that cannot be part of a policy spelling.
-fn capped_spellings(text: &str) -> Vec<&str> {
-    text.match_indices("rota:order=capped:")
-        .map(|(i, _)| {
-            let rest = &text[i..];
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || "=:-.".contains(c)))
-                .unwrap_or(rest.len());
-            &rest[..end]
-        })
-        .collect()
-}
-
 #[test]
-fn the_third_freeze_is_one_spelling_everywhere() {
+fn the_third_freeze_is_its_preset_everywhere() {
+    assert_eq!(ROTA_THIRD_FREEZE, "rota@3");
     assert!(ROTA_MECHANISM_VARIANTS.contains(&ROTA_THIRD_FREEZE));
     assert!(colab_policies::by_name(ROTA_THIRD_FREEZE).is_ok());
     for f in NAMING_FILES {
         let text =
             std::fs::read_to_string(Path::new(ROOT).join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
-        let found = capped_spellings(&text);
-        assert!(!found.is_empty(), "{f} names no third-freeze spelling");
-        for s in found {
-            // The VM comparison appends the boots' migration cost.
-            let s = s.split(":migration-us=").next().unwrap();
-            assert_eq!(
-                s, ROTA_THIRD_FREEZE,
-                "{f} spells ROTA's third freeze differently"
-            );
-        }
+        assert!(text.contains(ROTA_THIRD_FREEZE), "{f} does not name rota@3");
+        // The third freeze as switches over the default (its old spelling).
+        assert!(
+            !text.contains("rota:order=capped"),
+            "{f} spells the third freeze as switches; name it rota@3"
+        );
     }
 }
 
+/// Every variant of the ablation is a valid policy, and no two run the
+/// same parameters.
 #[test]
-fn the_spelling_scan_stops_at_the_spelling() {
-    let text = "as `rota:order=capped:hold=off:pull-min=on`, and rota:order=capped:x=1) end";
-    assert_eq!(
-        capped_spellings(text),
-        [
-            "rota:order=capped:hold=off:pull-min=on",
-            "rota:order=capped:x=1"
-        ]
-    );
+fn the_ablation_variants_parse_and_differ() {
+    let mut seen: Vec<(&str, colab_policies::RotaParams)> = Vec::new();
+    for v in ROTA_MECHANISM_VARIANTS {
+        assert!(colab_policies::by_name(v).is_ok(), "{v}");
+        let p = colab_policies::RotaParams::by_name(v).unwrap();
+        if let Some((w, _)) = seen.iter().find(|(_, q)| *q == p) {
+            panic!("{v} runs the same parameters as {w}");
+        }
+        seen.push((v, p));
+    }
 }

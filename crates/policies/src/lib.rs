@@ -2,8 +2,7 @@
 //! [`colab_core::Policy`] hook table: no I/O, no clocks, so the same code
 //! drives the simulator and (later) the live sched_ext scheduler.
 
-// The option lists of `colab:` and `rota:`, one text for error messages and
-// `colab list` alike (macros, so that `concat!` can build the descriptions).
+// COLAB's option list, one text for error messages and `colab list` alike (macros, so that `concat!` can build the descriptions).
 macro_rules! colab_options_help {
     () => {
         "remote, block-first, scale-slice, block-labels, prev-first = on|off; \
@@ -11,12 +10,6 @@ labels = range|rank|medium|fixed (fixed: hi=S:lo=S); window = N|inf; pull-min-us
 (prev-first=on:pull-min-us=1000 is scx_colab's default)"
     };
 }
-macro_rules! rota_options_help {
-    () => {
-        "rotate, weighted, remote, prev-first, block-first, recheck, swap, serial-first, group, sync-preempt, place, fit, hold, sibling-turns, full-wait, gain, floor, straggler, gang, gang-fit, split-prior, core-turn, share-rank = on|off; reclaim = on|off|barrier|barrier-oracle; stay = on|off|fast; share-fast = on|off|short; pull-min = on|off|siblings|siblings-short; order = capped|fifo|turn|owed|share|speed|tlp|las|plas|ntt|ntt-las|ntt-prog|ntt-pr|ntt-pt|ntt-seen|ntt-pt-seen|sjf-oracle; cap = quanta (0-1000, for capped/owed orders and the floor); rotate-after = wait|turn|owed; pull-from = core|sync; new-start = debit|min|avg|debit-fifo; local = cfs|eevdf|eevdf-fast; quantum = migrations|slice|age; migration-us = the migration cost the constants derive from (0 < US <= 100000; default: the topology's)"
-    };
-}
-
 pub mod bpfland;
 pub mod camp;
 pub mod cfs;
@@ -110,8 +103,7 @@ colab:KEY=VALUE:... switches mechanisms (",
     ),
     (
         "rota",
-        concat!(
-            "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
+        "ROTA (ours): fast cores never idle and filled at wake-up; when no core is idle, threads \
 queue on the shortest queue of any cluster; fast cores go first to a program's only runnable \
 thread, then to the thread whose slowdown a unit of fast-core time lowers most \
 (its progress per unit of time runnable, from a prior its program's threads share; summed over its program's threads once the program \
@@ -121,10 +113,9 @@ cluster; a takeover counts a run from the thread's last synchronisation; an idle
 waits a migration's time for its short sleeper, a waking thread leaves an idle core to a \
 sibling that blocked after it at the same barrier, and up to CFS's minimum slice for one whose program's other threads all run on fast cores and whose live threads fit them; \
 each core's queue by CFS's rules, new threads in arrival order; \
-rota:KEY=VALUE:... switches mechanisms (",
-            rota_options_help!(),
-            ")"
-        )),
+rota@N is the Nth freeze (3 = what scx_colab runs, 11-16, 18, 19 = rota); \
+rota[@N]:KEY=VALUE:... switches mechanisms (`colab list` lists the switches)",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -160,13 +151,13 @@ pub fn by_name(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
         params.parse_options(opts).map_err(bad)?;
         return Ok(Box::new(Colab::new(params)));
     }
-    if let Some(opts) = lower.strip_prefix("rota:") {
-        let mut params = RotaParams::default();
-        params.parse_options(opts).map_err(bad)?;
-        return Ok(Box::new(Rota::new(params)));
+    if let Some(rest) = lower.strip_prefix("rota") {
+        if rest.is_empty() || rest.starts_with([':', '@']) {
+            let params = RotaParams::by_name(&lower).map_err(bad)?;
+            return Ok(Box::new(Rota::new(params)));
+        }
     }
     match lower.as_str() {
-        "rota" => Ok(Box::new(Rota::new(RotaParams::default()))),
         "cfs" => Ok(Box::new(Cfs::new())),
         "wash" => Ok(Box::new(Wash::new(WashParams::default()))),
         "colab" => Ok(Box::new(Colab::new(ColabParams::default()))),

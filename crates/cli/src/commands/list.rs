@@ -34,6 +34,12 @@ pub fn run(_: ListArgs) -> Result<()> {
     for (n, d) in colab_scx_host::SCHEDULERS {
         println!("  scx:{n:<10} {d}");
     }
+    println!("\nROTA's switches (rota[@N]:KEY=VALUE:..., the default's value first):");
+    print!("{}", colab_policies::rota::options_help());
+    println!("ROTA's presets, each a setting of every switch:");
+    for (n, spelling) in colab_policies::rota::PRESETS {
+        println!("  rota@{n:<3} {spelling}");
+    }
     println!("\nModels (colab train --show-builtin NAME):");
     for (n, d) in colab_model::BUILTIN_MODELS {
         println!("  {n:<18} {d}");

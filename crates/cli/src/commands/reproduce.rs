@@ -12,7 +12,7 @@ Examples:
   colab reproduce --quick                  # a representative subset in seconds
   colab reproduce                          # the full COLAB study, every policy
   colab reproduce camp --quick             # CAMP's Tables III-V on its machines
-  colab reproduce --ablation mechanisms    # COLAB with each mechanism off in turn
+  colab reproduce --ablation mechanisms    # COLAB's and ROTA's mechanisms off in turn
   colab reproduce --policies cfs,eevdf,colab,rota --out reports/four
   colab reproduce --random-mixes 40 --mix-seed 7 --only-random
   colab reproduce --keep-going --time-limit 60   # report what finished";
@@ -60,9 +60,10 @@ pub struct ReproduceArgs {
     /// An ablation instead of the policy comparison. `model`: every policy
     /// that decides from predicted speedups, once per predictor (oracle,
     /// the papers' model error, 10% and 25% error), named `policy@predictor`.
-    /// `mechanisms`: COLAB with each mechanism switched off or varied in
-    /// turn (`colab:remote=off`, ...; `colab list` documents the switches),
-    /// beside the baseline, EEVDF and RR.
+    /// `mechanisms`: COLAB and ROTA with each mechanism switched off or
+    /// varied in turn (`colab:remote=off`, `rota:gang=off`, ...), and ROTA's
+    /// presets (`rota@3`, ...; `colab list` documents both), beside the
+    /// baseline, EEVDF and RR.
     /// Any `--policies` entry may name its predictor the same way.
     #[arg(long, value_enum, conflicts_with = "policies")]
     ablation: Option<Ablation>,

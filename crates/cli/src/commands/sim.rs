@@ -55,7 +55,7 @@ pub struct SimArgs {
     /// Which cluster gets the low core numbers.
     #[arg(long, value_enum, default_value = "big-first")]
     order: Order,
-    /// Scheduling policy (`colab list` shows all: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static, rota; colab-e:WS:WE sets the energy-aware weights; scx:colab runs scx_colab's own BPF, scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).
+    /// Scheduling policy (`colab list` shows all: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static, rota; colab-e:WS:WE sets the energy-aware weights; rota@N is ROTA's Nth freeze and rota[@N]:KEY=VALUE:... sets its switches, listed by `colab list`; scx:colab runs scx_colab's own BPF, scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).
     #[arg(short, long, default_value = "colab")]
     policy: String,
     /// Seed for start order and random choices.

@@ -1,16 +1,17 @@
-//! ROTA's moves at a core's tick: the fast-core rotation, the swaps left
-//! off by default (serial phases, higher speedups) and the slow cores'
-//! queue balancing.
+//! ROTA's moves at a core's tick: the fast-core rotation, the serial
+//! phase's swap and the slow cores' queue balancing.
 
-use super::{Order, Quantum, Rota, RotateAfter};
+use super::{Order, Quantum, Rota};
 use crate::queue_index::is_queued_on;
 use colab_core::{Action, CoreId, Nanos, RunState, SchedState, ThreadId};
 
 impl Rota {
-    /// Rotation at a fast core's tick: its occupant of a quantum or more
-    /// swaps with the first waiting thread in the order, if that one goes
-    /// before it (capped order: if the occupant is more than the cap of
-    /// fast-core time ahead of the least-served waiting thread).
+    /// Rotation at a fast core's tick: its occupant swaps with the first
+    /// waiting thread in the order once it has held the core as long as
+    /// [`Rota::turn_after`] says, if that thread goes before it (capped
+    /// order: after the quantum, if the occupant is more than the cap of
+    /// fast-core time ahead of the least-served waiting thread), else with
+    /// a sibling (`sibling-turns`).
     pub(super) fn rotate(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
         let Some(y) = st.core(c).current else {
             return;
@@ -18,52 +19,18 @@ impl Rota {
         let Some((occ, since)) = self.occupant[c.idx()] else {
             return;
         };
-        // How long the occupant has held the core; with `core-turn`, for a
-        // thread running on a slow core, how long the core's turn has
-        // lasted: threads of its own queue that take turns on it (a
-        // barrier program's) hold it together against one that never queues.
-        let held_thread = if occ == y {
+        let held = if occ == y {
             st.now.saturating_sub(since)
         } else {
             0
         };
-        let held_core = if self.params.core_turn {
-            st.now
-                .saturating_sub(self.turn_since[c.idx()].unwrap_or(st.now))
-        } else {
-            0
-        };
-        if held_thread.max(held_core) < self.m().min_quantum_ns {
+        if held < self.m().min_quantum_ns {
             return;
         }
-        let held = held_thread;
-        let held_by = |xc: CoreId, x: ThreadId| {
-            if self.params.core_turn && self.m().slow.contains(xc) && st.core(xc).current == Some(x)
-            {
-                held_core.max(held_thread)
-            } else {
-                held_thread
-            }
-        };
-        if self.params.block_first && self.th[y.idx()].high_block {
-            return;
-        }
-        if self.fits_fast(y, 0) {
-            return;
-        }
-        let lead_limit = match (self.params.order, self.params.rotate_after) {
-            (Order::Capped, _) => Some(self.cap_ns()),
-            (Order::Fifo | Order::Turn, RotateAfter::Owed) => Some(self.m().quantum_ns),
-            _ => None,
-        };
-        if let Some(limit) = lead_limit {
+        if self.params.order == Order::Capped {
             if held < self.m().quantum_ns {
                 return;
             }
-            // The occupant gives way to the least-served waiting thread when
-            // it is more than the limit of fast-core time ahead of it.
-            // It goes to the first waiting thread in the order (capped:
-            // FIFO among those within the cap of the least served).
             let floor = self.rank_floor(st);
             let least = self
                 .waiting(st)
@@ -75,40 +42,22 @@ impl Rota {
                 .filter(|&(o, _)| o != c)
                 .min_by_key(|&(_, t)| self.fast_rank(st, t, floor));
             if let (Some(key), Some((xc, x))) = (least, first) {
-                if key.saturating_add(limit) < self.owed_key(st, y) {
+                if key.saturating_add(self.cap_ns()) < self.owed_key(st, y) {
                     self.swap_in(st, c, y, xc, x, out);
                 }
             }
             return;
         }
-        let by_turn = self.params.rotate_after == RotateAfter::Turn
-            && matches!(self.params.order, Order::Fifo | Order::Turn);
         let Some((xc, x)) = self
             .waiting(st)
-            .filter(|&(o, t)| o != c && (!by_turn || self.th[t.idx()].fast_left_at < since))
+            .filter(|&(o, _)| o != c)
             .min_by_key(self.ranker(st, 0))
         else {
             return;
         };
-        if by_turn {
-            if held >= self.m().quantum_ns {
-                self.swap_in(st, c, y, xc, x, out);
-            }
+        if held >= self.turn_after(st, x) && self.fast_rank(st, x, 0) < self.fast_rank(st, y, 0) {
+            self.swap_in(st, c, y, xc, x, out);
             return;
-        }
-        if held_by(xc, x) >= self.turn_after(st, x) {
-            // In FIFO order the occupant counts as having queued when it
-            // took the core: x goes first if it has waited since before
-            // that. (The capped order never gets here: no floor to rank
-            // against.)
-            let mut ry = self.fast_rank(st, y, 0);
-            if matches!(self.params.order, Order::Fifo | Order::Turn) {
-                ry.2 = since;
-            }
-            if self.fast_rank(st, x, 0) < ry {
-                self.swap_in(st, c, y, xc, x, out);
-                return;
-            }
         }
         if self.params.sibling_turns {
             self.sibling_turn(st, c, y, held, out);
@@ -150,10 +99,6 @@ impl Rota {
         let m = self.m();
         if self.params.quantum != Quantum::Age {
             return m.quantum_ns;
-        }
-        // Below the floor it is owed its turn: no longer than CFS's slice.
-        if self.params.floor && self.below_floor(st, x) {
-            return m.min_quantum_ns;
         }
         self.cpu_time_now(st, x)
             .clamp(m.min_quantum_ns, m.quantum_ns)
@@ -220,28 +165,6 @@ impl Rota {
         out.push(Action::Migrate { thread: x, to: c });
     }
 
-    /// `straggler`: a thread of the program of `c`'s last occupant, which
-    /// blocked, running on a slow core, that `c` may take over.
-    pub(super) fn straggler(
-        &self,
-        st: &SchedState,
-        c: CoreId,
-        floor: u64,
-    ) -> Option<(CoreId, ThreadId)> {
-        let occ = self.blocked_occupant(st, c)?;
-        // The sibling's phase predicts the straggler's: worth a move when
-        // the occupant's bursts are (`pull_min`'s measure, from the sibling).
-        if self.params.pull_min.on()
-            && (!self.may_pull_any(st, c) || self.th[occ.idx()].avg_burst_ns < self.m().pull_min_ns)
-        {
-            return None;
-        }
-        let p = st.thread(occ).program;
-        self.slow_running(st)
-            .filter(|&(_, t)| st.thread(t).program == p)
-            .min_by_key(self.ranker(st, floor))
-    }
-
     /// The thread that last held idle core `c`, if it is blocked now.
     pub(super) fn blocked_occupant(&self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
         let (occ, _) = self.occupant[c.idx()]?;
@@ -271,27 +194,6 @@ impl Rota {
             .iter()
             .flat_map(move |o| st.core(o).rq.iter().map(move |&t| (o, t)));
         queued.chain(self.slow_running(st))
-    }
-
-    /// Speedup swap at a fast core's tick: a thread running on a slow core
-    /// whose predicted speedup beats the occupant's by the margin takes its
-    /// place, the occupant taking the slow core.
-    pub(super) fn speed_swap(&self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) {
-        let Some(y) = st.core(c).current else {
-            return;
-        };
-        let need = self.th[y.idx()].speed_fp + self.m().swap_margin_fp;
-        let best = self
-            .m()
-            .slow
-            .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .filter(|&(_, t)| self.th[t.idx()].speed_fp >= need)
-            .max_by_key(|&(o, t)| (self.th[t.idx()].speed_fp, std::cmp::Reverse(o)));
-        if let Some((xc, x)) = best {
-            out.push(Action::Migrate { thread: y, to: xc });
-            out.push(Action::Migrate { thread: x, to: c });
-        }
     }
 
     /// A slow core with an empty queue evens out slow queues: it pulls the

@@ -10,10 +10,6 @@ impl Rota {
     /// What core `c` runs when its own queue is empty
     /// (`Policy::pick_next`'s rest).
     pub(super) fn pick_idle(&mut self, st: &SchedState, c: CoreId) -> Pick {
-        // Anything but the core's own queue begins a new turn (`core-turn`).
-        if self.params.core_turn {
-            self.turn_since[c.idx()] = None;
-        }
         let fast = self.is_fast(c);
         if fast && !self.m().slow.is_empty() {
             let floor = self.rank_floor(st);
@@ -25,11 +21,6 @@ impl Rota {
                     return Pick::IdleUntil(at);
                 }
             }
-            if self.params.straggler && self.params.remote {
-                if let Some((from, thread)) = self.straggler(st, c, floor) {
-                    return Pick::PreemptRemote { from, thread };
-                }
-            }
             if let Some((from, thread)) = self.best_queued(st, c, floor) {
                 return Pick::Steal { from, thread };
             }
@@ -38,20 +29,10 @@ impl Rota {
                     return Pick::PreemptRemote { from, thread };
                 }
             }
-            if self.idle_since[c.idx()].is_none() {
-                self.idle_since[c.idx()] = Some(st.now);
-            }
-            if let Some(at) = self.next_pull_at(st, c) {
-                return Pick::IdleUntil(at);
-            }
-        } else {
+        } else if let Some((from, thread)) = self.cfs().idle_pull(st, c) {
             // Slow (or symmetric) core: the longest-waiting thread of the
             // busiest queue, own cluster first (CFS's idle balance).
-            // A thread that belongs on fast cores (`fit`) stays in their queues.
-            let may_pull = |t: ThreadId| !self.fits_fast(t, 0);
-            if let Some((from, thread)) = self.cfs().idle_pull_where(st, c, true, may_pull) {
-                return Pick::Steal { from, thread };
-            }
+            return Pick::Steal { from, thread };
         }
         if self.idle_since[c.idx()].is_none() {
             self.idle_since[c.idx()] = Some(st.now);
@@ -138,44 +119,14 @@ impl Rota {
     /// The run `t` must have had in its phase before idle fast core `c`
     /// takes it over: `min` (`pull_min`), or with `pull-min=siblings` 0
     /// unless `t`'s program is that of the thread that last left `c`
-    /// (with `siblings-short`, or `t`'s bursts are short).
     fn pull_min_of(&self, st: &SchedState, c: CoreId, t: ThreadId, min: Nanos) -> Nanos {
-        let short = match self.params.pull_min {
-            PullMin::Siblings => false,
-            PullMin::SiblingsShort => self.bursts_under(t, min),
-            PullMin::Off | PullMin::On => return min,
-        };
+        if self.params.pull_min != PullMin::Siblings {
+            return min;
+        }
         match self.occupant[c.idx()] {
             Some((occ, _)) if st.thread(occ).program == st.thread(t).program => min,
-            _ if short => min,
             _ => 0,
         }
-    }
-
-    /// With `recheck`: the earliest time at which idle fast core `c` may take
-    /// over a thread running on a slow core that it may not take now only
-    /// because time has not yet passed (the thread has not run `pull_min`
-    /// on its core, or `c` has not been idle for a migration).
-    fn next_pull_at(&self, st: &SchedState, c: CoreId) -> Option<Nanos> {
-        if !(self.params.recheck && self.params.remote && self.params.pull_min.on()) {
-            return None;
-        }
-        let m = self.m();
-        let idle_ok = self.idle_since[c.idx()].map_or(st.now, |s| s + m.idle_worth_ns);
-        m.slow
-            .iter()
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
-            .map(|(o, t)| {
-                let min = self.pull_min_of(st, c, t, m.pull_min_ns);
-                let ran_ok = st.now + min.saturating_sub(self.ran_in_phase(st, o, t));
-                if self.may_pull(st, c, t) {
-                    ran_ok
-                } else {
-                    ran_ok.max(idle_ok)
-                }
-            })
-            .filter(|&at| at > st.now)
-            .min()
     }
 
     /// How long `t`, running on `o`, has run in its current phase: on the

@@ -1,14 +1,13 @@
-//! How ROTA ranks the threads that want a fast core: each order's key
-//! (fast-core time owed, share, the slowdown gradient, least attained
-//! service, ...), the per-program rate sums `order=ntt-pr` reads, and the
-//! capped order's placement of a waking thread's account.
+//! How ROTA ranks the threads that want a fast core: the slowdown
+//! gradient, per thread or per program (with the per-program sums it
+//! reads), and the third freeze's capped FIFO with its account placement.
 
 use super::fixed::{mul_div, shl_div, OpenSum};
 use super::{Order, Rota, FP};
 use colab_core::{CoreId, Nanos, RunState, SchedState, ThreadId};
 
 /// A thread's priority for a fast core ([`Rota::fast_rank`]), smaller first.
-pub(super) type Rank = (bool, bool, u64, ThreadId);
+pub(super) type Rank = (bool, u64, ThreadId);
 
 /// A program's threads' runnable time and fast-core-equivalent progress,
 /// summed and kept as they change (per-thread-group counters in a kernel),
@@ -33,28 +32,7 @@ impl Rota {
     /// Fast-core time of `t` per unit of predicted speedup (what the
     /// rotation equalises), counting a current fast-core run.
     pub(super) fn owed_key(&self, st: &SchedState, t: ThreadId) -> u64 {
-        let ns = self.fast_time_now(st, t);
-        if self.params.weighted {
-            match self.weight_fp(t) {
-                0 => (1 << 62) | ns.min((1 << 62) - 1),
-                w => ns.saturating_mul(FP) / w,
-            }
-        } else {
-            ns
-        }
-    }
-
-    /// What a unit of fast-core time is worth to `t`, fixed point: its
-    /// predicted speedup, or with `gain` what it gains over a slow core
-    /// (speedup - 1, 0 for a thread that gains nothing), as Prop-SP's
-    /// credits.
-    fn weight_fp(&self, t: ThreadId) -> u64 {
-        let s = self.th[t.idx()].speed_fp.max(FP);
-        if self.params.gain {
-            s - FP
-        } else {
-            s
-        }
+        self.fast_time_now(st, t).saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
     }
 
     /// `t`'s fast-core time so far, counting a current fast-core run.
@@ -88,23 +66,6 @@ impl Rota {
         }
     }
 
-    /// Fast-core time over runnable time (x 2^20), per unit of speedup.
-    fn share_key(&self, st: &SchedState, t: ThreadId) -> u64 {
-        let s = &self.th[t.idx()];
-        let th = st.thread(t);
-        let fast = self.fast_time_now(st, t);
-        let mut runnable = s.runnable_ns;
-        if matches!(th.state, RunState::Runnable | RunState::Running) {
-            runnable += st.now.saturating_sub(self.runnable_from(st, t));
-        }
-        let k = shl_div(fast, 20, runnable.saturating_add(1), u64::MAX);
-        if self.params.weighted {
-            mul_div(k, FP, s.speed_fp.max(FP))
-        } else {
-            k
-        }
-    }
-
     /// What a unit of fast-core time lowers `t`'s slowdown by, up to a
     /// constant factor (`order=ntt`): (1 - 1/s) / r^2, with r its
     /// fast-core-equivalent progress (fast time, plus slow time over the
@@ -128,22 +89,14 @@ impl Rota {
         let gain = (speed - FP) * FP / speed;
         let p = th.program.idx();
         let seen = || self.runs_done.get(p).is_some_and(|&n| n > 0);
-        // Ranked at the program's rate: `Some(divided)`, the gain divided
-        // among the program's runnable threads or not; None: the thread's.
         let at_program_rate = match self.params.order {
-            Order::NttPr => Some(true),
-            Order::NttPt => Some(false),
-            Order::NttSeen => seen().then_some(true),
-            Order::NttPtSeen => Some(seen()),
-            _ => None,
+            Order::NttPr => true,
+            Order::NttSeen => seen(),
+            _ => false,
         };
-        if let Some(divided) = at_program_rate {
-            // The program's rate only: the thread's own is not read.
-            let n = if divided {
-                self.active.get(p).copied().unwrap_or(1).max(1) as u64
-            } else {
-                1
-            };
+        if at_program_rate {
+            // The program's rate, the gain divided among its runnable threads.
+            let n = self.active.get(p).copied().unwrap_or(1).max(1) as u64;
             let inv = prog_inv(p);
             return gain * inv * inv / n;
         }
@@ -166,20 +119,7 @@ impl Rota {
             .saturating_add(q)
             .max(1);
         let inv_rate = shl_div(runnable.saturating_add(q), 16, progress, 1 << 24);
-        if self.params.order == Order::NttLas {
-            // Per unit of fast time, over the program's length estimated by
-            // its progress so far (as least-attained-service does).
-            let per_len = ((1u64 << 50) / progress).min(1 << 26);
-            return gain * inv_rate * per_len;
-        }
-        let prio = gain * inv_rate * inv_rate;
-        if self.params.order == Order::NttProg {
-            // A program's progress is its threads' mean: a unit of fast time
-            // to one of its n runnable threads speeds the program by 1/n of it.
-            let p = th.program.idx();
-            return prio / self.active.get(p).copied().unwrap_or(1).max(1) as u64;
-        }
-        prio
+        gain * inv_rate * inv_rate
     }
 
     /// Program `p`'s runnable time over its progress (x 2^16), its threads'
@@ -264,50 +204,10 @@ impl Rota {
         s.progress_fp = new;
     }
 
-    /// The even split's fast-core time per thread wanting a core, per ns,
-    /// fixed point: min(1, fast cores / threads wanting a core).
-    fn even_rate_fp(&self) -> u64 {
-        match self.wanting {
-            0 => 0,
-            n => (self.m().fast.count() as u64 * FP / n).min(FP),
-        }
-    }
-
-    /// Brings [`Rota::even_fp`] up to `now`; called before `wanting` changes.
-    /// A clock that wraps: only differences are read, exact while one
-    /// spell's share is under 2^54 ns.
-    pub(super) fn advance_even(&mut self, now: Nanos) {
-        let dt = now.saturating_sub(self.even_at);
-        self.even_fp = self
-            .even_fp
-            .wrapping_add(dt.wrapping_mul(self.even_rate_fp()));
-        self.even_at = now;
-    }
-
-    /// The fast-core time the even split has given `t` so far, ns.
-    pub(crate) fn even_ns(&self, st: &SchedState, t: ThreadId) -> u64 {
-        let s = &self.th[t.idx()];
-        if !s.awake {
-            return s.even_done_ns;
-        }
-        let dt = st.now.saturating_sub(self.even_at);
-        let now_fp = self
-            .even_fp
-            .wrapping_add(dt.wrapping_mul(self.even_rate_fp()));
-        s.even_done_ns + now_fp.wrapping_sub(s.even_from_fp) / FP
-    }
-
-    /// `floor`: has `t`, wanting a core, had more than `cap` quanta less
-    /// fast-core time than the even split gives it?
-    pub(crate) fn below_floor(&self, st: &SchedState, t: ThreadId) -> bool {
-        self.th[t.idx()].awake
-            && self.even_ns(st, t) > self.fast_time_now(st, t).saturating_add(self.cap_ns())
-    }
-
     /// How far ahead of the least-served waiting thread a thread may be in
     /// fast-core time (per unit of speedup) and keep its FIFO place.
     pub(super) fn cap_ns(&self) -> u64 {
-        self.m().quantum_ns.saturating_mul(self.params.cap_quanta)
+        self.m().quantum_ns
     }
 
     /// Places a new or waking thread's fast-core account against the least
@@ -333,16 +233,11 @@ impl Rota {
         } else {
             least.saturating_sub(self.cap_ns())
         };
-        let w = self.weight_fp(t);
-        if self.owed_key(st, t) < floor && !(self.params.weighted && w == 0) {
+        if self.owed_key(st, t) < floor {
+            // owed_key = fast_ns * FP / speedup, so this is its inverse,
+            // rounded up so that the key reaches the floor.
             let s = &mut self.th[t.idx()];
-            s.fast_ns = if self.params.weighted {
-                // owed_key = fast_ns * FP / weight, so this is its inverse,
-                // rounded up so that the key reaches the floor.
-                (floor.saturating_mul(w)).div_ceil(FP)
-            } else {
-                floor
-            };
+            s.fast_ns = floor.saturating_mul(s.speed_fp.max(FP)).div_ceil(FP);
         }
     }
 
@@ -359,9 +254,8 @@ impl Rota {
             .unwrap_or(0)
     }
 
-    /// Priority for a fast core: serial phases and bottleneck threads first
-    /// (when switched on), then the order's key, then the lower id. Smaller
-    /// first. `floor`: [`Rota::rank_floor`] of the same moment.
+    /// Priority for a fast core: serial phases first, then the order's key,
+    /// then the lower id. Smaller first. `floor`: [`Rota::rank_floor`] of the same moment.
     pub(crate) fn fast_rank(&self, st: &SchedState, t: ThreadId, floor: u64) -> Rank {
         self.rank_with(st, t, floor, &mut |p| self.prog_inv_rate(st, p))
     }
@@ -400,54 +294,17 @@ impl Rota {
         floor: u64,
         prog_inv: &mut impl FnMut(usize) -> u64,
     ) -> Rank {
-        let serial = self.is_serial(st, t);
-        let blocking = self.params.block_first && self.th[t.idx()].high_block;
         let key = match self.params.order {
-            Order::Owed => self.owed_key(st, t),
-            Order::Fifo => st.thread(t).runnable_since,
-            Order::Share => self.share_key(st, t),
             Order::Capped => {
                 let ahead = self.owed_key(st, t) > floor.saturating_add(self.cap_ns());
                 ((ahead as u64) << 62) | st.thread(t).runnable_since.min((1 << 62) - 1)
             }
-            Order::Turn => self.th[t.idx()].fast_left_at,
-            Order::Speed => {
-                let waited = st.now.saturating_sub(st.thread(t).runnable_since);
-                u64::MAX - waited.saturating_mul(self.th[t.idx()].speed_fp)
-            }
-            Order::Las | Order::Plas => {
-                let done = if self.params.order == Order::Las {
-                    st.thread(t).sum_exec_ns
-                } else {
-                    let p = st.thread(t).program.idx();
-                    self.prog_exec.get(p).copied().unwrap_or(0)
-                };
-                let ns = done + self.current_run(st, t);
-                ns.saturating_mul(FP) / self.th[t.idx()].speed_fp.max(FP)
-            }
-            Order::Ntt
-            | Order::NttLas
-            | Order::NttProg
-            | Order::NttPr
-            | Order::NttPt
-            | Order::NttSeen
-            | Order::NttPtSeen => u64::MAX - self.ntt_gain(st, t, prog_inv),
+            Order::Ntt | Order::NttPr | Order::NttSeen => u64::MAX - self.ntt_gain(st, t, prog_inv),
             Order::SjfOracle => {
                 let p = st.thread(t).program.idx();
                 self.oracle_len.get(p).copied().unwrap_or(u64::MAX)
             }
-            Order::Tlp => {
-                let p = st.thread(t).program.idx();
-                let n = self.active.get(p).copied().unwrap_or(1) as u64;
-                (n << 44) | st.thread(t).runnable_since.min((1 << 44) - 1)
-            }
         };
-        // The floor's group goes first, the order's key (halved) within it.
-        let key = if self.params.floor {
-            ((!self.below_floor(st, t) as u64) << 63) | (key >> 1)
-        } else {
-            key
-        };
-        (!serial, !blocking, key, t)
+        (!self.is_serial(st, t), key, t)
     }
 }

@@ -3,7 +3,7 @@
 //! cluster, a blocked sibling's core left to it (`reclaim`), else the
 //! shortest queue.
 
-use super::{Reclaim, Rota, ShareFast, Stay};
+use super::{Reclaim, Rota, ShareFast};
 use colab_core::{CoreId, CoreMask, SchedState, ThreadId, WakeKind};
 
 impl Rota {
@@ -18,19 +18,7 @@ impl Rota {
         let m = self.m();
         let prev = st.thread(t).last_core;
         let prev_idle = prev.filter(|&p| Self::is_idle_empty(st, p));
-        if self.fits_fast(t, 1) {
-            // An idle fast core, its previous one first; else the shortest
-            // fast queue.
-            if let Some(p) = prev_idle.filter(|&p| self.is_fast(p)) {
-                return p;
-            }
-            let fast = m.fast;
-            return self
-                .idle_in(st, fast, prev)
-                .or_else(|| self.shortest_in(st, fast, prev))
-                .unwrap_or(CoreId(0));
-        }
-        if let Some(p) = prev.filter(|&p| self.stays(t, p)) {
+        if let Some(p) = prev.filter(|_| self.stays(t)) {
             // A short-burst thread: the shortest queue of its cluster, its
             // previous core on a tie (an idle core is a queue of none).
             let cl = st.topo.cluster_mask(st.topo.cluster_of(p));
@@ -60,26 +48,7 @@ impl Rota {
         if let Some(c) = self.idle_in_where(st, all, prev, keep) {
             return c;
         }
-        // 4. A synchronising thread takes a fast core from a long runner.
-        if self.params.sync_preempt && !m.slow.is_empty() {
-            let gran = self.cfs().tun.min_granularity_ns;
-            if self.th[t.idx()].avg_burst_ns < gran {
-                let victim = m
-                    .fast
-                    .iter()
-                    .filter(|&c| st.core(c).rq.is_empty() && st.current_ran(c) >= gran)
-                    .filter(|&c| {
-                        st.core(c)
-                            .current
-                            .is_some_and(|y| self.th[y.idx()].avg_burst_ns >= gran)
-                    })
-                    .max_by_key(|&c| (st.current_ran(c), std::cmp::Reverse(c)));
-                if let Some(c) = victim {
-                    return c;
-                }
-            }
-        }
-        // 5. Nothing idle: the shortest queue anywhere if `t` may share a
+        // 4. Nothing idle: the shortest queue anywhere if `t` may share a
         //    fast core (`share-fast`), else the shortest slow queue (it
         //    reaches a fast core by rank); anywhere on a symmetric machine.
         let mut pool = if m.slow.is_empty() || self.shares_fast(t, kind) {
@@ -87,9 +56,6 @@ impl Rota {
         } else {
             m.slow
         };
-        if self.share_rank_sends_slow(st, t, kind) {
-            pool = m.slow;
-        }
         if reclaim {
             // Step 3 found no idle core with an empty queue to keep, so
             // every such core is a sibling's; an idle core with a queue is
@@ -102,32 +68,6 @@ impl Rota {
             }
         }
         self.shortest_in(st, pool, prev).unwrap_or(CoreId(0))
-    }
-
-    /// `share-rank`, when no core is idle: does waking `t` queue on the
-    /// slow cluster because a thread that wants a fast core from there ranks
-    /// before it? Only for a program with more live threads than fast cores.
-    fn share_rank_sends_slow(&self, st: &SchedState, t: ThreadId, kind: WakeKind) -> bool {
-        if !(self.params.share_rank && self.params.share_fast != ShareFast::Off) {
-            return false;
-        }
-        let m = self.m();
-        let p = st.thread(t).program.idx();
-        if m.slow.is_empty()
-            || !matches!(kind, WakeKind::Wakeup { .. })
-            || self.live.get(p).copied().unwrap_or(0) <= m.fast.count() as u32
-        {
-            return false;
-        }
-        let slow = m.slow;
-        let floor = self.rank_floor(st);
-        let mut rank = self.ranker(st, floor);
-        let best = self
-            .waiting(st)
-            .filter(|&(o, x)| x != t && slow.contains(o))
-            .map(|w| rank(&w))
-            .min();
-        best.is_some_and(|b| b < self.fast_rank(st, t, floor))
     }
 
     /// May waking or new `t` queue on a fast core when no core is idle
@@ -143,29 +83,19 @@ impl Rota {
         }
     }
 
-    /// Does `t` stay in the cluster of its previous core `prev` at wake-up
-    /// (`stay`)? It has slept, and its bursts, on average and the last one,
-    /// are shorter than a cross-cluster migration (with `stay=fast`, only
-    /// from a fast core).
-    fn stays(&self, t: ThreadId, prev: CoreId) -> bool {
-        let on = match self.params.stay {
-            Stay::Off => false,
-            Stay::On => true,
-            Stay::Fast => self.is_fast(prev),
-        };
-        on && self.bursts_under(t, self.m().idle_worth_ns)
+    /// Does `t` stay in its previous core's cluster at wake-up (`stay`)?
+    /// It has slept, and its bursts, on average and the last one, are
+    /// shorter than a cross-cluster migration.
+    fn stays(&self, t: ThreadId) -> bool {
+        self.params.stay && self.bursts_under(t, self.m().idle_worth_ns)
     }
 
     pub(super) fn is_idle_empty(st: &SchedState, c: CoreId) -> bool {
         st.is_idle(c) && st.core(c).rq.is_empty()
     }
 
-    /// First idle core of `mask`, the cluster of `near` first.
-    fn idle_in(&self, st: &SchedState, mask: CoreMask, near: Option<CoreId>) -> Option<CoreId> {
-        self.idle_in_where(st, mask, near, |_| true)
-    }
-
-    /// [`Rota::idle_in`] among the cores `keep` accepts.
+    /// The first idle core of `mask` that `keep` accepts, the cluster of
+    /// `near` first.
     fn idle_in_where(
         &self,
         st: &SchedState,

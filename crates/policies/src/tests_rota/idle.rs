@@ -1,6 +1,6 @@
 //! What a fast core with an empty queue does: steals, takeovers of a slow
-//! core's thread and the guards on them (`pull_min`, `hold`, `recheck`,
-//! `pull-from`), stragglers and a gang's hold.
+//! core's thread and the guards on them (`pull_min`, `hold`,
+//! `pull-from`), and a gang's hold.
 
 use super::*;
 
@@ -139,107 +139,6 @@ fn rota_pull_min_holds_only_for_a_sibling_of_the_cores_last_thread() {
     assert_eq!(p.pick_next(&st, CoreId(0)), taken(1));
 }
 
-/// `pull-min=siblings-short`: as `siblings`, and another program's thread
-/// also waits for the minimum run when its bursts are short (it would block
-/// again before repaying the move); one with long bursts is taken at once.
-#[test]
-fn rota_pull_min_siblings_short_holds_for_short_bursts_of_any_program() {
-    // Threads 0 and 1 of program 0, thread 2 of program 1.
-    let st0 = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0)]);
-    // Thread 2 ran `burst` on slow core 3 and blocked; later thread 0 ran
-    // 1 ms on fast core 0 and blocked, and thread 2 has run 150 us on slow
-    // core 2 when core 0 has been idle 150 us (past `hold`'s migration).
-    let after_block = |opts: &str, burst: u64| {
-        let mut st = st0.clone();
-        let mut p = rota(&st, opts);
-        st.now = 5 * MS;
-        ran_and_blocked(&mut p, &mut st, 3, 2, burst);
-        st.now = 10 * MS;
-        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-        run_on(&mut st, 2, 2);
-        p.running(&st, CoreId(2), ThreadId(2));
-        p.pick_next(&st, CoreId(0));
-        st.now += 150 * US;
-        p.pick_next(&st, CoreId(0))
-    };
-    let taken = Pick::PreemptRemote {
-        from: CoreId(2),
-        thread: ThreadId(2),
-    };
-    // 100 us bursts: the average (a quarter of the last burst after one
-    // sleep) is under pull_min's 400 us.
-    assert_eq!(
-        after_block("pull-min=siblings-short", 100 * US),
-        Pick::Idle,
-        "short bursts wait for pull_min"
-    );
-    assert_eq!(after_block("", 100 * US), taken, "the eighteenth's rule");
-    // 8 ms bursts: a 2 ms average, taken at once.
-    assert_eq!(after_block("pull-min=siblings-short", 8 * MS), taken);
-}
-
-/// `recheck`: an idle fast core that may not yet take over a slow core's
-/// thread asks to pick again when it may (the thread reaches pull_min, or
-/// the core has been idle for a migration), instead of waiting for a tick.
-#[test]
-fn rota_recheck_asks_to_pick_again_when_a_pull_becomes_allowed() {
-    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0)]);
-    st.now = 10 * MS;
-    run_on(&mut st, 2, 1); // started now: 400 us to pull_min
-    st.now += 150 * US;
-    let mut p = rota(&st, "recheck=on:pull-min=on");
-    assert_eq!(
-        p.pick_next(&st, CoreId(0)),
-        Pick::IdleUntil(10 * MS + 400 * US)
-    );
-    // Off (the default), the core just goes idle until a tick.
-    let mut q = rota(&st, "pull-min=on");
-    assert_eq!(q.pick_next(&st, CoreId(0)), Pick::Idle);
-    // Of two slow-core threads, the earlier one to become allowed counts.
-    let mut st = state_apps("2B2S", &[(0, 2.0), (1, 2.0), (2, 2.0)]);
-    st.now = 10 * MS;
-    run_on(&mut st, 2, 1);
-    st.now += 300 * US;
-    run_on(&mut st, 3, 2);
-    let mut p = rota(&st, "recheck=on:pull-min=on");
-    assert_eq!(
-        p.pick_next(&st, CoreId(0)),
-        Pick::IdleUntil(10 * MS + 400 * US)
-    );
-    // Nothing on slow cores: nothing to wait for.
-    let st = state_apps("2B2S", &[(0, 2.0)]);
-    let mut p = rota(&st, "recheck=on");
-    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
-}
-
-/// `recheck` with the same-program guard: the straggler of the program
-/// whose thread just left the fast core may be taken once the core has
-/// been idle for a migration (100 us), so the core asks to look again then.
-#[test]
-fn rota_recheck_waits_out_the_same_program_guard() {
-    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0)]);
-    let mut p = rota(&st, "recheck=on");
-    for _ in 0..8 {
-        ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-        st.now += 30 * US;
-        st.threads[0].state = RunState::Runnable;
-        p.enqueued(&st, CoreId(0), ThreadId(0), true);
-    }
-    ran_and_blocked(&mut p, &mut st, 0, 0, MS);
-    run_on(&mut st, 2, 1);
-    st.cores[2].run_start = 0; // ran long: only the guard holds the core
-    let idle_from = st.now;
-    assert_eq!(
-        p.pick_next(&st, CoreId(0)),
-        Pick::IdleUntil(idle_from + 100 * US)
-    );
-    st.now += 100 * US;
-    assert!(matches!(
-        p.pick_next(&st, CoreId(0)),
-        Pick::PreemptRemote { .. }
-    ));
-}
-
 #[test]
 fn rota_pull_from_sync_counts_a_run_from_the_last_wake_up_it_caused() {
     // Thread 1 has run 10 ms on slow core 2, but woke thread 2 (its
@@ -290,45 +189,6 @@ fn rota_hold_keeps_a_short_sleepers_fast_core_against_any_program() {
     assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
     st.now += 100 * US;
     assert_eq!(p.pick_next(&st, CoreId(0)), taken);
-}
-
-#[test]
-fn rota_straggler_takes_the_blocked_occupants_sibling_before_a_queued_thread() {
-    // Thread 0 (program 0) ran 2 ms phases on fast core 0, slept 1 ms once
-    // and blocked again; its sibling, thread 1, runs on slow core 2; thread 2
-    // (program 1) waits on slow core 3. The idle fast core takes the queued
-    // thread by default; with `straggler` the sibling, whose phase ends the
-    // barrier.
-    let mut st = state_apps("2B2S", &[(0, 2.0), (0, 2.0), (1, 2.0), (1, 2.0)]);
-    let mut on = rota(&st, "straggler=on");
-    let mut off = rota(&st, "");
-    for (p, first) in [(&mut on, true), (&mut off, false)] {
-        let mut s = st.clone();
-        ran_and_blocked(p, &mut s, 0, 0, 2 * MS);
-        s.now += MS;
-        p.enqueued(&s, CoreId(0), ThreadId(0), true);
-        ran_and_blocked(p, &mut s, 0, 0, 2 * MS);
-        if first {
-            st = s;
-        }
-    }
-    run_on(&mut st, 2, 1);
-    run_on(&mut st, 1, 3);
-    queue(&mut st, 3, 2);
-    assert_eq!(
-        on.pick_next(&st, CoreId(0)),
-        Pick::PreemptRemote {
-            from: CoreId(2),
-            thread: ThreadId(1)
-        }
-    );
-    assert_eq!(
-        off.pick_next(&st, CoreId(0)),
-        Pick::Steal {
-            from: CoreId(3),
-            thread: ThreadId(2)
-        }
-    );
 }
 
 #[test]

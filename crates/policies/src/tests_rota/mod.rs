@@ -35,12 +35,19 @@ fn swap(y: u32, y_to: u16, x: u32, x_to: u16) -> Vec<Action> {
     ]
 }
 
-/// The third freeze's order and queueing (capped FIFO, one thread per fast
-/// core, no serial boost), for the tests of those mechanisms.
-const THIRD: &str = "order=capped:share-fast=off:serial-first=off:stay=off:pull-from=core:new-start=debit:quantum=migrations:hold=off:gang=off:reclaim=off:pull-min=on";
+/// The third freeze (capped FIFO, one thread per fast core, no serial
+/// boost), for the tests of those mechanisms.
+const THIRD: &str = "@3";
 
+/// ROTA on `st` with `opts` (`KEY=VALUE:...`, after a preset `@N:` if any).
 fn rota(st: &SchedState, opts: &str) -> Rota {
-    let mut params = RotaParams::default();
+    let (mut params, opts) = match opts.strip_prefix('@') {
+        Some(r) => {
+            let (n, rest) = r.split_once(':').unwrap_or((r, ""));
+            (RotaParams::preset(n.parse().unwrap()).unwrap(), rest)
+        }
+        None => (RotaParams::default(), opts),
+    };
     params.parse_options(opts).unwrap();
     let mut p = Rota::new(params);
     created(&mut p, st);

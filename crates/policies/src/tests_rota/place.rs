@@ -1,5 +1,5 @@
 //! Where a waking thread goes (previous core, idle cores, queues, `stay`,
-//! `fit`, `reclaim`, `share-rank`) and how each core's queue orders it.
+//! `reclaim`) and how each core's queue orders it.
 
 use super::*;
 
@@ -55,10 +55,7 @@ fn rota_leaves_an_idle_slow_core_only_for_a_fast_core_idle_long_enough() {
 fn rota_queues_on_slow_cores_when_nothing_is_idle() {
     let mut st = state("2B2S", 6);
     let mut p = rota(&st, "share-fast=off");
-    // (Six threads of one program, more than the fast cores, all ranking
-    // alike: `share-rank` would send thread 5 to the slow cluster, behind
-    // the lower ids; its own test is below.)
-    let mut shared = rota(&st, "share-rank=off:share-fast=on");
+    let mut shared = rota(&st, "share-fast=on");
     for (c, t) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
         run_on(&mut st, c, t);
     }
@@ -145,9 +142,6 @@ fn rota_places_new_threads_level_with_the_least_served_and_sleepers_a_cap_behind
     // then more than a cap ahead and goes last, thread 0 (50) is not, and
     // it has waited longer than the sleeper.
     assert_eq!(placed_pick("", 3), ThreadId(0));
-    // Unplaced, both keep 0: everyone else is a cap ahead of them.
-    assert_eq!(placed_pick("place=off", 2), ThreadId(2));
-    assert_eq!(placed_pick("place=off", 3), ThreadId(3));
 }
 
 /// 2B2S: threads 0 (speedup 3.0) and 1 (1.5) ran `burst` on fast cores 0
@@ -163,43 +157,6 @@ fn fit_setup(opts: &str, burst: u64) -> (SchedState, Rota) {
         run_on(&mut st, c, t);
     }
     (st, p)
-}
-
-#[test]
-fn rota_fit_queues_a_fast_synchronising_thread_on_a_fast_core() {
-    // Three threads want a core (2, 3 and the waking one): a share of a
-    // fast core is worth 3.0 / (3 / 2) = 2x a slow core to thread 0, so it
-    // queues on its previous fast core although slow cores are idle;
-    // thread 1's 1.5 is not more than 3 / 2, so it takes an idle slow core.
-    let (st, mut p) = fit_setup("fit=on:stay=off", 50 * US);
-    assert_eq!(wake(&mut p, &st, 0), CoreId(0));
-    assert_eq!(wake(&mut p, &st, 1), CoreId(2));
-    // Without fit, or with bursts over pull_min (2 ms: average 500 us, a
-    // fast core could even out its phases by taking it over), the idle
-    // slow core.
-    let (st, mut q) = fit_setup("fit=off:stay=off", 50 * US);
-    assert_eq!(wake(&mut q, &st, 0), CoreId(2));
-    let (st, mut r) = fit_setup("fit=on:stay=off", 2 * MS);
-    assert_eq!(wake(&mut r, &st, 0), CoreId(2));
-}
-
-#[test]
-fn rota_fit_slow_cores_do_not_pull_a_fitting_thread_from_a_fast_queue() {
-    for (opts, pulled) in [("fit=on", false), ("fit=off", true)] {
-        let (mut st, mut p) = fit_setup(opts, 50 * US);
-        queue(&mut st, 0, 0);
-        p.enqueued(&st, CoreId(0), ThreadId(0), true);
-        let pick = p.pick_next(&st, CoreId(2));
-        let want = if pulled {
-            Pick::Steal {
-                from: CoreId(0),
-                thread: ThreadId(0),
-            }
-        } else {
-            Pick::Idle
-        };
-        assert_eq!(pick, want, "{opts}");
-    }
 }
 
 #[test]
@@ -225,40 +182,6 @@ fn rota_stay_takes_an_idle_core_of_the_own_cluster_first() {
     st.threads[3].state = RunState::Blocked(colab_core::BlockKind::Barrier);
     st.threads[3].core = None;
     assert_eq!(wake(&mut p, &st, 0), CoreId(1));
-}
-
-#[test]
-fn rota_stay_fast_lets_a_short_burst_thread_leave_slow_cores_only() {
-    // Thread 0 ran a 50 us burst on slow core 2 and blocked; both slow
-    // cores are busy now and both fast cores idle. Staying (`on`), it
-    // queues in its slow cluster, and would at every wake-up; with
-    // `stay=fast` it takes an idle fast core.
-    let mut st = state("2B2S", 4);
-    let mut on = rota(&st, "");
-    let mut fast = rota(&st, "stay=fast");
-    run_on(&mut st, 2, 0);
-    for p in [&mut on, &mut fast] {
-        p.running(&st, CoreId(2), ThreadId(0));
-    }
-    st.now += 50 * US;
-    st.cores[2].current = None;
-    st.threads[0].state = RunState::Blocked(colab_core::BlockKind::Barrier);
-    st.threads[0].core = None;
-    for p in [&mut on, &mut fast] {
-        p.stopped(&st, CoreId(2), ThreadId(0), 50 * US, StopReason::Blocked);
-    }
-    run_on(&mut st, 2, 1);
-    run_on(&mut st, 3, 2);
-    assert_eq!(wake(&mut on, &st, 0), CoreId(2));
-    assert_eq!(wake(&mut fast, &st, 0), CoreId(0));
-    // From a fast core both stay: thread 3 ran 50 us bursts on fast core 1,
-    // fast core 0 is busy, slow cores idle: it queues on a fast core.
-    let mut st = state("2B2S", 4);
-    let mut fast = rota(&st, "stay=fast");
-    ran_and_blocked(&mut fast, &mut st, 1, 3, 50 * US);
-    run_on(&mut st, 0, 0);
-    run_on(&mut st, 1, 1);
-    assert_eq!(wake(&mut fast, &st, 3), CoreId(1));
 }
 
 /// A core's own queue under `local=eevdf` and under CFS's rules (the
@@ -288,18 +211,6 @@ fn local_pick_on(opts: &str, c: u16) -> Pick {
 }
 
 #[test]
-fn rota_local_eevdf_fast_rules_fast_cores_by_eevdf_and_slow_ones_by_cfs() {
-    let o = "local=eevdf-fast:new-start=debit";
-    assert_eq!(local_pick_on(o, 0), Pick::Local(ThreadId(1)));
-    assert_eq!(local_pick_on(o, 2), Pick::Local(ThreadId(2)));
-    assert_eq!(
-        local_pick_on("new-start=debit", 2),
-        Pick::Local(ThreadId(2))
-    );
-    assert_eq!(local_pick_on("local=eevdf", 2), Pick::Local(ThreadId(1)));
-}
-
-#[test]
 fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
     // CFS charges each new thread a slice of the period at its arrival
     // (START_DEBIT), and the slice shrinks as the queue grows, so the later
@@ -310,12 +221,8 @@ fn rota_local_eevdf_serves_the_earlier_new_thread_first() {
 }
 
 #[test]
-fn rota_new_start_without_debit_serves_new_threads_in_arrival_order() {
-    // Without START_DEBIT both new threads start at min_vruntime (or at
-    // the mean of the queue and the runner), which only grows, so the
-    // earlier one goes first (with it, the later one).
-    assert_eq!(local_pick("new-start=min"), Pick::Local(ThreadId(1)));
-    assert_eq!(local_pick("new-start=avg"), Pick::Local(ThreadId(1)));
+fn rota_new_start_debit_fifo_serves_new_threads_in_arrival_order() {
+    // START_DEBIT alone serves the later thread first.
     assert_eq!(local_pick("new-start=debit"), Pick::Local(ThreadId(2)));
     // Debited, in arrival order (the default): thread 2 starts no earlier
     // than thread 1.
@@ -430,58 +337,4 @@ fn rota_reclaim_leaves_a_sibling_its_idle_core_at_a_shared_wake_up() {
     ran_and_blocked(&mut p, &mut st, 3, 1, MS);
     let c = wake(&mut p, &st, 0);
     assert!(c != CoreId(3) && c != CoreId(2), "{c:?}");
-}
-
-/// `share-rank`: no core idle; program 0 has three live threads (more than
-/// the two fast cores), program 1's thread 3 (predicted speedup 3, runnable
-/// for 50 ms, never on a fast core) runs on slow core 2, programs 2 and 3
-/// fill the other cores, their threads just woken (program 2's thread 4,
-/// speedup 1.05, on slow core 3). Program 0's thread 0 (speedup 1.2, last on fast
-/// core 0) wakes: thread 3 outranks it, so it queues on the slow cluster
-/// instead of its previous fast core. A program that fits the fast cores,
-/// a waking thread that outranks the slow cluster's (speedup 3 against
-/// thread 3's 1.05), or a new thread is placed as before.
-#[test]
-fn rota_share_rank_queues_an_outranked_waking_thread_on_the_slow_cluster() {
-    let place = |opts: &str, speed0: f64, fits: bool, kind: WakeKind| {
-        // Thread 3's speedup: 3, or barely any when thread 0's is high.
-        let hog = if speed0 > 2.0 { 1.05 } else { 3.0 };
-        let mut apps = vec![(0, speed0), (2, 2.0), (3, 2.0), (1, hog), (2, 1.05)];
-        if !fits {
-            apps.push((0, speed0));
-            apps.push((0, speed0));
-        }
-        let mut st = state_apps("2B2S", &apps);
-        // On top of every waking thread sharing fast queues, as the
-        // seventeenth freeze had it (thread 0's 10 ms burst would
-        // otherwise queue on the slow cluster by `share-fast=short`).
-        let mut p = rota(&st, &format!("share-fast=on:{opts}"));
-        // Thread 3 has been runnable since 0 on slow core 2.
-        queue(&mut st, 2, 3);
-        p.enqueued(&st, CoreId(2), ThreadId(3), true);
-        run_on(&mut st, 2, 3);
-        p.running(&st, CoreId(2), ThreadId(3));
-        // Thread 0 ran 10 ms on fast core 0 and blocked at 50 ms.
-        st.now = 40 * MS;
-        queue(&mut st, 0, 0);
-        p.enqueued(&st, CoreId(0), ThreadId(0), true);
-        ran_and_blocked(&mut p, &mut st, 0, 0, 10 * MS);
-        st.threads[3].sum_exec_ns = st.now;
-        // The others have just woken and got their cores.
-        for (c, t) in [(0, 1), (1, 2), (3, 4)] {
-            queue(&mut st, c, t);
-            p.enqueued(&st, CoreId(c), ThreadId(t), true);
-            run_on(&mut st, c, t);
-            p.running(&st, CoreId(c), ThreadId(t));
-        }
-        st.threads[0].last_core = Some(CoreId(0));
-        p.select_core(&st, ThreadId(0), kind)
-    };
-    let woke = WakeKind::wakeup(None);
-    assert_eq!(place("share-rank=off", 1.2, false, woke), CoreId(0));
-    assert_eq!(place("share-rank=on", 1.2, false, woke), CoreId(2));
-    assert_eq!(place("share-rank=on", 1.2, true, woke), CoreId(0));
-    assert_eq!(place("share-rank=on", 3.0, false, woke), CoreId(0));
-    let new = WakeKind::New { parent: None };
-    assert_eq!(place("share-rank=on", 1.2, false, new), CoreId(0));
 }

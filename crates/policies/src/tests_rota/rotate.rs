@@ -1,10 +1,11 @@
 //! Moves at a fast core's tick: the rotation and its quantum, sibling
-//! turns, serial phases, swaps and `core-turn`.
+//! turns and serial phases.
 
 use super::*;
 
 /// Thread 0 took fast core 0 at 2 ms; thread 2 has waited on slow core
-/// `slow` since 1 ms (first in FIFO order); thread 1 runs there since 3 ms.
+/// `slow` since 1 ms, with no progress (first in the gradient's order);
+/// thread 1 runs there since 3 ms.
 fn fifo_waiter(topo: &str, slow: u16, opts: &str) -> (SchedState, Rota) {
     let mut st = state(topo, 3);
     let mut p = rota(&st, opts);
@@ -19,8 +20,8 @@ fn fifo_waiter(topo: &str, slow: u16, opts: &str) -> (SchedState, Rota) {
 }
 
 #[test]
-fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
-    let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=migrations:sibling-turns=off");
+fn rota_rotates_a_fast_core_after_a_quantum() {
+    let (mut st, mut p) = fifo_waiter("2B2S", 2, "quantum=migrations:sibling-turns=off");
     st.now = 21 * MS;
     let mut out = Vec::new();
     p.tick(&st, CoreId(0), &mut out);
@@ -29,12 +30,6 @@ fn rota_fifo_rotates_a_fast_core_after_a_quantum() {
     p.tick(&st, CoreId(0), &mut out);
     // The occupant goes where the longest waiter was; the waiter takes core 0.
     assert_eq!(out, swap(0, 2, 2, 0));
-    // A thread that started waiting after the occupant took the core does
-    // not displace it.
-    st.threads[2].runnable_since = 3 * MS;
-    let mut out = Vec::new();
-    p.tick(&st, CoreId(0), &mut out);
-    assert!(out.is_empty(), "{out:?}");
     let mut q = rota(&st, "rotate=off");
     q.running(&st, CoreId(0), ThreadId(0));
     let mut out = Vec::new();
@@ -57,9 +52,9 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
         p.tick(&st, CoreId(0), &mut out);
         assert_eq!(out, swap(0, slow, 2, 0), "{topo} {opts}: at the quantum");
     };
-    check("2B2S", 2, "order=fifo:quantum=slice", 2250 * US);
-    check("4B4S", 4, "order=fifo:quantum=slice", 3 * MS);
-    check("2B2S", 2, "order=fifo:quantum=migrations", 20 * MS);
+    check("2B2S", 2, "quantum=slice", 2250 * US);
+    check("4B4S", 4, "quantum=slice", 3 * MS);
+    check("2B2S", 2, "quantum=migrations", 20 * MS);
 }
 
 /// `quantum=age`: the occupant keeps the fast core for as long as the
@@ -70,7 +65,12 @@ fn rota_slice_quantum_rotates_at_cfs_minimum_slice() {
 fn rota_age_quantum_lets_a_young_thread_in_sooner() {
     // Thread 2, the waiting one, has run `ran`.
     let rotates_after = |ran: u64| {
-        let (mut st, mut p) = fifo_waiter("2B2S", 2, "order=fifo:quantum=age:sibling-turns=off");
+        // Thread 2 alone waits: whether it outranks the occupant or takes
+        // a sibling's turn, its age sets when.
+        let (mut st, mut p) = fifo_waiter("2B2S", 2, "quantum=age");
+        st.cores[2].current = None;
+        st.threads[1].state = RunState::Blocked(BlockKind::Barrier);
+        st.threads[1].core = None;
         st.threads[2].sum_exec_ns = ran;
         (2 * MS..=30 * MS)
             .step_by(US as usize)
@@ -164,23 +164,6 @@ fn rota_serial_first_puts_a_programs_only_runnable_thread_first() {
 }
 
 #[test]
-fn rota_swap_moves_a_much_faster_thread_onto_the_fast_core() {
-    // 2B2S speedups span 1.2-3.14 (reference cores), a third is 0.65:
-    // 3.0 on a slow core beats 1.3 on a fast one; 1.8 does not.
-    let mut st = state_apps("2B2S", &[(0, 1.3), (1, 3.0), (2, 1.8)]);
-    let mut p = rota(&st, "swap=on:rotate=off");
-    p.periodic(&st, &mut Vec::new());
-    run_on(&mut st, 0, 0);
-    run_on(&mut st, 3, 2);
-    let mut out = Vec::new();
-    p.tick(&st, CoreId(0), &mut out);
-    assert!(out.is_empty(), "{out:?}");
-    run_on(&mut st, 2, 1);
-    p.tick(&st, CoreId(0), &mut out);
-    assert_eq!(out, swap(0, 2, 1, 0));
-}
-
-#[test]
 fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     // Thread 0 takes fast core 0 at 2 ms and never sleeps; thread 2 wakes
     // at 3 ms, after it took the core (FIFO rotation would never let it
@@ -209,12 +192,6 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     assert!(tick(&mut p, &mut st, 22 * MS).is_empty());
     // Past it, the occupant goes where the first waiter in FIFO order was.
     assert_eq!(tick(&mut p, &mut st, 23 * MS), swap(0, 2, 2, 0));
-    // FIFO rotation leaves it: thread 2 woke after thread 0 took the core.
-    let (mut st, mut q) = setup("order=fifo");
-    assert!(tick(&mut q, &mut st, 40 * MS).is_empty());
-    // ... unless it rotates by fast-core time too.
-    let (mut st, mut r) = setup("order=fifo:rotate-after=owed");
-    assert_eq!(tick(&mut r, &mut st, 23 * MS), swap(0, 2, 2, 0));
     // A waiter that has had 5 ms of fast-core time waits 5 ms longer
     // (thread 1 blocked, so thread 2 is the only waiter).
     let (mut st, mut p) = setup(THIRD);
@@ -225,89 +202,4 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     queue(&mut st, 2, 2);
     assert!(tick(&mut p, &mut st, 27 * MS).is_empty());
     assert_eq!(tick(&mut p, &mut st, 28 * MS), swap(0, 2, 2, 0));
-}
-
-#[test]
-fn rota_rotate_after_turn_lets_in_a_thread_without_a_fast_turn_since() {
-    // FIFO order. Thread 0 takes fast core 0 at 2 ms; thread 2 wakes at
-    // 3 ms and waits on slow core 2 (so `wait` would not let it in).
-    let setup = |opts: &str, fast_before: bool| {
-        let mut st = state_apps("2B2S", &[(0, 1.0), (1, 1.0), (1, 1.0)]);
-        let mut p = rota(&st, opts);
-        if fast_before {
-            // Thread 2 had fast core 1 until 10 ms, after thread 0 took core 0.
-            st.now = 2 * MS;
-            run_on(&mut st, 0, 0);
-            p.running(&st, CoreId(0), ThreadId(0));
-            ran_and_blocked(&mut p, &mut st, 1, 2, 8 * MS);
-        } else {
-            st.now = 2 * MS;
-            run_on(&mut st, 0, 0);
-            p.running(&st, CoreId(0), ThreadId(0));
-        }
-        queue(&mut st, 2, 2);
-        st.threads[2].runnable_since = 3 * MS;
-        st.now = 30 * MS;
-        let mut out = Vec::new();
-        p.tick(&st, CoreId(0), &mut out);
-        out
-    };
-    assert!(setup("order=fifo", false).is_empty());
-    assert_eq!(
-        setup("order=fifo:rotate-after=turn", false),
-        swap(0, 2, 2, 0)
-    );
-    assert!(setup("order=fifo:rotate-after=turn", true).is_empty());
-}
-
-/// `core-turn`: threads 0 and 1 (programs 0 and 1, predicted speedup 1.1)
-/// take turns on fast core 0, each running 4 ms and blocking, while thread
-/// 2 (program 2, speedup 3, so it outranks both), which has run 50 ms, runs
-/// on slow core 2 and never queues. Each occupant holds the
-/// core 4 ms, never the 20 ms thread 2's age asks, so without the switch
-/// thread 2 never gets the core; with it the core's turn counts, and
-/// thread 2 takes the core once the turn has lasted 20 ms.
-#[test]
-fn rota_core_turn_lets_a_slow_cores_thread_in_past_a_fast_cores_churn() {
-    let swap_at = |opts: &str| {
-        let mut st = state_apps("2B2S", &[(0, 1.1), (1, 1.1), (2, 3.0)]);
-        let mut p = rota(&st, opts);
-        queue(&mut st, 2, 2);
-        st.threads[2].runnable_since = 0;
-        p.enqueued(&st, CoreId(2), ThreadId(2), true);
-        run_on(&mut st, 2, 2);
-        p.running(&st, CoreId(2), ThreadId(2));
-        for step in 0..10u64 {
-            let t = (step % 2) as u32;
-            st.now = step * 4 * MS;
-            st.threads[2].sum_exec_ns = 50 * MS + st.now;
-            queue(&mut st, 0, t);
-            st.threads[t as usize].runnable_since = st.now;
-            p.enqueued(&st, CoreId(0), ThreadId(t), true);
-            run_on(&mut st, 0, t);
-            p.running(&st, CoreId(0), ThreadId(t));
-            for ms in 1..=4 {
-                st.now = step * 4 * MS + ms * MS - US;
-                st.threads[2].sum_exec_ns = 50 * MS + st.now;
-                let mut out = Vec::new();
-                p.tick(&st, CoreId(0), &mut out);
-                if !out.is_empty() {
-                    return Some((st.now, out));
-                }
-            }
-            st.now = (step + 1) * 4 * MS;
-            st.cores[0].current = None;
-            st.threads[t as usize].sum_exec_ns += 4 * MS;
-            st.threads[t as usize].state = RunState::Blocked(BlockKind::Barrier);
-            st.threads[t as usize].core = None;
-            p.stopped(&st, CoreId(0), ThreadId(t), 4 * MS, StopReason::Blocked);
-        }
-        None
-    };
-    assert_eq!(swap_at(""), None);
-    // 20 ms into the core's turn thread 1 holds it: it goes to slow core 2.
-    assert_eq!(
-        swap_at("core-turn=on"),
-        Some((21 * MS - US, swap(1, 2, 2, 0)))
-    );
 }
