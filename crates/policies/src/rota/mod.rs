@@ -250,14 +250,9 @@ impl Rota {
         self.created.get(p).is_some_and(|&c| c > 1) && self.active.get(p) == Some(&1)
     }
 
-    /// EEVDF's state when it rules core queues (`local=eevdf`).
-    fn eevdf_on(&self) -> Option<&Eevdf> {
-        self.eevdf.as_ref()
-    }
-
     /// The local thread to run: CFS's leftmost.
     fn local(&mut self, st: &SchedState, c: CoreId) -> Option<ThreadId> {
-        if let Some(e) = self.eevdf_on() {
+        if let Some(e) = self.eevdf.as_ref() {
             return e.pick_eevdf(st, c);
         }
         let cfs = self.cfs.as_ref().unwrap();
@@ -458,7 +453,7 @@ impl Policy for Rota {
     }
 
     fn slice_ns(&self, st: &SchedState, c: CoreId, t: ThreadId) -> Nanos {
-        if let Some(e) = self.eevdf_on() {
+        if let Some(e) = self.eevdf.as_ref() {
             return e.slice_ns(st, c, t);
         }
         self.cfs().slice(st, c)

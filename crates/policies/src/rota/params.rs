@@ -313,105 +313,39 @@ impl Named for NewStart {
     const NAMES_OF_DEFAULT_FIRST: &'static [&'static str] = &["debit-fifo", "debit"];
 }
 
+// What each value does: the switch's help in [`SWITCHES`].
 named! {
     /// Whom a fast core takes from the threads that want one.
-    Order {
-        /// `Ntt` for a program not yet seen to finish a run, `NttPr` for
-        /// one seen to (restarted: a steady load, where finishing frees
-        /// nothing and the program's gradient is the optimum).
-        NttSeen = "ntt-seen",
-        /// The largest gain in slowdown first: (1 - 1/s) / r^2, r the
-        /// thread's fast-core-equivalent progress per unit of time runnable.
-        Ntt = "ntt",
-        /// As `Ntt` at the program's rate (its threads' sums), the gain
-        /// divided among its runnable threads.
-        NttPr = "ntt-pr",
-        /// FIFO among the threads within a quantum of the least fast-core
-        /// time per unit of speedup; the rest after them.
-        Capped = "capped",
-        /// Oracle mode: the program shortest alone on big cores first.
-        SjfOracle = "sjf-oracle",
-    }
+    Order { NttSeen = "ntt-seen", Ntt = "ntt", NttPr = "ntt-pr", Capped = "capped", SjfOracle = "sjf-oracle" }
 }
-
 named! {
-    /// Where a waking thread queues when no core is idle; a new thread as
-    /// with `On`.
-    ShareFast {
-        /// As `On` for a thread whose bursts are shorter than CFS's
-        /// minimum slice; a longer one queues on the slow cores and reaches
-        /// a fast core by rank.
-        Short = "short",
-        /// The shortest queue of any cluster.
-        On = "on",
-        /// The slow cores only.
-        Off = "off",
-    }
+    /// Where a waking thread queues when no core is idle (a new one: `On`).
+    ShareFast { Short = "short", On = "on", Off = "off" }
 }
-
 named! {
-    /// Which slow cores' running threads an idle fast core takes over only
-    /// after a minimum run.
-    PullMin {
-        /// Only a thread of the program whose thread last left the fast
-        /// core (that move would be undone when the sleeper wakes).
-        Siblings = "siblings",
-        On = "on",
-        Off = "off",
-    }
+    /// Whose threads an idle fast core takes over only after a minimum run.
+    PullMin { Siblings = "siblings", On = "on", Off = "off" }
+}
+named! {
+    /// Where the minimum run starts.
+    PullFrom { Sync = "sync", Core = "core" }
+}
+named! {
+    /// How long an occupant keeps a fast core before a rotation.
+    Quantum { Age = "age", Migrations = "migrations", Slice = "slice" }
+}
+named! {
+    /// Which blocked siblings' idle cores a waking thread leaves to them.
+    Reclaim { Barrier = "barrier", On = "on", Off = "off", BarrierOracle = "barrier-oracle" }
+}
+named! {
+    /// The rules each core shares its own queue by.
+    Local { Cfs = "cfs", Eevdf = "eevdf" }
 }
 
 impl PullMin {
     /// Whether the minimum run holds for any thread (and `hold` with it).
     pub fn on(self) -> bool {
         self != PullMin::Off
-    }
-}
-
-named! {
-    /// Where the minimum run starts.
-    PullFrom {
-        /// The later of getting on the core and last waking another thread:
-        /// a run so far predicts the rest only within one phase.
-        Sync = "sync",
-        Core = "core",
-    }
-}
-
-named! {
-    /// How long an occupant keeps a fast core before a rotation.
-    Quantum {
-        /// As long as the waiting thread has run so far, between CFS's
-        /// minimum slice and 200 migrations.
-        Age = "age",
-        /// 200 cross-cluster migrations, so a swap costs at most 1% of it.
-        Migrations = "migrations",
-        /// CFS's minimum slice.
-        Slice = "slice",
-    }
-}
-
-named! {
-    /// Which blocked siblings' idle cores a waking thread leaves to them.
-    Reclaim {
-        /// Both blocked at a barrier as a kernel can tell: the waking
-        /// thread was let go by a wake-all, and the sibling's wait before
-        /// its current one ended in one.
-        Barrier = "barrier",
-        /// Any sibling that blocked after the waking thread.
-        On = "on",
-        Off = "off",
-        /// `Barrier` by the simulator's wait kinds (no kernel sees them).
-        BarrierOracle = "barrier-oracle",
-    }
-}
-
-named! {
-    /// The rules each core shares its own queue by.
-    Local {
-        /// CFS (before 6.6): leftmost vruntime, slices of the period.
-        Cfs = "cfs",
-        /// EEVDF (6.6 on): earliest eligible virtual deadline.
-        Eevdf = "eevdf",
     }
 }
