@@ -72,11 +72,6 @@ pub struct CfsTunables {
 pub enum NewStart {
     /// A slice of the period behind min_vruntime (CFS's START_DEBIT).
     Debit,
-    /// Level with min_vruntime: served in arrival order.
-    Min,
-    /// At the mean vruntime of the core's threads (queued and running), as
-    /// EEVDF places a new task at the queue's average with no lag.
-    Avg,
     /// START_DEBIT, but never ahead of the previous new thread placed on
     /// the same core: new threads keep their arrival order.
     DebitFifo,
@@ -361,21 +356,6 @@ impl CfsCore {
         m
     }
 
-    /// The mean vruntime of `c`'s queued threads (but `skip`) and its
-    /// running one; None if it has none. A pass over the queue, made only
-    /// when a thread is created.
-    fn mean_vr(&self, st: &SchedState, c: CoreId, skip: ThreadId) -> Option<i64> {
-        let core = st.core(c);
-        let (sum, n) = core
-            .rq
-            .iter()
-            .filter(|&&t| t != skip)
-            .map(|&t| self.vr[t.idx()])
-            .chain(core.current.map(|t| self.cur_vr(st, t)))
-            .fold((0i128, 0i128), |(s, n), v| (s + v as i128, n + 1));
-        (n > 0).then(|| (sum / n) as i64)
-    }
-
     /// enqueue_entity: renormalisation on a wake-up on another core than the
     /// last one (migrate_task_rq_fair), then place_entity: sleeper credit on
     /// wake-up, START_DEBIT for new threads.
@@ -397,9 +377,6 @@ impl CfsCore {
         };
         let min = self.update_min_vr(st, c, Some(t), None);
         let slice = self.slice(st, c) as i64;
-        let avg = (new_thread && self.tun.new_start == NewStart::Avg)
-            .then(|| self.mean_vr(st, c, t))
-            .flatten();
         let v = &mut self.vr[t.idx()];
         if let Some(from_min) = moved_from {
             *v += min - from_min;
@@ -407,8 +384,6 @@ impl CfsCore {
         if new_thread {
             *v = match self.tun.new_start {
                 NewStart::Debit => min + slice,
-                NewStart::Min => min,
-                NewStart::Avg => avg.unwrap_or(min).max(min),
                 // min_vruntime never falls and a slice is at most a period,
                 // so this stays within a period of min_vruntime.
                 NewStart::DebitFifo => (min + slice).max(self.last_new_vr[c.idx()]),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ROTA (crates/policies/src/rota, the simulator's `rota` with its default
- * switches), included by main.bpf.c; scx_colab's default policy.
+ * ROTA's third freeze (crates/policies/src/rota, the simulator's `rota@3`;
+ * the simulator's default `rota` is the nineteenth, not yet ported),
+ * included by main.bpf.c; scx_colab's default policy.
  *
  * - Fast (big) CPUs run one task each; the other runnable tasks queue on
  *   slow CPUs' DSQs, which are ordered by vruntime (CFS's order, with
