@@ -52,6 +52,8 @@ pub enum Cmd {
     Topology(topology::TopologyArgs),
     #[command(about = fingerprint::ABOUT, long_about = fingerprint::LONG_ABOUT, after_help = fingerprint::EXAMPLES)]
     Fingerprint(fingerprint::FingerprintArgs),
+    #[command(hide = true, about = headline::ABOUT, after_help = headline::EXAMPLES)]
+    Headline(headline::HeadlineArgs),
 }
 
 /// The five commands most people want, shown by a bare `colab`.
@@ -97,5 +99,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Cmd::Analytic(a) => analytic::run(a),
         Cmd::Topology(a) => topology::run(a),
         Cmd::Fingerprint(a) => fingerprint::run(a),
+        Cmd::Headline(a) => headline::run(a),
     }
 }

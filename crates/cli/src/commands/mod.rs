@@ -5,6 +5,7 @@ pub mod analytic;
 pub mod bench;
 pub mod calibrate;
 pub mod fingerprint;
+pub mod headline;
 pub mod list;
 pub mod mixes;
 pub mod model_check;
