@@ -429,8 +429,9 @@ const TABLES: [Table; 3] = [
     Table {
         name: "h_stp",
         file: "README.md",
-        intro: "The same run's H_STP (system throughput; higher is better) and energy (lower is \
-                better), each a geomean normalised to CFS, H_STP / energy:",
+        intro: "The same run's [H_STP](book/src/glossary.md#h_stp) (system throughput; higher is \
+                better) and energy (lower is better), each a geomean normalised to CFS, H_STP / \
+                energy:",
         cells: Cells::HStpEnergy,
         policies: Some(README_POLICIES),
         short_notes: true,
