@@ -1,0 +1,75 @@
+//! `colab list`: what it lists.
+
+mod common;
+
+use common::ok;
+
+/// The COLAB papers' 17 benchmark models.
+const BENCHMARKS: [&str; 17] = colab_campaign::COLAB_BENCHMARKS;
+
+#[test]
+fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
+    let r = ok(&["list"]);
+    let out = &r.stdout;
+    let bench: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Benchmarks"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    // The COLAB papers' 17 models, the CAMP / Prop-SP ones (27), sorted.
+    for b in BENCHMARKS
+        .iter()
+        .chain(&["fftw", "blast", "semphy", "libquantum", "lbm"])
+    {
+        assert!(bench.contains(b), "benchmark {b} not listed:\n{out}");
+    }
+    assert_eq!(bench.len(), 17 + 27, "benchmark section:\n{out}");
+    let mut sorted = bench.clone();
+    sorted.sort_unstable();
+    assert_eq!(bench, sorted);
+    let mixes: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Mixes"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    for m in [
+        "Sync-1", "Sync-4", "NSync-2", "Comm-3", "Comp-4", "Large-4", "2B-1", "2B-10", "4B-1",
+        "4B-10",
+    ] {
+        assert!(mixes.contains(&m), "mix {m} not listed:\n{out}");
+    }
+    // The scenario programs have their own section; their mixes are mixes.
+    let scenarios: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Scenario programs"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    for p in ["fig1_alpha", "lock_10us_hi", "pipe_slow", "finebar_25us"] {
+        assert!(scenarios.contains(&p), "scenario {p} not listed:\n{out}");
+    }
+    for m in ["Fig1", "Lock-1ms", "Barrier-straggler", "Finebar-4ms"] {
+        assert!(mixes.contains(&m), "mix {m} not listed:\n{out}");
+    }
+    let sync1 = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("Sync-1 "))
+        .expect("Sync-1 line");
+    assert!(
+        sync1.contains("water_nsquared") && sync1.contains("fmm"),
+        "{sync1}"
+    );
+    for p in colab_campaign::ALL_POLICIES {
+        assert!(
+            out.lines()
+                .skip_while(|l| !l.starts_with("Policies"))
+                .any(|l| l.split_whitespace().next() == Some(p)),
+            "policy {p} not listed:\n{out}"
+        );
+    }
+}
