@@ -2,7 +2,7 @@
 /*
  * The paper's COLAB (colab-tpds sections 4-5, Fig. 6), included by
  * main.bpf.c and run with `--policy colab`; the simulator's `colab`
- * (crates/policies/src/colab.rs) on the CFS engine of cfs.bpf.h:
+ * (crates/policies/src/colab/) on the CFS engine of cfs.bpf.h:
  *
  * - the hierarchical core allocator at wake-up: high speedup to the big
  *   cluster, low speedup and not high-blocking to the little one, the rest
