@@ -28,7 +28,9 @@ if [ -z "$(git status --porcelain -- $sources)" ]; then
 else
   echo "headline: the working tree's sources differ from $commit; building $commit from a clean export"
   src="$PWD/target/headline/src"
-  target="${CARGO_TARGET_DIR:-$PWD/target/headline/target}"
+  # Its own target directory: cargo would take the working tree's artefacts,
+  # made from other sources at other paths, as fresh.
+  target="$PWD/target/headline/target"
   rm -rf "$src" && mkdir -p "$src"
   git archive HEAD | tar -x -C "$src"
   (cd "$src" && CARGO_TARGET_DIR="$target" cargo build --release --locked -p colab-cli)
