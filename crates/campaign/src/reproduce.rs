@@ -25,7 +25,7 @@ pub enum StudyChoice {
 pub enum Ablation {
     /// Every predicting policy once per predictor.
     Model,
-    /// COLAB with each of its mechanisms switched off or varied in turn.
+    /// COLAB and ROTA with each mechanism switched off or varied in turn, and ROTA's presets.
     Mechanisms,
 }
 
