@@ -8,9 +8,10 @@ use std::path::Path;
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 /// Files that name the ROTA scx_colab implements.
-const NAMING_FILES: [&str; 4] = [
+const NAMING_FILES: [&str; 5] = [
     "scripts/vm/sim-vs-vm.sh",
     "scripts/vm/test-sim-vs-vm.sh",
+    "scripts/vm/README.md",
     "crates/scx_colab/README.md",
     "book/src/scx/running.md",
 ];
