@@ -73,3 +73,31 @@ fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
         );
     }
 }
+
+/// ROTA's switches and presets reach `colab list` and `colab sim --help`
+/// from their one table, each with its values, and a bad one is refused
+/// naming the switches.
+#[test]
+fn rotas_switches_are_listed_and_in_sim_help() {
+    let list = ok(&["list"]).stdout;
+    let help = ok(&["sim", "--help"]).stdout;
+    for s in colab_policies::rota::SWITCHES {
+        let line = format!("{} = {}: ", s.key, s.values.join("|"));
+        assert!(list.contains(&line), "colab list lacks '{line}'");
+        assert!(help.contains(&line), "colab sim --help lacks '{line}'");
+    }
+    for (n, spelling) in colab_policies::rota::PRESETS {
+        assert!(
+            list.contains(&format!("rota@{n:<3} {spelling}")),
+            "rota@{n}"
+        );
+        assert!(
+            help.contains(&format!("rota@{n}")),
+            "rota@{n} in sim --help"
+        );
+    }
+    common::fails(
+        &["sim", "Sync-1", "-p", "rota:floor=on"],
+        &["unknown option 'floor'", "rotate, remote"],
+    );
+}

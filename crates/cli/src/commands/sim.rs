@@ -12,6 +12,25 @@ use std::path::{Path, PathBuf};
 
 pub const ABOUT: &str = "Simulate one workload on one machine under one policy.";
 
+/// `--policy`'s long help: the short one, then ROTA's switches and presets
+/// from their one table.
+fn policy_long_help() -> String {
+    let mut s = String::from(
+        "Scheduling policy: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, \
+         rr, hsp, propsp, propsp-static, rota (`colab list` describes each); colab:KEY=VALUE:... \
+         and colab-e:WS:WE set COLAB's switches and weights; scx:colab runs scx_colab's own BPF \
+         (scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).\n\n\
+         rota[@N][:KEY=VALUE...]: ROTA's Nth freeze (rota = rota@19), with these switches:\n",
+    );
+    s.push_str(&colab_policies::rota::options_help());
+    let presets: Vec<String> = colab_policies::rota::PRESETS
+        .iter()
+        .map(|(n, _)| format!("rota@{n}"))
+        .collect();
+    s.push_str(&format!("Presets: {}.", presets.join(", ")));
+    s
+}
+
 pub const EXAMPLES: &str = "\
 Examples:
   colab sim Sync-2 -t 2B2S -p rota                 # one mix of the papers under ROTA
@@ -56,7 +75,7 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value = "big-first")]
     order: Order,
     /// Scheduling policy (`colab list` shows all: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static, rota; colab-e:WS:WE sets the energy-aware weights; rota@N is ROTA's Nth freeze and rota[@N]:KEY=VALUE:... sets its switches, listed by `colab list`; scx:colab runs scx_colab's own BPF, scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).
-    #[arg(short, long, default_value = "colab")]
+    #[arg(short, long, default_value = "colab", long_help = policy_long_help())]
     policy: String,
     /// Seed for start order and random choices.
     #[arg(long, default_value_t = 1)]
