@@ -40,4 +40,5 @@ fi
 cargo run --release --locked -p colab-fuzz -- --cases 100000 --seed "${FUZZ_SEED:-1}"
 bash scripts/vm/test-sim-vs-vm.sh
 bash scripts/vm/test-run-retry.sh
+bash scripts/vm/test-amp-missing.sh
 bash scripts/book.sh

@@ -21,7 +21,8 @@
 # nowindow="--policy colab --window inf"). Writes results.csv (every
 # program run), summary.csv and results.md (H_ANTT, H_STP per workload and
 # scheduler, geomean, spread) and chart.svg (amp-chart.sh) into the output directory. Exit status 1 if a
-# scheduler failed to attach or a workload failed.
+# scheduler failed to attach, a workload failed, or a planned run left no
+# result row (amp-missing.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -160,6 +161,9 @@ awk -F, -v big="0" '
     print "scheduler,workload,h_antt,h_stp,max_spread"
     for (i = 1; i <= ns; i++) { sw = order[i]; printf "%s,%.4f,%.4f,%.4f\n", sw, antt[sw] / np[sw], stp[sw], spread[sw] }
   }' "$csv" >"$outdir/summary.csv"
+# A run that left no row (its output did not parse) is a failure too.
+missing="$(bash "$VM_SCRIPTS/amp-missing.sh" "$csv" "$outdir/summary.csv" "$scheds" "$workloads" "$reps")"
+[ -z "$missing" ] || failed="${failed:+$failed$'\n'}$missing"
 
 {
   echo "# Real kernel on an emulated $machine"
