@@ -24,7 +24,7 @@ fn trace_records_and_sim_replays() {
     );
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 || !Path::new("/usr/bin/perf").exists() {
-        eprintln!("skipped: recording needs root and perf");
+        colab_trace::skip_test("recording needs root and perf");
         return;
     }
     let out = dir.path().join("sleep.trace");
@@ -143,7 +143,7 @@ fn trace_records_and_sim_replays() {
 fn trace_measures_and_stores_the_tracing_overhead() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: not root");
+        colab_trace::skip_test("recording needs root");
         return;
     }
     if !Command::new("perf")
@@ -151,7 +151,7 @@ fn trace_measures_and_stores_the_tracing_overhead() {
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        eprintln!("skipped: perf is not installed (linux-perf)");
+        colab_trace::skip_test("perf is not installed (linux-perf)");
         return;
     }
     let dir = tempdir();

@@ -41,7 +41,7 @@ macro_rules! require_perf {
     () => {
         let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(reason) = skip_reason() {
-            eprintln!("skipped: {reason}");
+            colab_trace::skip_test(&reason);
             return;
         }
     };
@@ -220,7 +220,7 @@ fn records_multithreaded_xz_and_replays_it() {
         .output()
         .is_err()
     {
-        eprintln!("skipped: xz is not installed");
+        colab_trace::skip_test("xz is not installed");
         return;
     }
     let s = Setup::new();
