@@ -193,8 +193,21 @@ EOF_STATS
     else
       fail "[$tag] scheduler stats: expected a 'lockholder(pid N, level X, HIGH)' entry on a line with fewer high-blocking than tracked tasks, saw: $(cat "$SOUT" "/tmp/stats-$tag.out" 2>/dev/null | grep -i 'block' | tail -n 3 | tr '\n' '|')"
     fi
+    # Its own counters must have moved, not only the system survived: futex
+    # waits charged to their wakers (the lock workload) and queued tasks
+    # stolen by an idle CPU, summed over the phase's stats lines.
+    _sums=$(cat "$SOUT" "/tmp/stats-$tag.out" 2>/dev/null | sed -n 's/.*sched:\([^|]*\).*/\1/p' |
+      awk '{ for (i = 1; i < NF; i += 2) s[$i] += $(i + 1) } END { printf "%d %d %d", NR, s["futex_charges"], s["steal_own"] + s["steal_other"] }')
+    read -r _nl _fc _st <<EOF_SUMS
+$_sums
+EOF_SUMS
+    if [ "${_fc:-0}" -gt 0 ] && [ "${_st:-0}" -gt 0 ]; then
+      pass "[$tag] scheduler counters moved over $_nl stats lines: futex_charges $_fc, steals $_st"
+    else
+      fail "[$tag] scheduler counters: expected futex_charges and steals above 0 over the phase, saw $_nl stats lines, futex_charges ${_fc:-0}, steals ${_st:-0}"
+    fi
   else
-    info "[$tag] lockholder HIGH-label check skipped for $SCHED_NAME"
+    info "[$tag] lockholder HIGH-label and counter checks skipped for $SCHED_NAME"
   fi
   [ -n "$STPID" ] && kill -TERM "$STPID" 2>/dev/null
 
