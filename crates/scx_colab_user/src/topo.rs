@@ -1,8 +1,17 @@
 //! The machine as COLAB sees it: a big and a little cluster, and the
 //! predicted speedup of the big cores when no counters are available.
-//! Pure: reading the online CPUs (sysfs, scx_utils) is scx_colab's topo.rs.
+//! Pure: the CPUs and their core types come from `detect` (a sysfs tree).
 
 use anyhow::{bail, Context, Result};
+
+/// CPU ids at or above this are refused (the kernel's NR_CPUS is at most
+/// 8192): a CPU list naming them is corrupt, and expanding a range as
+/// `0-4294967295` would exhaust memory.
+pub const MAX_CPU_ID: usize = 1 << 16;
+
+/// The big/little speedup when nothing measures it: `--big-cpus` without
+/// `--speedup`, and core types told apart with no capacity difference.
+pub const DEFAULT_SPEEDUP: f64 = 2.0;
 
 /// Parses a CPU list like `0,1`, `0-3` or `0-1,4,6-7` (sorted, deduplicated).
 pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
@@ -24,6 +33,12 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
         if hi < lo {
             bail!("descending CPU range {part:?} in {s:?}");
         }
+        if hi >= MAX_CPU_ID {
+            bail!(
+                "CPU {hi} in {s:?} is beyond the largest CPU id ({})",
+                MAX_CPU_ID - 1
+            );
+        }
         cpus.extend(lo..=hi);
     }
     cpus.sort_unstable();
@@ -39,22 +54,22 @@ pub struct CpuCap {
     /// The physical core: SMT siblings share it (unique over packages).
     pub core: usize,
     pub capacity: usize,
-    /// scx_utils' core type: big for every CPU at or above the machine's
-    /// average capacity (so the P-cores of an Intel hybrid part, whose
-    /// Turbo Boost Max favoured cores report a few percent more than the
-    /// others, are all big), little below it.
+    /// Not of the slowest core type (`detect::Machine::cpu_caps`), or
+    /// every CPU of a machine with one core type.
     pub big: bool,
 }
 
-/// scx_utils' classification (`CoreType`, topology.rs in scx_utils 1.1.4),
-/// for CPUs read without it: big at or above the average capacity when
-/// capacities differ.
+/// For CPUs whose capacities are exact per core type (the simulator's
+/// machines, hosted in crates/scx_host): little is the slowest type, the
+/// CPUs at the lowest capacity, and big every faster one, as the
+/// simulator's ROTA takes its fast cores; all big when the capacities are
+/// equal. (Real machines go through `detect`, which reads core types from
+/// sysfs and tolerates favoured-core differences within a type.)
 pub fn classify(cpus: &mut [CpuCap]) {
-    let n = cpus.len().max(1);
-    let avg = cpus.iter().map(|c| c.capacity).sum::<usize>() / n;
-    let differ = cpus.iter().any(|c| c.capacity != cpus[0].capacity);
+    let min = cpus.iter().map(|c| c.capacity).min().unwrap_or(0);
+    let differ = cpus.iter().any(|c| c.capacity != min);
     for c in cpus.iter_mut() {
-        c.big = !differ || c.capacity >= avg;
+        c.big = !differ || c.capacity > min;
     }
 }
 
@@ -63,8 +78,13 @@ pub fn classify(cpus: &mut [CpuCap]) {
 pub enum SplitMode {
     /// `--big-cpus` on any hardware.
     Declared,
-    /// Different CPU capacities (a real AMP).
+    /// Core types read from the machine (a real AMP), the speedup from
+    /// their capacities.
     Hardware,
+    /// Core types read from the machine with no capacity difference
+    /// between the clusters (Intel's PMU lists alone, sched-ext/scx#1893):
+    /// the speedup is `--speedup` or DEFAULT_SPEEDUP.
+    TypesOnly,
     /// One core type: a single cluster.
     Homogeneous,
 }
@@ -116,7 +136,14 @@ impl Split {
                 self.speedup
             ),
             SplitMode::Hardware => format!(
-                "AMP from CPU capacities: big {} / little {}, speedup {:.2} (capacity ratio)",
+                "AMP from the CPUs' core types: big {} / little {}, speedup {:.2} (capacity ratio)",
+                list(&self.big),
+                list(&self.little),
+                self.speedup
+            ),
+            SplitMode::TypesOnly => format!(
+                "AMP from the CPUs' core types: big {} / little {}, speedup {:.2} (no capacity \
+                 difference to measure it from; --speedup sets it)",
                 list(&self.big),
                 list(&self.little),
                 self.speedup
@@ -163,9 +190,10 @@ pub fn online_only(list: &[usize], cpus: &[CpuCap]) -> Vec<usize> {
 }
 
 /// Splits the online CPUs into clusters. `--big-cpus` wins; otherwise the
-/// CPUs of big cores (scx_utils' core type) are big when there are little
-/// ones too, and the speedup is the ratio of the clusters' mean capacities
-/// (or `speedup`, when given); otherwise one cluster.
+/// CPUs of big cores (every core type but the slowest) are big when there
+/// are little ones too, and the speedup is the ratio of the clusters' mean
+/// capacities (or `speedup`, when given; DEFAULT_SPEEDUP when the
+/// capacities do not tell the clusters apart); otherwise one cluster.
 pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) -> Result<Split> {
     if cpus.is_empty() {
         bail!("no online CPUs found");
@@ -193,7 +221,7 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
         return Ok(Split {
             big: big.to_vec(),
             little,
-            speedup: speedup.unwrap_or(2.0),
+            speedup: speedup.unwrap_or(DEFAULT_SPEEDUP),
             mode: SplitMode::Declared,
             siblings: siblings(cpus),
         });
@@ -210,11 +238,18 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
             caps.clone().sum::<usize>() as f64 / caps.count() as f64
         };
         let ratio = mean(true) / mean(false);
+        // Capacities that do not put big above little (all alike, or
+        // contradicting Intel's PMU lists) say nothing about the speedup.
+        let measured = ratio > 1.0 + 1e-9;
         return Ok(Split {
             big,
             little,
-            speedup: speedup.unwrap_or(ratio.max(1.0)),
-            mode: SplitMode::Hardware,
+            speedup: speedup.unwrap_or(if measured { ratio } else { DEFAULT_SPEEDUP }),
+            mode: if measured {
+                SplitMode::Hardware
+            } else {
+                SplitMode::TypesOnly
+            },
             siblings: siblings(cpus),
         });
     }
@@ -263,6 +298,9 @@ mod tests {
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("a").is_err());
         assert!(parse_cpu_list("0-").is_err());
+        assert_eq!(parse_cpu_list("65535").unwrap(), vec![65535]);
+        assert!(parse_cpu_list("0-65536").is_err());
+        assert!(parse_cpu_list("0-18446744073709551615").is_err());
     }
 
     #[test]
@@ -317,6 +355,50 @@ mod tests {
         // The VM's colab_test_capacity=1024,1024,326,326.
         let s = split(&caps(&[1024, 1024, 326, 326]), None, None).unwrap();
         assert_eq!((s.big, s.little), (vec![0, 1], vec![2, 3]));
+    }
+
+    /// Three core types: little is the slowest alone, big every faster
+    /// one, as the simulator's ROTA takes its fast cores. (The average rule
+    /// scx_utils' CoreType used would put the 155H's E-cores with the LP
+    /// E-cores: (6 x 1024 + 8 x 584 + 2 x 384) / 16 = 724.)
+    #[test]
+    fn three_tiers_split_slowest_against_the_rest() {
+        // topologies/intel-core-ultra-7-155h.toml: P 6.0, E 3.42, LP-E 2.25.
+        let mut v = vec![1024; 6];
+        v.extend([584; 8]);
+        v.extend([384; 2]);
+        let s = split(&caps(&v), None, None).unwrap();
+        assert_eq!(s.big, (0..14).collect::<Vec<_>>());
+        assert_eq!(s.little, vec![14, 15]);
+        let want = (6.0 * 1024.0 + 8.0 * 584.0) / 14.0 / 384.0;
+        assert!((s.speedup - want).abs() < 1e-9, "{}", s.speedup);
+        // topologies/tri-cluster.toml: prime 1.3, mid 0.9, efficiency 0.35.
+        let s = split(
+            &caps(&[1024, 709, 709, 709, 276, 276, 276, 276]),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!((s.big, s.little), (vec![0, 1, 2, 3], vec![4, 5, 6, 7]));
+    }
+
+    /// Core types told apart without a capacity difference (Intel's PMU
+    /// lists when every CPU reports the same CPPC value, scx#1893): an AMP
+    /// whose speedup is --speedup or the default, and says so.
+    #[test]
+    fn types_without_a_capacity_difference() {
+        let mut cpus = caps(&[1024; 4]);
+        cpus[2].big = false;
+        cpus[3].big = false;
+        let s = split(&cpus, None, None).unwrap();
+        assert_eq!((s.mode, s.speedup), (SplitMode::TypesOnly, DEFAULT_SPEEDUP));
+        assert!(s.is_asymmetric());
+        assert!(s.describe().contains("AMP from") && s.describe().contains("--speedup"));
+        assert_eq!(split(&cpus, None, Some(1.7)).unwrap().speedup, 1.7);
+        // Capacities inverted against the types: not a speedup either.
+        cpus[0].capacity = 600;
+        cpus[1].capacity = 600;
+        assert_eq!(split(&cpus, None, None).unwrap().mode, SplitMode::TypesOnly);
     }
 
     /// CPUs numbered as Linux numbers an Intel hybrid part: the P-cores'
