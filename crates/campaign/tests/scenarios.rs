@@ -11,7 +11,7 @@ use colab_workload::{is_scenario_mix, Library, Workload};
 const MS: f64 = 1e6;
 
 /// Every scenario mix, in file order.
-const MIXES: [&str; 10] = [
+const MIXES: [&str; 11] = [
     "Fig1",
     "Lock-10us",
     "Lock-100us",
@@ -22,7 +22,17 @@ const MIXES: [&str; 10] = [
     "Finebar-100us",
     "Finebar-1ms",
     "Finebar-4ms",
+    "Heavy-thread",
 ];
+
+/// The machines a scenario mix names (workloads/mixes/scenarios.toml).
+fn machines_of(mix: &str) -> Vec<&'static str> {
+    match mix {
+        "Fig1" => vec!["1B1S"],
+        "Heavy-thread" => vec!["4B4S", "lunar-lake-258v", "tensor-g1"],
+        _ => vec!["2B2S", "4B4S"],
+    }
+}
 
 /// `w` on machine `config` under `policy` with the study's predictor.
 fn sim(
@@ -49,12 +59,7 @@ fn the_scenario_study_runs_every_scenario_mix_on_its_own_machines() {
     let names: Vec<&str> = spec.workloads.iter().map(|w| w.name.as_str()).collect();
     assert_eq!(names, MIXES);
     for (w, machines) in spec.workloads.iter().zip(&spec.machines) {
-        let want = if w.name == "Fig1" {
-            vec!["1B1S"]
-        } else {
-            vec!["2B2S", "4B4S"]
-        };
-        assert_eq!(machines, &want, "{}", w.name);
+        assert_eq!(machines, &machines_of(&w.name), "{}", w.name);
     }
     assert_eq!(spec.policies, ALL_POLICIES.map(String::from).to_vec());
     assert_eq!(spec.orders, CoreOrder::BOTH.to_vec());
@@ -115,7 +120,7 @@ fn the_quick_scenario_study_produces_records_with_baselines() {
     let (records, _) = run(&spec, &NoProgress).unwrap();
     assert_eq!(records.len(), MIXES.len() * 2);
     for r in &records {
-        let want = if r.workload == "Fig1" { "1B1S" } else { "2B2S" };
+        let want = machines_of(&r.workload)[0];
         assert_eq!(r.config, want, "{}", r.workload);
         assert_eq!(r.classes.len(), 1, "{}", r.workload);
         for p in &r.programs {
@@ -255,4 +260,79 @@ fn fig1_colab_beats_wash_and_rotation_beats_colab() {
         colab < rota && rota < wash,
         "rota {rota} colab {colab} wash {wash}"
     );
+}
+
+/// The heavy-thread scenario (sched-ext/scx #3259; book/src/results/
+/// heavy-thread.md) on 4B4S under one policy, one core order and one seed:
+/// the numbers its report reads from each run are there and add up. By
+/// hand, from the programs' files:
+/// - heavy_main alone on a big core (T_SB) is 25 frames of 16 ms, 400 ms
+///   within 2% (cv 0.05 per frame: the sum of 25 has a cv of 1%);
+/// - it never blocks, so its CPU time is at most its turnaround, and its
+///   fast-core time at speed 1 plus its little-core time at speed 1/2
+///   (speedup 2.0) covers the 400 ms of work it does (within 2%), and more:
+///   CPU time also holds the switches and moves charged to it;
+/// - each light program alone on big cores is its periods of sleep and
+///   burst: 1,900 x (1 ms + 50 us) = 1.995 s, 950 x (2 ms + 100 us) = 1.995 s
+///   and 384 x (5 ms + 200 us) = 1.997 s, plus at most a 5 us switch per
+///   wake-up (9.5 ms for audio's 1,900): within 1.99-2.01 s;
+/// - the light programs outlast the heavy thread, so it runs beside them
+///   all its run.
+#[test]
+fn the_heavy_thread_scenario_reports_fast_share_progress_and_light_delays() {
+    let lib = Library::builtin();
+    let mut spec = CampaignSpec::study(&lib, Study::Scenarios, false).unwrap();
+    let i = spec
+        .workloads
+        .iter()
+        .position(|w| w.name == "Heavy-thread")
+        .unwrap();
+    spec.workloads = vec![spec.workloads[i].clone()];
+    spec.machines = vec![vec!["4B4S".into()]];
+    spec.policies = vec!["eevdf".into()];
+    spec.orders = vec![CoreOrder::BigFirst];
+    spec.seeds = vec![1];
+    let (records, _) = run(&spec, &NoProgress).unwrap();
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    assert_eq!((r.config.as_str(), r.threads), ("4B4S", 25));
+    let names: Vec<&str> = r.programs.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["heavy_main", "light_audio", "light_ui", "light_net"]
+    );
+    let heavy = &r.programs[0];
+    let ms = |ns: u64| ns as f64 / MS;
+    assert!(
+        (ms(heavy.t_sb_ns) / 400.0 - 1.0).abs() < 0.02,
+        "T_SB {} ms",
+        ms(heavy.t_sb_ns)
+    );
+    assert!(heavy.fast_cpu_ns <= heavy.cpu_ns && heavy.cpu_ns <= heavy.turnaround_ns);
+    let work_ms = ms(heavy.fast_cpu_ns) + ms(heavy.cpu_ns - heavy.fast_cpu_ns) / 2.0;
+    assert!(work_ms >= 0.98 * 400.0, "{work_ms} ms of work");
+    let share = heavy.fast_cpu_ns as f64 / heavy.cpu_ns as f64;
+    let progress = heavy.t_sb_ns as f64 / heavy.turnaround_ns as f64;
+    assert!((0.0..=1.0).contains(&share), "{share}");
+    // Never more than alone on a fast core, but for the frames' draws.
+    assert!(progress > 0.0 && progress <= 1.02, "{progress}");
+    for (light, periods) in r.programs[1..].iter().zip([1900.0, 950.0, 384.0]) {
+        let t_sb = ms(light.t_sb_ns);
+        assert!(
+            (1990.0..=2010.0).contains(&t_sb),
+            "{}: T_SB {t_sb} ms",
+            light.name
+        );
+        assert!(
+            light.turnaround_ns > heavy.turnaround_ns,
+            "{} ended before heavy_main",
+            light.name
+        );
+        let extra_us = (ms(light.turnaround_ns) - t_sb) * 1e3 / periods;
+        assert!(
+            extra_us.is_finite() && extra_us > -5.0,
+            "{}: {extra_us} us",
+            light.name
+        );
+    }
 }

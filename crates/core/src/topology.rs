@@ -55,12 +55,20 @@ pub const BUILTIN_MACHINES: &[(&str, &str)] = &[
         include_str!("../../../topologies/intel-xeon6-6780e.toml"),
     ),
     (
+        "lunar-lake-258v",
+        include_str!("../../../topologies/lunar-lake-258v.toml"),
+    ),
+    (
         "propsp-2fc-10sc",
         include_str!("../../../topologies/propsp-2fc-10sc.toml"),
     ),
     (
         "propsp-2fc-2sc",
         include_str!("../../../topologies/propsp-2fc-2sc.toml"),
+    ),
+    (
+        "tensor-g1",
+        include_str!("../../../topologies/tensor-g1.toml"),
     ),
     (
         "tri-cluster",
@@ -910,6 +918,8 @@ tick_ns = 1000000
             ("amd-epyc-9965", 192, 12),
             ("intel-xeon6-6780e", 144, 36),
             ("intel-core-ultra-7-155h", 16, 4),
+            ("lunar-lake-258v", 8, 2),
+            ("tensor-g1", 8, 3),
         ] {
             let t = Topology::named(name, CoreOrder::BigFirst).unwrap();
             assert_eq!(t.num_cores(), cores, "{name}");
@@ -925,6 +935,17 @@ tick_ns = 1000000
         assert_eq!(mtl.core_types[mtl.slowest_type].name, "LP-E");
         assert_eq!(mtl.big_mask().count(), 6);
         assert_eq!(mtl.little_mask().count(), 2);
+        // The heavy-thread scenario's machines: the fastest type is the one
+        // whose time counts as fast-core time.
+        let lnl = Topology::named("lunar-lake-258v", CoreOrder::BigFirst).unwrap();
+        assert_eq!(lnl.core_types[lnl.fastest_type].name, "P");
+        assert_eq!(lnl.big_mask().count(), 4);
+        let tensor = Topology::named("tensor-g1", CoreOrder::BigFirst).unwrap();
+        assert_eq!(tensor.core_types.len(), 3);
+        assert_eq!(tensor.core_types[tensor.fastest_type].name, "X1");
+        assert_eq!(tensor.core_types[tensor.slowest_type].name, "A55");
+        assert_eq!(tensor.big_mask().count(), 2);
+        assert_eq!(tensor.little_mask().count(), 4);
     }
 
     #[test]

@@ -638,6 +638,12 @@ const SCENARIO_PROGRAMS: &[(&str, f64, f64)] = &[
     ("finebar_100us", 200.0, 2000.0),
     ("finebar_1ms", 200.0, 200.0),
     ("finebar_4ms", 208.0, 52.0),
+    // 25 frames x 16 ms, never blocks.
+    ("heavy_main", 400.0, 0.0),
+    // 8 threads x periods x burst; sleeps are not synchronization.
+    ("light_audio", 760.0, 0.0),
+    ("light_ui", 760.0, 0.0),
+    ("light_net", 614.4, 0.0),
 ];
 
 #[test]
@@ -685,6 +691,7 @@ fn scenario_mixes_are_outside_the_papers_studies_and_name_their_kind() {
         ("Finebar-100us", "finebar"),
         ("Finebar-1ms", "finebar"),
         ("Finebar-4ms", "finebar"),
+        ("Heavy-thread", "heavy"),
     ];
     let scen: Vec<&MixSpec> = lib
         .mixes
@@ -699,10 +706,10 @@ fn scenario_mixes_are_outside_the_papers_studies_and_name_their_kind() {
             .unwrap_or_else(|| panic!("missing scenario mix {name}"));
         assert_eq!(m.classes, vec![class.to_string()], "{name}");
         assert!(!m.source.starts_with("colab"), "{name}");
-        let machines = if name == "Fig1" {
-            vec!["1B1S"]
-        } else {
-            vec!["2B2S", "4B4S"]
+        let machines = match name {
+            "Fig1" => vec!["1B1S"],
+            "Heavy-thread" => vec!["4B4S", "lunar-lake-258v", "tensor-g1"],
+            _ => vec!["2B2S", "4B4S"],
         };
         assert_eq!(m.machines, machines, "{name}");
         assert!(m.threads.is_some(), "{name} must declare its threads");
@@ -715,6 +722,8 @@ fn scenario_mixes_are_outside_the_papers_studies_and_name_their_kind() {
     }
     // The lock mixes oversubscribe 2B2S: 12 workers on 4 cores.
     assert_eq!(lib.mix("Lock-10us").unwrap().total_threads(), 14);
+    // One heavy thread and 3 x 8 light ones.
+    assert_eq!(lib.mix("Heavy-thread").unwrap().total_threads(), 25);
 }
 
 #[test]
