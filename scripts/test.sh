@@ -42,5 +42,4 @@ cargo run --release --locked -p colab-fuzz -- --cases 100000 --seed "${FUZZ_SEED
 bash scripts/vm/test-sim-vs-vm.sh
 bash scripts/vm/test-run-retry.sh
 bash scripts/vm/test-amp-missing.sh
-python3 scripts/heavy-thread-table.py --self-test
 bash scripts/book.sh

@@ -54,6 +54,8 @@ pub enum Cmd {
     Fingerprint(fingerprint::FingerprintArgs),
     #[command(hide = true, about = headline::ABOUT, after_help = headline::EXAMPLES)]
     Headline(headline::HeadlineArgs),
+    #[command(hide = true, about = heavy_thread::ABOUT, after_help = heavy_thread::EXAMPLES)]
+    HeavyThread(heavy_thread::HeavyThreadArgs),
 }
 
 /// The five commands most people want, shown by a bare `colab`.
@@ -100,5 +102,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Cmd::Topology(a) => topology::run(a),
         Cmd::Fingerprint(a) => fingerprint::run(a),
         Cmd::Headline(a) => headline::run(a),
+        Cmd::HeavyThread(a) => heavy_thread::run(a),
     }
 }

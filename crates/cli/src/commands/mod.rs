@@ -6,6 +6,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod fingerprint;
 pub mod headline;
+pub mod heavy_thread;
 pub mod list;
 pub mod mixes;
 pub mod model_check;
