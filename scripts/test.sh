@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything CI checks: formatting, lints, the whole test suite, the fuzz
-# cases and the book (links, build).
+# cases and the book (its links are checked by a CLI test; book.sh builds it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # --bpf: clippy and the tests build every crate, scx_colab's BPF too (clang);
