@@ -82,7 +82,7 @@ fn rotas_switches_are_listed_and_in_sim_help() {
     let list = ok(&["list"]).stdout;
     let help = ok(&["sim", "--help"]).stdout;
     for s in colab_policies::rota::SWITCHES {
-        let line = format!("{} = {}: ", s.key, s.values.join("|"));
+        let line = format!("{} = {}: ", s.key, s.values().join("|"));
         assert!(list.contains(&line), "colab list lacks '{line}'");
         assert!(help.contains(&line), "colab sim --help lacks '{line}'");
     }

@@ -339,6 +339,29 @@ pub fn notes(late: &[Late]) -> String {
 mod tests {
     use super::*;
 
+    /// [`LIGHT`]'s periods are the loop counts of the light programs'
+    /// files (workloads/scenarios/light_*.toml), every loop of a file.
+    #[test]
+    fn light_periods_are_the_programs_loop_counts() {
+        for (name, periods) in LIGHT {
+            let path = format!(
+                "{}/../../workloads/scenarios/{name}.toml",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text = std::fs::read_to_string(&path).unwrap();
+            let loops: Vec<u32> = text
+                .split("loop = ")
+                .skip(1)
+                .map(|rest| rest.split(',').next().unwrap().trim().parse().unwrap())
+                .collect();
+            assert!(!loops.is_empty(), "{path} has no loop");
+            assert!(
+                loops.iter().all(|&n| n == periods),
+                "{path}'s loops {loops:?} are not LIGHT's {periods}"
+            );
+        }
+    }
+
     fn row(seed: &str, program: &str, t: i64, sb: i64, cpu: i64, fast: i64) -> Row {
         Row {
             workload: MIX.into(),

@@ -87,12 +87,18 @@ pub const PRESETS: &[(u32, &str)] = &[
 /// One switch of `rota:KEY=VALUE:...`.
 pub struct Switch {
     pub key: &'static str,
-    /// The values it takes, the default's first (`US`: a number).
-    pub values: &'static [&'static str],
     /// What it does, one line.
     pub help: &'static str,
+    values: fn() -> Vec<&'static str>,
     set: fn(&mut RotaParams, &str) -> Result<(), String>,
     get: fn(&RotaParams) -> String,
+}
+
+impl Switch {
+    /// The values it takes, the default's first (`US`: a number).
+    pub fn values(&self) -> Vec<&'static str> {
+        (self.values)()
+    }
 }
 
 /// A switch over a field whose type names its values ([`Named`]).
@@ -100,7 +106,7 @@ macro_rules! switch {
     ($field:ident: $ty:ty, $key:literal, $help:literal) => {
         Switch {
             key: $key,
-            values: <$ty as Named>::NAMES_OF_DEFAULT_FIRST,
+            values: || <$ty as Named>::NAMES.iter().map(|(n, _)| *n).collect(),
             help: $help,
             set: |p, v| {
                 p.$field = <$ty as Named>::parse($key, v)?;
@@ -134,7 +140,7 @@ pub const SWITCHES: &[Switch] = &[
     switch!(local: Local, "local", "the rules each core shares its own queue by: CFS's (cfs) or EEVDF's (eevdf)"),
     Switch {
         key: "migration-us",
-        values: &["topology", "US"],
+        values: || vec!["topology", "US"],
         help: "the migration cost the constants derive from, 0 < US <= 100000 (as scx_colab's --migration-us)",
         set: |p, v| {
             p.migration_ns = parse_migration_us(v)?;
@@ -239,7 +245,7 @@ pub fn options_help() -> String {
         s.push_str(&format!(
             "  {} = {}: {}\n",
             sw.key,
-            sw.values.join("|"),
+            sw.values().join("|"),
             sw.help
         ));
     }
@@ -250,7 +256,7 @@ pub fn options_help() -> String {
 pub fn options_markdown() -> String {
     let mut s = String::from("| switch | values (default first) | what it does |\n|---|---|---|\n");
     for sw in SWITCHES {
-        let vals: Vec<String> = sw.values.iter().map(|v| format!("`{v}`")).collect();
+        let vals: Vec<String> = sw.values().iter().map(|v| format!("`{v}`")).collect();
         s.push_str(&format!(
             "| `{}` | {} | {} |\n",
             sw.key,
@@ -274,7 +280,6 @@ pub fn options_markdown() -> String {
 trait Named: Sized + Copy + PartialEq + 'static {
     /// (name, value), the default's value first.
     const NAMES: &'static [(&'static str, Self)];
-    const NAMES_OF_DEFAULT_FIRST: &'static [&'static str];
     fn parse(key: &str, v: &str) -> Result<Self, String> {
         crate::one_of(key, v, Self::NAMES)
     }
@@ -295,14 +300,12 @@ macro_rules! named {
         pub enum $name { $($(#[$vm])* $variant),+ }
         impl Named for $name {
             const NAMES: &'static [(&'static str, Self)] = &[$(($text, $name::$variant)),+];
-            const NAMES_OF_DEFAULT_FIRST: &'static [&'static str] = &[$($text),+];
         }
     };
 }
 
 impl Named for bool {
     const NAMES: &'static [(&'static str, Self)] = &[("on", true), ("off", false)];
-    const NAMES_OF_DEFAULT_FIRST: &'static [&'static str] = &["on", "off"];
 }
 
 impl Named for NewStart {
@@ -310,7 +313,6 @@ impl Named for NewStart {
         ("debit-fifo", NewStart::DebitFifo),
         ("debit", NewStart::Debit),
     ];
-    const NAMES_OF_DEFAULT_FIRST: &'static [&'static str] = &["debit-fifo", "debit"];
 }
 
 // What each value does: the switch's help in [`SWITCHES`].

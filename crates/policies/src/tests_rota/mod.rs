@@ -41,14 +41,8 @@ const THIRD: &str = "@3";
 
 /// ROTA on `st` with `opts` (`KEY=VALUE:...`, after a preset `@N:` if any).
 fn rota(st: &SchedState, opts: &str) -> Rota {
-    let (mut params, opts) = match opts.strip_prefix('@') {
-        Some(r) => {
-            let (n, rest) = r.split_once(':').unwrap_or((r, ""));
-            (RotaParams::preset(n.parse().unwrap()).unwrap(), rest)
-        }
-        None => (RotaParams::default(), opts),
-    };
-    params.parse_options(opts).unwrap();
+    let sep = if opts.starts_with('@') { "" } else { ":" };
+    let params = RotaParams::by_name(&format!("rota{sep}{opts}")).unwrap();
     let mut p = Rota::new(params);
     created(&mut p, st);
     p

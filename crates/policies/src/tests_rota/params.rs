@@ -97,7 +97,7 @@ fn rota_presets_are_complete_and_the_default_is_its_freeze() {
 #[test]
 fn rota_every_switch_value_round_trips() {
     for s in crate::rota::SWITCHES {
-        for v in s.values.iter().filter(|v| **v != "US") {
+        for v in s.values().into_iter().filter(|v| *v != "US") {
             let mut p = RotaParams::default();
             p.parse_options(&format!("{}={v}", s.key)).unwrap();
             let spelled = p.spelling();
