@@ -98,9 +98,9 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     let link = scx_ops_attach!(skel, colab_ops)?;
     let policy = match &cfg.settings.rota {
         Some(r) => format!(
-            "policy rota: quantum {} us, cap {} us, pull after {} us",
+            "policy rota: quantum {}-{} us, pull after {} us",
+            r.min_quantum_ns / 1000,
             r.quantum_ns / 1000,
-            r.cap_ns / 1000,
             r.pull_min_ns / 1000
         ),
         None => match cfg.settings.colab_window_ns {
@@ -240,11 +240,10 @@ skeleton_globals! {
         default_speedup_fp: U32,
         policy_rota: Bool,
         rota_quantum_ns: U64,
-        rota_cap_ns: U64,
+        rota_min_quantum_ns: U64,
         rota_pull_min_ns: U64,
         rota_idle_worth_ns: U64,
         rota_no_rotation: Bool,
-        rota_eager: Bool,
     }
     arrays {
         big_cpus: U32Array,

@@ -24,13 +24,6 @@ pub struct Opts {
     #[arg(long, value_name = "US", default_value_t = 100.0)]
     pub migration_us: f64,
 
-    /// ROTA: how many quanta of fast-core time (per unit of predicted
-    /// speedup) a task may be ahead of the least-served waiting task and
-    /// keep its FIFO place (0-1000).
-    #[arg(long, value_name = "QUANTA", default_value_t = 1,
-          value_parser = clap::value_parser!(u64).range(0..=1000))]
-    pub cap: u64,
-
     /// Declare these CPUs big and the rest little (e.g. `0,1`, `0-3`), for
     /// testing on homogeneous hardware. Default: from CPU capacities.
     #[arg(long, value_name = "LIST", value_parser = parse_cpus)]
@@ -63,15 +56,10 @@ pub struct Opts {
     pub no_futex_tracking: bool,
 
     /// Ablation (ROTA): a fast CPU's occupant never gives it up at a tick
-    /// (no rotation; it keeps the CPU until it blocks).
+    /// to a better-ranked task or a sibling (the simulator's `rota:rotate=off`;
+    /// serial phases still swap in).
     #[arg(long)]
     pub no_rotation: bool,
-
-    /// Ablation (ROTA): rotate as the simulator does: an occupant rotates
-    /// out even while a big CPU is idle. Default: the idle big CPU is woken
-    /// to take the waiting task instead.
-    #[arg(long)]
-    pub eager_rotation: bool,
 
     /// Ablation: an idle big CPU does not preempt and take a task running on
     /// a little CPU (COLAB: the most blocking; ROTA: the first in its order).
@@ -206,15 +194,8 @@ mod tests {
         .unwrap();
         assert!(o.no_futex_tracking && o.no_big_pull && o.strict_rr);
         assert!(!o.no_block_first && !o.no_rotation);
-        assert!(!o.eager_rotation);
-        let o2 = Opts::try_parse_from([
-            "scx_colab",
-            "--no-block-first",
-            "--no-rotation",
-            "--eager-rotation",
-        ])
-        .unwrap();
-        assert!(o2.no_block_first && o2.no_rotation && o2.eager_rotation);
+        let o2 = Opts::try_parse_from(["scx_colab", "--no-block-first", "--no-rotation"]).unwrap();
+        assert!(o2.no_block_first && o2.no_rotation);
         assert_eq!(o.pull_min_us, 0);
     }
 

@@ -24,30 +24,30 @@ pub const COLAB_MAX_CPUS: usize = 256;
 pub const COLAB_NR_CLUSTERS: usize = 2;
 
 /// ROTA's constants, derived from the machine's cross-cluster migration
-/// cost and CPU count exactly as the simulator's `rota` derives them.
+/// cost and CFS's tunables exactly as the simulator derives them
+/// (crates/policies/src/rota/mod.rs: `Rota::init`, `quantum=age`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RotaConsts {
     pub quantum_ns: u64,
-    pub cap_ns: u64,
+    /// The shortest an occupant keeps a fast CPU before a rotation:
+    /// CFS's minimum granularity, at most the quantum.
+    pub min_quantum_ns: u64,
     pub pull_min_ns: u64,
     pub idle_worth_ns: u64,
     /// Occupants give fast CPUs up at ticks (off: `--no-rotation`).
     pub rotation: bool,
-    /// Rotate as the simulator does (`--eager-rotation`).
-    pub eager: bool,
 }
 
 impl RotaConsts {
-    pub fn new(migration_us: f64, cap_quanta: u64) -> RotaConsts {
+    pub fn new(migration_us: f64, cfs: &CfsTunables) -> RotaConsts {
         let mig = ((migration_us * 1000.0).round() as u64).max(1);
         let quantum_ns = 200 * mig;
         RotaConsts {
             quantum_ns,
-            cap_ns: quantum_ns.saturating_mul(cap_quanta),
+            min_quantum_ns: cfs.min_granularity_ns.min(quantum_ns),
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
             rotation: true,
-            eager: false,
         }
     }
 }
@@ -149,10 +149,9 @@ pub fn settings(opts: &Opts, split: Split, cpu_count: usize) -> Result<Settings>
             opts.migration_us
         );
     }
-    let mut rota = RotaConsts::new(opts.migration_us, opts.cap);
-    rota.rotation = !opts.no_rotation;
-    rota.eager = opts.eager_rotation;
     let cfs = CfsTunables::for_cpus(cpu_count);
+    let mut rota = RotaConsts::new(opts.migration_us, &cfs);
+    rota.rotation = !opts.no_rotation;
     Ok(Settings {
         rota: (opts.policy == Policy::Rota).then_some(rota),
         default_speedup_fp: to_fp(split.speedup.max(1.0)),
@@ -245,11 +244,10 @@ impl Settings {
         if let Some(r) = &self.rota {
             g.extend([
                 ("rota_quantum_ns", U64(r.quantum_ns)),
-                ("rota_cap_ns", U64(r.cap_ns)),
+                ("rota_min_quantum_ns", U64(r.min_quantum_ns)),
                 ("rota_pull_min_ns", U64(r.pull_min_ns)),
                 ("rota_idle_worth_ns", U64(r.idle_worth_ns)),
                 ("rota_no_rotation", Bool(!r.rotation)),
-                ("rota_eager", Bool(r.eager)),
             ]);
         }
         g.push(("nr_events", U32Array(self.nr_events.to_vec())));
@@ -308,11 +306,13 @@ mod tests {
     #[test]
     fn policy_options() {
         let o = Opts::try_parse_from(["scx_colab"]).unwrap();
-        assert_eq!((o.policy, o.cap, o.migration_us), (Policy::Rota, 1, 100.0));
-        let o = Opts::try_parse_from(["scx_colab", "--policy", "colab", "--cap", "3"]).unwrap();
-        assert_eq!((o.policy, o.cap), (Policy::Colab, 3));
+        assert_eq!((o.policy, o.migration_us), (Policy::Rota, 100.0));
+        let o = Opts::try_parse_from(["scx_colab", "--policy", "colab"]).unwrap();
+        assert_eq!(o.policy, Policy::Colab);
         assert!(Opts::try_parse_from(["scx_colab", "--policy", "cfs"]).is_err());
-        assert!(Opts::try_parse_from(["scx_colab", "--cap", "1001"]).is_err());
+        // The third freeze's options left with it.
+        assert!(Opts::try_parse_from(["scx_colab", "--cap", "1"]).is_err());
+        assert!(Opts::try_parse_from(["scx_colab", "--eager-rotation"]).is_err());
         for bad in ["0", "-1", "nan", "inf", "100001"] {
             let arg = format!("--migration-us={bad}");
             let o = Opts::try_parse_from(["scx_colab", arg.as_str()]);
@@ -325,24 +325,26 @@ mod tests {
     }
 
     /// ROTA's constants follow the simulator's derivation (rota/mod.rs):
-    /// with its default 100 us migration, a 20 ms quantum and cap, 400 us
-    /// before a pull, 100 us "idle long enough".
+    /// with its default 100 us migration, a 20 ms quantum, 400 us before a
+    /// pull, 100 us "idle long enough"; the minimum quantum is CFS's
+    /// minimum granularity (2.25 ms on 4 CPUs), at most the quantum.
     #[test]
     fn rota_constants() {
-        let r = RotaConsts::new(100.0, 1);
+        let cfs = CfsTunables::for_cpus(4);
+        let r = RotaConsts::new(100.0, &cfs);
         assert_eq!(
-            (r.quantum_ns, r.cap_ns, r.pull_min_ns, r.idle_worth_ns),
-            (20_000_000, 20_000_000, 400_000, 100_000)
+            (r.quantum_ns, r.min_quantum_ns, r.pull_min_ns, r.idle_worth_ns),
+            (20_000_000, 2_250_000, 400_000, 100_000)
         );
-        let r = RotaConsts::new(1.722, 0);
-        assert_eq!((r.quantum_ns, r.cap_ns, r.pull_min_ns), (344_400, 0, 6_888));
+        let r = RotaConsts::new(1.722, &cfs);
+        assert_eq!((r.quantum_ns, r.min_quantum_ns, r.pull_min_ns), (344_400, 344_400, 6_888));
     }
 
     #[test]
     fn settings_follow_the_options() {
         let s = settings_of(&[]).unwrap();
         assert!(s.policy_rota());
-        assert_eq!(s.rota, Some(RotaConsts::new(100.0, 1)));
+        assert_eq!(s.rota, Some(RotaConsts::new(100.0, &CfsTunables::for_cpus(4))));
         assert_eq!(s.cfs, CfsTunables::for_cpus(4));
         assert_eq!((s.colab_window_ns, s.pull_min_ns), (18_000_000, 1_000_000));
         assert!(s.block_first && s.futex_tracking && s.big_pull && !s.strict_rr);
@@ -379,21 +381,11 @@ mod tests {
         assert_eq!(s.stats_every, Some(Duration::from_millis(500)));
         assert_eq!(s.debug_error_after, Some(Duration::from_secs(3)));
         assert_eq!(s.debug_stall_after, Some(Duration::from_secs(2)));
-        let r = settings_of(&[
-            "--no-rotation",
-            "--eager-rotation",
-            "--migration-us",
-            "50",
-            "--cap",
-            "2",
-        ])
-        .unwrap()
-        .rota
-        .unwrap();
-        assert_eq!(
-            (r.quantum_ns, r.cap_ns, r.rotation, r.eager),
-            (10_000_000, 20_000_000, false, true)
-        );
+        let r = settings_of(&["--no-rotation", "--migration-us", "50"])
+            .unwrap()
+            .rota
+            .unwrap();
+        assert_eq!((r.quantum_ns, r.rotation), (10_000_000, false));
         for bad in ["0", "-1", "nan", "inf"] {
             let arg = format!("--stats={bad}");
             let e = format!("{:#}", settings_of(&[arg.as_str()]).unwrap_err());
@@ -590,11 +582,10 @@ mod tests {
     /// only for ROTA).
     const ROTA_ONLY: &[&str] = &[
         "rota_quantum_ns",
-        "rota_cap_ns",
+        "rota_min_quantum_ns",
         "rota_pull_min_ns",
         "rota_idle_worth_ns",
         "rota_no_rotation",
-        "rota_eager",
     ];
 
     #[test]

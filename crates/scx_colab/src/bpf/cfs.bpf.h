@@ -79,3 +79,63 @@ static __always_inline void cfs_stopping(struct task_ctx *tctx, struct colab_cpu
 	if (cs)
 		tctx->lag = (s64)(tctx->vruntime - cs->min_vtime);
 }
+
+/*
+ * ROTA's queues follow the simulator's CfsCore exactly (cfs/engine.rs): a
+ * task's vruntime is absolute on the queue it last joined (task_ctx.vcpu),
+ * each CPU's min_vruntime is brought up to date lazily whenever it is read
+ * (never back; the smaller of the running task's vruntime with its current
+ * run and the queue's head), and a task that changes queues carries its
+ * lag behind the old queue's floor, as that floor is at the move (so a
+ * sleeper's credit wears off while it sleeps, unlike cfs_place's above).
+ */
+
+/* The vruntime of the task at the head of @cpu's queue; false if empty. */
+static __always_inline bool cfs_head_vtime(s32 cpu, u64 *vtime, u32 *pid)
+{
+	struct task_struct *p;
+
+	if (scx_bpf_dsq_nr_queued(cpu) <= 0)
+		return false;
+	bpf_for_each(scx_dsq, p, cpu, 0) {
+		*vtime = p->scx.dsq_vtime;
+		*pid = p->pid;
+		return true;
+	}
+	return false;
+}
+
+/* The running task's vruntime on @cs's CPU, its current run counted. */
+static __always_inline u64 cfs_cur_vtime(struct colab_cpu_state *cs, u64 now)
+{
+	return cs->run_vtime + (now - cs->started_at) * cs->run_scale_fp / COLAB_FP_ONE;
+}
+
+/*
+ * @cpu's min_vruntime brought up to date (update_min_vruntime), counting
+ * the running task unless @stopped, and @extra (a task just stopped or
+ * taken off the queue) when @with_extra.
+ */
+static __always_inline u64 cfs_min_vr(s32 cpu, struct colab_cpu_state *cs, u64 now, bool stopped,
+				      bool with_extra, u64 extra)
+{
+	u64 m = 0, head;
+	bool any = false;
+	u32 pid;
+
+	if (!stopped && cs->pid) {
+		m = cfs_cur_vtime(cs, now);
+		any = true;
+	}
+	if (cfs_head_vtime(cpu, &head, &pid) && (!any || vtime_before(head, m))) {
+		m = head;
+		any = true;
+	}
+	if (with_extra && (!any || vtime_before(extra, m))) {
+		m = extra;
+		any = true;
+	}
+	if (any && vtime_before(cs->min_vtime, m))
+		cs->min_vtime = m;
+	return cs->min_vtime;
+}

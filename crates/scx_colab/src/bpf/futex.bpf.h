@@ -113,5 +113,7 @@ int BPF_PROG(colab_futex_waking, struct task_struct *p)
 		return 0;
 	tctx->waker_pid = bpf_get_current_pid_tgid();
 	bpf_get_current_comm(tctx->waker_comm, sizeof(tctx->waker_comm));
+	if (policy_rota)
+		rota_waker_stamp();
 	return 0;
 }

@@ -89,6 +89,22 @@ struct colab_label {
 };
 
 /*
+ * ROTA's rank inputs of a task (rota.bpf.h): kept in its task storage and
+ * copied into its CPU's state while it runs, so other CPUs rank a running
+ * task without its storage. Times in ns.
+ */
+struct rota_task {
+	u64 fast_ns;        /* run time on fast CPUs */
+	u64 slow_ns;        /* run time on slow CPUs */
+	u64 runnable_ns;    /* time runnable (woken to blocked), finished spells */
+	u64 woke_at_ns;     /* when its current runnable spell began */
+	u64 fast_left_at;   /* when it last left a fast CPU (created: then) */
+	u64 woke_at;        /* when it last woke another task */
+	u32 speed_fp;       /* predicted speedup, fixed point */
+	u32 tgid;           /* its process */
+};
+
+/*
  * Per-CPU state the dispatch path of other CPUs reads (map `cpu_state`).
  * Written by the CPU itself, read racily by others: a stale value costs
  * one less-than-best decision, never a lost task.
@@ -97,22 +113,22 @@ struct colab_cpu_state {
 	u32 pid;            /* running task (0: none) */
 	u32 block_level_fp; /* its blocking level */
 	u32 high_block;
-	s32 pull_to;        /* big CPU + 1 asking for the running task; 0: none */
+	s32 pull_to;        /* fast CPU + 1 asking for the running task; 0: none */
 	u64 started_at;     /* when the running task started running */
-	/* ROTA (rota.bpf.h) and the CFS engine (cfs.bpf.h) */
-	u32 tgid;           /* the running task's process */
+	u64 run_speed_fp;   /* its predicted speedup (COLAB) */
+	/* ROTA (rota*.bpf.h) and the CFS engine (cfs.bpf.h) */
 	u32 occ_pid;        /* occupant: the last task to start here (keeps */
 	u32 occ_tgid;       /*   its turn across sleeps), its process, */
-	u32 pad;
 	u64 occ_since;      /*   since when, */
-	u64 occ_avg_sleep_ns; /* and its mean sleep when it started */
+	u64 occ_avg_sleep_ns; /* and its mean sleep */
 	u64 idle_since;     /* when dispatch last found nothing (0: busy) */
-	u64 run_fast_ns;    /* the running task's fast-CPU time when it started */
-	u64 run_speed_fp;   /* its predicted speedup */
-	u64 run_since;      /* when it became runnable */
+	u32 swap_pid;       /* a queued task this fast CPU takes at its next dispatch */
+	u32 pad;
+	struct rota_task run; /* the running task's rank inputs */
 	u64 run_vtime;      /* its vruntime when it started */
 	u64 run_scale_fp;   /* the rate its run is charged vruntime at */
 	u64 min_vtime;      /* this CPU queue's vruntime floor (CFS min_vruntime) */
+	u64 last_new_vtime; /* the vruntime the last new task got here */
 };
 
 #endif /* __COLAB_INTF_H */

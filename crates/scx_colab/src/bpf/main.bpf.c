@@ -55,13 +55,18 @@ struct task_ctx {
 	u64 started_at;
 	u64 wait_start;        /* start of the current futex wait, 0 if none */
 	u64 label_gen;         /* labels copied at this generation */
-	/* ROTA */
-	u64 fast_ns;           /* time on fast CPUs */
-	u64 runnable_since;    /* when it last became runnable (FIFO order) */
+	/* ROTA (rota.bpf.h) */
+	struct rota_task r;    /* its rank inputs */
 	u64 blocked_at;        /* when it last blocked */
 	u64 avg_sleep_ns;      /* running mean (weight 1/4) of its sleeps */
-	s64 lag;               /* vruntime minus its queue's min_vtime at the last stop */
-	u32 rota_out;          /* gave its fast CPU up at a tick; queue on a slow one */
+	u64 avg_burst_ns;      /* ... of its CPU bursts between sleeps */
+	u64 burst_ns;          /* its current burst so far */
+	u64 queued_at;         /* when it last joined a queue (idle balance) */
+	s64 lag;               /* COLAB: vruntime minus its queue's min_vtime at the last stop */
+	s32 vcpu;              /* ROTA: the CPU whose queue its vruntime is on; -1: none */
+	u32 out_to;            /* a fast CPU's occupant that gave way: CPU + 1 to queue on */
+	u8 awake;              /* runnable or running (woken, not yet blocked) */
+	u8 has_slept;
 	u32 waker_pid;         /* who woke it from the current futex wait */
 	char waker_comm[COLAB_COMM_LEN];
 	u32 speedup_fp;        /* predicted speedup, fixed point */
@@ -222,7 +227,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		return prev_cpu;
 	if (policy_rota) {
 		bool idle;
-		s32 cpu = rota_select_cpu(p, prev_cpu, &idle);
+		s32 cpu = rota_select_cpu(p, tctx, prev_cpu, &idle);
 
 		if (idle) {
 			stat_inc(COLAB_STAT_DIRECT);
@@ -243,9 +248,10 @@ void BPF_STRUCT_OPS(colab_runnable, struct task_struct *p, u64 enq_flags)
 	new = tctx->last_cpu < 0; /* never ran */
 	if (!new && !(enq_flags & SCX_ENQ_WAKEUP))
 		return; /* a requeue (affinity, priority), not a wake-up */
-	cfs_place(tctx, new);
 	if (policy_rota)
-		rota_runnable(tctx, new);
+		rota_runnable(p, tctx, new, scx_bpf_task_cpu(p));
+	else
+		cfs_place(tctx, new);
 }
 
 void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
@@ -261,7 +267,7 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 	refresh_labels(p, tctx);
 
-	/* An idle big CPU asked for this task (preempted on a little CPU). */
+	/* A fast CPU asked for this task (preempted where it ran). */
 	cs = lookup_cpu_state(cpu);
 	if (cs && cs->pull_to > 0 && cs->pid == p->pid) {
 		s32 big = cs->pull_to - 1;
@@ -343,7 +349,7 @@ void BPF_STRUCT_OPS(colab_stopping, struct task_struct *p, bool runnable)
 	used = bpf_ktime_get_ns() - tctx->started_at;
 	cs = lookup_cpu_state(cpu);
 	if (policy_rota)
-		rota_stopping(tctx, cpu, cs, weighted_ns(p, used), used, runnable);
+		rota_stopping(p, tctx, cpu, cs, weighted_ns(p, used), used, runnable);
 	else
 		paper_stopping(p, tctx, cs, used);
 
@@ -362,6 +368,8 @@ s32 BPF_STRUCT_OPS(colab_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->pmu_cpu = -1;
 	tctx->label_gen = (u64)-1;
 	tctx->speedup_fp = default_speedup_fp;
+	if (policy_rota)
+		rota_init_task(p, tctx);
 	return 0;
 }
 

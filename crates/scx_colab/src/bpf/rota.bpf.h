@@ -1,491 +1,382 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ROTA's third freeze (crates/policies/src/rota, the simulator's `rota@3`;
- * the simulator's default `rota` is the nineteenth, not yet ported),
- * included by main.bpf.c; scx_colab's default policy.
+ * ROTA, scx_colab's default policy: the simulator's default `rota`
+ * (crates/policies/src/rota, `rota@19`) ported rule by rule; each rule's
+ * port and what is not ported are in book/src/scx/porting.md. Included by
+ * main.bpf.c and split by concern as the simulator's code is:
  *
- * - Fast (big) CPUs run one task each; the other runnable tasks queue on
- *   slow CPUs' DSQs, which are ordered by vruntime (CFS's order, with
- *   per-queue min_vruntime, sleeper credit and wake-up preemption).
- * - A waking task goes to its idle previous CPU if that is fast; to its
- *   idle previous slow CPU unless a fast CPU has been idle for at least a
- *   cross-cluster migration; else to any idle fast CPU, any idle CPU, and
- *   failing all that to the shortest slow queue.
- * - A fast CPU with nothing to run takes the first waiting task in the
- *   capped FIFO order: runnable longest first, except that a task more than
- *   the cap of fast-CPU time (per unit of predicted speedup) ahead of the
- *   least-served waiting task goes after all others. Failing a queued task,
- *   it takes over (preempts and pulls) a task running on a slow CPU, in the
- *   same order, that has run at least pull_min and is not a sibling of the
- *   fast CPU's short-sleeping occupant (the fine-grained barrier guard).
- * - At a fast CPU's tick, an occupant that has held it a quantum or more
- *   and is more than the cap ahead of the least-served waiting task gives
- *   its CPU up: it queues on a slow CPU and the CPU takes the first waiting
- *   task.
- * - A new task's fast-CPU account starts level with the least served, a
- *   waking one at most a cap behind (CFS's place_entity, on fast time).
+ *   rota.bpf.h        constants, per-process counters, the rank (order.rs),
+ *                     the accounting at run-state changes (mod.rs)
+ *   cfs.bpf.h         each CPU's own queue by CFS's rules (cfs/engine.rs)
+ *   rota_place.bpf.h  where a waking task goes (place.rs)
+ *   rota_idle.bpf.h   what a CPU with an empty queue takes (idle.rs)
+ *   rota_tick.bpf.h   the swaps at a fast CPU's tick (balance.rs)
  *
- * "Waiting" is what the simulator means: queued anywhere, or running on a
- * slow CPU. The least-served value is found by walking the DSQs (bounded by
- * the CPU count and their lengths) at fast CPUs' dispatches and ticks;
- * placement at wake-up reads the last walk's value rather than walking
- * again. Every other difference from the simulator: README.md, "Deviations".
+ * "Fast" CPUs are every type but the slowest (user space's big set).
  */
 
 /*
- * Set by user space; the first three from the machine's cross-cluster
- * migration cost exactly as the simulator derives them (rota/mod.rs):
- * quantum 200x, pull_min 4x, idle_worth 1x.
+ * Set by user space from the machine's cross-cluster migration cost `mig`
+ * and CFS's tunables exactly as the simulator derives them (rota/mod.rs:
+ * Rota::init): quantum 200 mig, its minimum min(CFS's min_granularity,
+ * quantum), pull_min 4 mig, idle_worth 1 mig.
  */
 const volatile u64 rota_quantum_ns = 20000000ULL;
-const volatile u64 rota_cap_ns = 20000000ULL;
+const volatile u64 rota_min_quantum_ns = 2250000ULL;
 const volatile u64 rota_pull_min_ns = 400000ULL;
 const volatile u64 rota_idle_worth_ns = 100000ULL;
-/* Ablation (--no-rotation): occupants never give a fast CPU up at a tick. */
+/* Ablation (--no-rotation, the simulator's rotate=off): occupants never
+ * give a fast CPU up at a tick (serial phases still swap in). */
 const volatile bool rota_no_rotation;
-/* --eager-rotation: rotate as the simulator does (deviation 9 off): an
- * occupant rotates out even while a fast CPU is idle. */
-const volatile bool rota_eager;
 
-/* Least fast-CPU key of the tasks that want a CPU, waiting or on a fast
- * CPU, at the last walk; (u64)-1: none. Read by wake-up placement. */
-static u64 rota_least_all = (u64)-1;
-
-/* Fast-CPU time per unit of predicted speedup: what the rotation equalises. */
-static __always_inline u64 owed_of(u64 fast_ns, u64 speed_fp)
-{
-	if (speed_fp < COLAB_FP_ONE)
-		speed_fp = COLAB_FP_ONE;
-	return fast_ns * COLAB_FP_ONE / speed_fp;
-}
-
-static __always_inline u64 task_owed(struct task_ctx *t)
-{
-	return owed_of(t->fast_ns, t->speedup_fp);
-}
-
-/* The capped order's rank, smaller first: behind if more than the cap
- * ahead of @floor, then runnable longest first. */
-static __always_inline u64 rota_rank(u64 owed, u64 runnable_since, u64 floor)
-{
-	u64 behind = owed > floor + rota_cap_ns;
-	u64 since = runnable_since < (1ULL << 62) ? runnable_since : (1ULL << 62) - 1;
-
-	return (behind << 62) | since;
-}
-
-struct rota_walk {
-	u64 least_wait; /* least key of the waiting tasks */
-	u64 least_all;  /* ... and of the tasks on fast CPUs */
-	bool any_wait;
+/* Per process (tgid): threads created and live, runnable or running
+ * (`active`), and running on fast CPUs. An LRU map: entries outlive their
+ * process, as the simulator's per-program counters outlive a run. */
+struct rota_prog {
+	u32 created;
+	u32 live;
+	u32 active;
+	u32 fast_running;
 };
 
-/* Least keys of the waiting tasks (except those queued on @skip) and of
- * all tasks that want a CPU. */
-static __always_inline void rota_walk(s32 skip, u64 now, struct rota_walk *w)
-{
-	struct task_struct *p;
-	struct colab_cpu_state *cs;
-	struct task_ctx *t;
-	u64 k;
-	u32 i;
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, COLAB_MAX_TASKS);
+	__type(key, u32);
+	__type(value, struct rota_prog);
+} rota_progs SEC(".maps");
 
-	w->least_wait = (u64)-1;
-	w->least_all = (u64)-1;
-	w->any_wait = false;
-	bpf_for(i, 0, nr_cpus) {
-		/* An iterator costs three kfunc calls: skip empty queues (most
-		 * of them, on a machine that is not overloaded). */
-		if ((s32)i != skip && scx_bpf_dsq_nr_queued(i) > 0) {
-			bpf_for_each(scx_dsq, p, i, 0) {
-				t = lookup_tctx(p);
-				if (!t)
-					continue;
-				k = task_owed(t);
-				w->any_wait = true;
-				if (k < w->least_wait)
-					w->least_wait = k;
-			}
-		}
-		cs = lookup_cpu_state(i);
-		if (!cs || !cs->pid)
-			continue;
-		if (is_big(i)) {
-			k = owed_of(cs->run_fast_ns + (now - cs->started_at), cs->run_speed_fp);
-		} else {
-			k = owed_of(cs->run_fast_ns, cs->run_speed_fp);
-			w->any_wait = true;
-			if (k < w->least_wait)
-				w->least_wait = k;
-		}
-		if (k < w->least_all)
-			w->least_all = k;
-	}
-	if (w->least_wait < w->least_all)
-		w->least_all = w->least_wait;
+static __always_inline struct rota_prog *lookup_prog(u32 tgid)
+{
+	return bpf_map_lookup_elem(&rota_progs, &tgid);
 }
 
-/* A fast CPU takes the first queued task in the capped order, anywhere. */
-static __always_inline bool rota_steal(s32 cpu, u64 floor)
+static __always_inline void prog_dec(u32 *v)
 {
-	struct task_struct *p;
-	struct task_ctx *t;
-	u64 best = (u64)-1, r;
-	u32 best_pid = 0;
-	s32 best_dsq = -1;
-	u32 i;
+	if (*v)
+		__sync_fetch_and_sub(v, 1);
+}
 
-	bpf_for(i, 0, nr_cpus) {
-		if ((s32)i == cpu || scx_bpf_dsq_nr_queued(i) <= 0)
-			continue;
-		bpf_for_each(scx_dsq, p, i, 0) {
-			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
-				continue;
-			t = lookup_tctx(p);
-			/* One that just gave a fast CPU up waits for a slow one:
-			 * the simulator's swap is one step, here two. */
-			if (!t || t->rota_out)
-				continue;
-			r = rota_rank(task_owed(t), t->runnable_since, floor);
-			if (r < best || (r == best && (u32)p->pid < best_pid)) {
-				best = r;
-				best_pid = p->pid;
-				best_dsq = i;
-			}
-		}
+static __always_inline bool is_fast(s32 cpu)
+{
+	return nr_big && nr_little ? is_big(cpu) : true;
+}
+
+/* --- 64-bit fixed point, as rota/fixed.rs (BPF has no 128-bit ops) --- */
+
+/* Bits needed to hold @x (0 for 0); LLVM has no BPF count-leading-zeros. */
+static __always_inline u32 bits64(u64 x)
+{
+	u32 n = 0;
+
+	if (x >> 32) { n += 32; x >>= 32; }
+	if (x >> 16) { n += 16; x >>= 16; }
+	if (x >> 8) { n += 8; x >>= 8; }
+	if (x >> 4) { n += 4; x >>= 4; }
+	if (x >> 2) { n += 2; x >>= 2; }
+	if (x >> 1) { n += 1; x >>= 1; }
+	return n + (u32)x;
+}
+
+static __always_inline u64 sat_add(u64 a, u64 b)
+{
+	u64 s = a + b;
+
+	return s < a ? ~0ULL : s;
+}
+
+/* a * b, saturating; overflow found from bit lengths (the usual
+ * `a > ~0 / b` test becomes a 128-bit multiply, which BPF rejects). */
+static __always_inline u64 sat_mul(u64 a, u64 b)
+{
+	u32 n = bits64(a) + bits64(b);
+	u64 half;
+
+	if (n <= 64)
+		return a * b;
+	if (n > 65)
+		return ~0ULL;
+	half = (a >> 1) * b; /* fits: one bit less */
+	if (half >> 63)
+		return ~0ULL;
+	return sat_add(half << 1, (a & 1) ? b : 0);
+}
+
+/* a * b / c without the 128-bit product (fixed.rs: mul_div). */
+static __always_inline u64 mul_div(u64 a, u64 b, u64 c)
+{
+	u64 q, r;
+
+	if (!c)
+		c = 1;
+	q = a / c;
+	r = a % c;
+	if (bits64(r) + bits64(b) <= 64)
+		return sat_add(sat_mul(q, b), r * b / c);
+	return sat_add(sat_mul(q, b), r / (c / b ? c / b : 1));
+}
+
+/* (num << shift) / den, capped; a wide numerator shifts both sides
+ * (fixed.rs: shl_div). */
+static __always_inline u64 shl_div(u64 num, u32 shift, u64 den, u64 cap)
+{
+	u32 spare = 64 - bits64(num);
+	u64 v;
+
+	if (spare < shift) {
+		num >>= shift - spare;
+		den >>= shift - spare;
 	}
-	if (best_dsq < 0)
-		return false;
-	bpf_for_each(scx_dsq, p, best_dsq, 0) {
-		if ((u32)p->pid == best_pid)
-			return scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+	v = (num << shift) / (den ? den : 1);
+	return v < cap ? v : cap;
+}
+
+/* --- the rank (order.rs: Rota::rank_with, order=ntt) --- */
+
+/*
+ * The rank of a task that wants a fast CPU, smaller first (ties: smaller
+ * pid): serial phases first (bit 63 clear: the one runnable thread of a
+ * process that created more than one), then the largest gain in slowdown
+ * per unit of fast-CPU time, gain x inv^2, with gain = 1 - 1/speedup and
+ * inv its runnable time over its progress, each with a prior of a quantum
+ * shared by the process's live threads. @ran: its current run so far, on
+ * a fast CPU if @on_fast. The simulator's default ranks a process seen to
+ * finish and restart by the process's rate (order=ntt-seen); here every
+ * task ranks by its own (order=ntt), see porting.md.
+ */
+static __always_inline u64 rota_rank(const struct rota_task *r, u64 ran, bool on_fast, u64 now)
+{
+	struct rota_prog *pg = lookup_prog(r->tgid);
+	u64 speed = r->speed_fp > COLAB_FP_ONE ? r->speed_fp : COLAB_FP_ONE;
+	u64 gain = (speed - COLAB_FP_ONE) * COLAB_FP_ONE / speed;
+	u64 fast = r->fast_ns + (on_fast ? ran : 0);
+	u64 slow = r->slow_ns + (on_fast ? 0 : ran);
+	u64 live = pg && pg->live ? pg->live : 1;
+	u64 q = rota_quantum_ns / live;
+	u64 runnable = r->runnable_ns + (now - r->woke_at_ns);
+	u64 progress = sat_add(sat_add(fast, mul_div(slow, COLAB_FP_ONE, speed)), q);
+	u64 inv = shl_div(sat_add(runnable, q), 16, progress ? progress : 1, 1ULL << 24);
+	u64 g = gain * inv * inv; /* < 2^58 */
+	bool serial = pg && pg->created > 1 && pg->active == 1;
+
+	return ((u64)!serial << 63) | (((1ULL << 63) - 1) - g);
+}
+
+static __always_inline bool rank_serial(u64 rank)
+{
+	return !(rank >> 63);
+}
+
+/* The best candidate a walk found: smallest key, then smallest pid. */
+struct rota_pick {
+	u64 key;
+	u64 cpu_ns; /* its CPU time so far (turn_after) */
+	u32 pid;
+	s32 cpu;    /* the CPU it is queued or running on; -1: none found */
+	bool running;
+};
+
+static __always_inline void pick_init(struct rota_pick *b)
+{
+	b->key = ~0ULL;
+	b->cpu_ns = 0;
+	b->pid = ~0U;
+	b->cpu = -1;
+	b->running = false;
+}
+
+static __always_inline void pick_offer(struct rota_pick *b, u64 key, u32 pid, s32 cpu,
+				       bool running, u64 cpu_ns)
+{
+	if (b->cpu >= 0 && (key > b->key || (key == b->key && pid >= b->pid)))
+		return;
+	b->key = key;
+	b->pid = pid;
+	b->cpu = cpu;
+	b->running = running;
+	b->cpu_ns = cpu_ns;
+}
+
+/* What a walk over the waiting tasks looks for. */
+enum rota_want {
+	WANT_RANK,    /* the best rank */
+	WANT_SERIAL,  /* the best rank among serial phases */
+	WANT_SIBLING, /* the task of process @tgid longest away from a fast CPU */
+};
+
+static __always_inline bool pick_key(enum rota_want want, const struct rota_task *r, u64 ran,
+				     bool on_fast, u32 tgid, u64 now, u64 *key)
+{
+	if (want == WANT_SIBLING) {
+		*key = r->fast_left_at;
+		return r->tgid == tgid;
 	}
-	return false;
+	*key = rota_rank(r, ran, on_fast, now);
+	return want == WANT_RANK || rank_serial(*key);
 }
 
 /*
- * May idle fast CPU @me take over @cs's running task? At once, unless it is
- * a sibling (same process) of @me's occupant and that occupant's sleeps are
- * short: it would come back, find its CPU taken and trade clusters at every
- * sleep; then only once @me has been idle for a cross-cluster migration.
+ * The best task queued on a CPU's queue other than @skip (only slow CPUs'
+ * with @slow_only) that may run on @for_cpu, by @want.
  */
-static __always_inline bool rota_may_pull(struct colab_cpu_state *me, struct colab_cpu_state *cs,
-					  u64 now)
+static __always_inline void walk_queued(struct rota_pick *b, enum rota_want want, s32 skip,
+					bool slow_only, s32 for_cpu, u32 tgid, u64 now)
 {
-	return !me->occ_pid || me->occ_tgid != cs->tgid ||
-	       me->occ_avg_sleep_ns >= rota_idle_worth_ns ||
-	       (me->idle_since && now - me->idle_since >= rota_idle_worth_ns);
-}
-
-/* Whether @cpu's SMT sibling runs a task (always false without SMT). */
-static __always_inline bool sibling_busy(s32 cpu)
-{
-	struct colab_cpu_state *cs;
-	s32 sib;
-
-	if (!smt_on || cpu < 0 || cpu >= COLAB_MAX_CPUS)
-		return false;
-	sib = sibling_cpu[cpu & CPU_MASK];
-	if (sib < 0 || sib >= COLAB_MAX_CPUS)
-		return false;
-	cs = lookup_cpu_state(sib);
-	return cs && cs->pid;
-}
-
-/* An idle fast CPU, its sibling idle too when @whole; -1 if none. */
-static __always_inline s32 idle_fast(bool whole)
-{
-	struct colab_cpu_state *cs;
+	struct task_struct *p;
+	struct task_ctx *t;
+	u64 key;
 	u32 i;
 
-	bpf_for(i, 0, nr_big) {
-		s32 f = big_cpus[i & CPU_MASK];
-
-		cs = lookup_cpu_state(f);
-		if (cs && cs->idle_since && !(whole && sibling_busy(f)))
-			return f;
-	}
-	return -1;
-}
-
-/* An idle fast CPU, if any, looks for waiting tasks: a whole idle core's
- * first (SMT), since a thread beside a busy sibling runs slower. */
-static __always_inline void rota_kick_idle_fast(void)
-{
-	s32 f = smt_on ? idle_fast(true) : -1;
-
-	if (f < 0)
-		f = idle_fast(false);
-	if (f >= 0) {
-		scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
-		stat_inc(COLAB_STAT_IDLE_KICKS);
+	bpf_for(i, 0, nr_cpus) {
+		if ((s32)i == skip || (slow_only && is_big(i)) || scx_bpf_dsq_nr_queued(i) <= 0)
+			continue;
+		bpf_for_each(scx_dsq, p, i, 0) {
+			if (!bpf_cpumask_test_cpu(for_cpu, p->cpus_ptr) || colab_migration_disabled(p))
+				continue;
+			t = lookup_tctx(p);
+			if (!t)
+				continue;
+			refresh_labels(p, t);
+			t->r.speed_fp = t->speedup_fp;
+			if (pick_key(want, &t->r, 0, false, tgid, now, &key))
+				pick_offer(b, key, p->pid, i, false, t->r.fast_ns + t->r.slow_ns);
+		}
 	}
 }
 
-/* SMT: fast CPU @cpu, beside a busy sibling, leaves waiting work to an idle
- * whole fast core (and wakes it) rather than take it itself. */
-static __always_inline bool defer_to_whole_core(s32 cpu)
+/* The same over the tasks running on slow CPUs (none asked for already). */
+static __always_inline void walk_slow_running(struct rota_pick *b, enum rota_want want, u32 tgid,
+					      u64 now)
 {
-	s32 f;
-
-	if (!sibling_busy(cpu))
-		return false;
-	f = idle_fast(true);
-	if (f < 0 || f == cpu)
-		return false;
-	scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
-	stat_inc(COLAB_STAT_IDLE_KICKS);
-	return true;
-}
-
-/* An idle fast CPU preempts the first task in the order running on a slow
- * CPU; its ops.enqueue() then sends it here (pull_to). */
-static __always_inline void rota_remote(s32 cpu, u64 now, u64 floor)
-{
-	struct colab_cpu_state *me = lookup_cpu_state(cpu), *cs;
-	u64 best = (u64)-1, r;
-	s32 best_cpu = -1;
+	struct colab_cpu_state *cs;
+	u64 key, ran;
 	u32 i;
 
-	if (!me)
-		return;
 	bpf_for(i, 0, nr_little) {
 		s32 o = little_cpus[i & CPU_MASK];
 
 		cs = lookup_cpu_state(o);
 		if (!cs || !cs->pid || cs->pull_to)
 			continue;
-		if (now - cs->started_at < rota_pull_min_ns || !rota_may_pull(me, cs, now))
-			continue;
-		r = rota_rank(owed_of(cs->run_fast_ns, cs->run_speed_fp), cs->run_since, floor);
-		if (r < best) {
-			best = r;
-			best_cpu = o;
-		}
+		ran = now - cs->started_at;
+		if (pick_key(want, &cs->run, ran, false, tgid, now, &key))
+			pick_offer(b, key, cs->pid, o, true, cs->run.fast_ns + cs->run.slow_ns + ran);
 	}
-	if (best_cpu < 0)
+}
+
+/* --- accounting at run-state changes (mod.rs) --- */
+
+static __always_inline void rota_init_task(struct task_struct *p, struct task_ctx *t)
+{
+	struct rota_prog zero = {}, *pg;
+	u32 tgid = p->tgid;
+
+	t->r.tgid = tgid;
+	t->r.fast_left_at = bpf_ktime_get_ns();
+	t->vcpu = -1;
+	pg = lookup_prog(tgid);
+	if (!pg) {
+		bpf_map_update_elem(&rota_progs, &tgid, &zero, BPF_NOEXIST);
+		pg = lookup_prog(tgid);
+	}
+	if (pg) {
+		__sync_fetch_and_add(&pg->created, 1);
+		__sync_fetch_and_add(&pg->live, 1);
+	}
+}
+
+/* Does @t block again sooner than @ns: it has slept, and its bursts
+ * between sleeps, on average and now, are shorter (Rota::bursts_under)? */
+static __always_inline bool bursts_under(struct task_ctx *t, u64 ns)
+{
+	u64 b = t->avg_burst_ns > t->burst_ns ? t->avg_burst_ns : t->burst_ns;
+
+	return t->has_slept && b < ns;
+}
+
+/* Its CPU's count of runnable tasks: queued, and the running one. */
+static __always_inline u32 nr_running_on(s32 cpu)
+{
+	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
+
+	return queued_on(cpu) + (cs && cs->pid ? 1 : 0);
+}
+
+/* @t changes queues from its vruntime's CPU to @to: its lag behind the old
+ * floor carries over (CfsCore::migrated; @woken: a wake-up's move, where
+ * the sleeper does not count for its old queue's floor, CfsCore::enqueued). */
+static __always_inline void cfs_move(struct task_ctx *t, s32 to, u64 now, bool woken)
+{
+	struct colab_cpu_state *from_cs, *to_cs;
+	u64 from_min, to_min;
+
+	if (t->vcpu == to)
 		return;
-	cs = lookup_cpu_state(best_cpu);
-	if (!cs)
+	to_cs = lookup_cpu_state(to);
+	if (!to_cs)
 		return;
-	cs->pull_to = cpu + 1;
-	stat_inc(COLAB_STAT_BIG_PREEMPT);
-	scx_bpf_kick_cpu(best_cpu, SCX_KICK_PREEMPT);
-}
-
-/* A slow (or symmetric) CPU's idle balance: the head of the longest other
- * queue, its own cluster first. */
-static __always_inline bool rota_idle_pull(s32 cpu)
-{
-	s32 best = -1, n, most = 0;
-	u32 pass, i;
-
-	bpf_for(pass, 0, 2) {
-		bool want_big = (pass == 0) == is_big(cpu);
-
-		bpf_for(i, 0, nr_cpus) {
-			if ((s32)i == cpu || is_big(i) != want_big)
-				continue;
-			n = scx_bpf_dsq_nr_queued(i);
-			if (n > most) {
-				most = n;
-				best = i;
-			}
-		}
-		if (best >= 0 && scx_bpf_dsq_move_to_local(best, 0))
-			return true;
-		best = -1;
-		most = 0;
+	from_cs = t->vcpu >= 0 ? lookup_cpu_state(t->vcpu) : NULL;
+	if (from_cs) {
+		from_min = cfs_min_vr(t->vcpu, from_cs, now, false, !woken, t->vruntime);
+		to_min = cfs_min_vr(to, to_cs, now, false, false, 0);
+		t->vruntime += to_min - from_min;
 	}
-	return false;
-}
-
-static __always_inline bool cpu_idle_now(s32 cpu)
-{
-	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	bool yes = bpf_cpumask_test_cpu(cpu, idle);
-
-	scx_bpf_put_idle_cpumask(idle);
-	return yes;
-}
-
-/* The first allowed idle CPU of a cluster (@set: 0 big, 1 little), claimed;
- * with @worth, only fast CPUs idle for at least a cross-cluster migration;
- * with @core, only CPUs whose SMT siblings are idle too (a whole core). */
-static __always_inline s32 claim_idle_in(struct task_struct *p, u32 set, bool worth, bool core,
-					 u64 now)
-{
-	const struct cpumask *whole = NULL;
-	struct colab_cpu_state *cs;
-	u32 n = set ? nr_little : nr_big;
-	s32 found = -1;
-	u32 i;
-
-	if (core)
-		whole = scx_bpf_get_idle_smtmask();
-	bpf_for(i, 0, n) {
-		s32 cpu = set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
-
-		if (cpu < 0 || cpu >= COLAB_MAX_CPUS || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-			continue;
-		if (whole && !bpf_cpumask_test_cpu(cpu, whole))
-			continue;
-		if (worth) {
-			cs = lookup_cpu_state(cpu);
-			if (!cs || !cs->idle_since || now - cs->idle_since < rota_idle_worth_ns)
-				continue;
-		}
-		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
-			found = cpu;
-			break;
-		}
-	}
-	if (whole)
-		scx_bpf_put_idle_cpumask(whole);
-	return found;
+	t->vcpu = to;
 }
 
 /*
- * An idle CPU of the fast cluster, then of the slow one (@worth: fast CPUs
- * only, idle for a migration's worth). On SMT machines whole idle cores come
- * first in both clusters, and only then a thread beside a busy sibling, as
- * the kernel's x86 hybrid priorities rank a busy P-core's sibling below an
- * idle E-core: such a thread runs slower than its core's capacity says.
+ * A task becomes runnable on @cpu (ops.runnable: a wake-up, or @new, its
+ * first): its runnable spell opens and CFS places it (CfsCore::enqueued:
+ * lag carried from its old queue, START_DEBIT for a new task but never
+ * ahead of the last new task there, at most half a latency of credit).
  */
-static __always_inline s32 rota_claim_idle(struct task_struct *p, bool worth, u64 now)
+static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx *t, bool new,
+					  s32 cpu)
 {
-	s32 cpu = -1;
+	struct colab_cpu_state *cs = lookup_cpu_state(cpu), *last;
+	struct rota_prog *pg = lookup_prog(t->r.tgid);
+	u64 now = bpf_ktime_get_ns(), min, v;
 
-	if (smt_on) {
-		cpu = claim_idle_in(p, 0, worth, true, now);
-		if (cpu < 0 && !worth)
-			cpu = claim_idle_in(p, 1, false, true, now);
-		if (cpu >= 0 || worth)
-			return cpu;
-	}
-	cpu = claim_idle_in(p, 0, worth, false, now);
-	if (cpu < 0 && !worth)
-		cpu = claim_idle_in(p, 1, false, false, now);
-	return cpu;
-}
-
-/* Whether @cpu's whole core (it and its SMT siblings) is idle. */
-static __always_inline bool core_idle_now(s32 cpu)
-{
-	const struct cpumask *whole = scx_bpf_get_idle_smtmask();
-	bool yes = bpf_cpumask_test_cpu(cpu, whole);
-
-	scx_bpf_put_idle_cpumask(whole);
-	return yes;
-}
-
-/* The allowed CPU of a cluster with the shortest queue, @prev on ties. */
-static __always_inline s32 rota_shortest(struct task_struct *p, u32 set, s32 prev)
-{
-	u32 n = set ? nr_little : nr_big;
-	u32 best_load = 0, load, i;
-	s32 best = -1;
-
-	bpf_for(i, 0, n) {
-		s32 cpu = set ? little_cpus[i & CPU_MASK] : big_cpus[i & CPU_MASK];
-		struct colab_cpu_state *cs;
-
-		if (cpu < 0 || cpu >= COLAB_MAX_CPUS || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-			continue;
-		cs = lookup_cpu_state(cpu);
-		load = queued_on(cpu) + (cs && cs->pid ? 1 : 0);
-		if (best < 0 || load < best_load || (load == best_load && cpu == prev)) {
-			best = cpu;
-			best_load = load;
-		}
-	}
-	return best;
-}
-
-/* Where a waking task goes; *@idle: a claimed idle CPU (dispatch there now). */
-static __always_inline s32 rota_select_cpu(struct task_struct *p, s32 prev, bool *idle)
-{
-	u64 now = bpf_ktime_get_ns();
-	bool prev_ok = prev >= 0 && prev < COLAB_MAX_CPUS && bpf_cpumask_test_cpu(prev, p->cpus_ptr);
-	s32 cpu = -1;
-
-	*idle = true;
-	if (nr_big && nr_little) {
-		/* 1. An idle previous fast CPU (with SMT: its whole core idle;
-		 *    beside a busy sibling it waits for step 3's later passes). */
-		if (prev_ok && is_big(prev) && (!smt_on || core_idle_now(prev)) &&
-		    scx_bpf_test_and_clear_cpu_idle(prev))
-			return prev;
-		/* 2. An idle previous slow CPU, unless a fast CPU has been idle
-		 *    long enough to be worth the move. */
-		if (prev_ok && !is_big(prev) && cpu_idle_now(prev)) {
-			cpu = rota_claim_idle(p, true, now);
-			if (cpu >= 0)
-				return cpu;
-			if (scx_bpf_test_and_clear_cpu_idle(prev))
-				return prev;
-		}
-		/* 3. Any idle fast CPU, then any idle CPU (whole cores first). */
-		cpu = rota_claim_idle(p, false, now);
-		if (cpu >= 0)
-			return cpu;
-		/* 4. Queue on the shortest slow queue (fast CPUs rotate). */
-		*idle = false;
-		cpu = rota_shortest(p, 1, prev);
-		if (cpu < 0)
-			cpu = rota_shortest(p, 0, prev);
-		return cpu >= 0 ? cpu : prev;
-	}
-	/* One cluster: CFS-like. */
-	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev))
-		return prev;
-	if (smt_on)
-		cpu = claim_idle_in(p, nr_big ? 0 : 1, false, true, now);
-	if (cpu < 0)
-		cpu = claim_idle_in(p, nr_big ? 0 : 1, false, false, now);
-	if (cpu >= 0)
-		return cpu;
-	*idle = false;
-	cpu = rota_shortest(p, nr_big ? 0 : 1, prev);
-	return cpu >= 0 ? cpu : prev;
-}
-
-/* A task becomes runnable (a wake-up, or @new: its first time): FIFO
- * stamp, sleep statistics, placement of its fast-CPU account. */
-static __always_inline void rota_runnable(struct task_ctx *tctx, bool new)
-{
-	u64 now = bpf_ktime_get_ns();
-	u64 least = rota_least_all, floor, slept;
-
-	tctx->runnable_since = now;
+	t->r.woke_at_ns = now;
+	t->awake = 1;
+	t->queued_at = now;
+	if (pg)
+		__sync_fetch_and_add(&pg->active, 1);
 	if (!new) {
-		slept = now - tctx->blocked_at;
-		tctx->avg_sleep_ns = (3 * tctx->avg_sleep_ns + slept) / 4;
+		t->avg_sleep_ns = (3 * t->avg_sleep_ns + (now - t->blocked_at)) / 4;
+		last = t->last_cpu >= 0 ? lookup_cpu_state(t->last_cpu) : NULL;
+		if (last && last->occ_pid == (u32)p->pid)
+			last->occ_avg_sleep_ns = t->avg_sleep_ns;
 	}
-	if (least == (u64)-1)
+	if (!cs)
 		return;
-	floor = new ? least : (least > rota_cap_ns ? least - rota_cap_ns : 0);
-	if (task_owed(tctx) < floor) {
-		u64 speed = tctx->speedup_fp < COLAB_FP_ONE ? COLAB_FP_ONE : tctx->speedup_fp;
-
-		/* The inverse of owed_of, rounded up to reach the floor. */
-		tctx->fast_ns = (floor * speed + COLAB_FP_ONE - 1) / COLAB_FP_ONE;
+	if (!new)
+		cfs_move(t, cpu, now, true);
+	t->vcpu = cpu;
+	min = cfs_min_vr(cpu, cs, now, false, false, 0);
+	if (new) {
+		v = min + cfs_slice(nr_running_on(cpu) + 1);
+		if (vtime_before(v, cs->last_new_vtime))
+			v = cs->last_new_vtime;
+		cs->last_new_vtime = v;
+		t->vruntime = v;
+	} else if (vtime_before(t->vruntime, min - cfs_latency_ns / 2)) {
+		t->vruntime = min - cfs_latency_ns / 2;
 	}
 }
 
-/* @cpu: where the task goes (the fast CPU that pulled it, if @pulled). */
-static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx *tctx,
-					 u64 enq_flags, s32 cpu, bool pulled)
+/* @p joins @cpu's queue (ops.enqueue; @pulled: a fast CPU took it over).
+ * An occupant that gave its fast CPU up goes to the CPU its swap chose. */
+static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx *t, u64 enq_flags,
+					 s32 cpu, bool pulled)
 {
 	struct colab_cpu_state *cs;
-	u64 vtime, now;
-	s32 to;
+	u64 now = bpf_ktime_get_ns();
+	s32 to = (s32)t->out_to - 1;
 
-	if (!pulled && tctx->rota_out && nr_little) {
-		/* It gave its fast CPU up: queue on a slow one. */
-		to = rota_shortest(p, 1, -1);
-		if (to >= 0)
-			cpu = to;
+	t->out_to = 0;
+	if (!pulled && to >= 0 && to < (s32)nr_cpus && bpf_cpumask_test_cpu(to, p->cpus_ptr)) {
+		cpu = to;
 	} else if (!pulled && (enq_flags & SCX_ENQ_LAST)) {
 		/* Nothing else to run here: keep running. */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags);
@@ -496,171 +387,106 @@ static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx 
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags & ~SCX_ENQ_LAST);
 		return;
 	}
-	vtime = cfs_vtime_on(cs, tctx);
+	cfs_move(t, cpu, now, false);
+	t->queued_at = now;
 	stat_inc(COLAB_STAT_QUEUED);
-	scx_bpf_dsq_insert_vtime(p, cpu, cfs_slice(queued_on(cpu) + 1), vtime,
+	scx_bpf_dsq_insert_vtime(p, cpu, cfs_slice(queued_on(cpu) + 1), t->vruntime,
 				 enq_flags & ~SCX_ENQ_LAST);
-	/* Wake-up preemption (CFS's check_preempt_wakeup) on slow CPUs; a
-	 * fast CPU's occupant gives way only by rotation. */
-	now = bpf_ktime_get_ns();
-	if ((enq_flags & SCX_ENQ_WAKEUP) && !is_big(cpu) && cfs_wakeup_preempts(cs, vtime, now))
+	/* Wake-up preemption (CfsCore::wakeup_preempt), on every CPU. */
+	if ((enq_flags & SCX_ENQ_WAKEUP) && cs->pid &&
+	    (s64)(cfs_cur_vtime(cs, now) - t->vruntime) > (s64)cfs_wakeup_gran_ns)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-	if (!is_big(cpu) && !tctx->rota_out)
-		rota_kick_idle_fast();
 }
 
-static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
-{
-	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
-	struct task_ctx *pctx = prev ? lookup_tctx(prev) : NULL;
-	/* The running task goes on unless it gives its fast CPU up or a fast
-	 * CPU has asked for it (then its enqueue sends it there). */
-	bool prev_stays = prev && (prev->scx.flags & SCX_TASK_QUEUED) &&
-			  !(pctx && pctx->rota_out) &&
-			  !(cs && cs->pull_to > 0 && cs->pid == (u32)prev->pid);
-	struct rota_walk w;
-	u64 now = bpf_ktime_get_ns();
-
-	/* 1. The CPU's own queue (vruntime order). */
-	if (scx_bpf_dsq_nr_queued(cpu) > 0 && scx_bpf_dsq_move_to_local(cpu, 0)) {
-		stat_inc(COLAB_STAT_LOCAL);
-		return;
-	}
-	/* 2. The running task goes on (a fast CPU's occupant until it
-	 *    rotates out; on a slow CPU nothing else is queued). */
-	if (prev_stays) {
-		prev->scx.slice = cfs_slice(1);
-		return;
-	}
-	if (is_big(cpu) && nr_little) {
-		/* 3. The first waiting task in the capped order (SMT: unless
-		 *    a whole fast core is idle to take it). */
-		if (!defer_to_whole_core(cpu)) {
-			rota_walk(-1, now, &w);
-			rota_least_all = w.least_all;
-			if (w.any_wait && rota_steal(cpu, w.least_wait)) {
-				stat_inc(COLAB_STAT_STEAL_OTHER);
-				return;
-			}
-			/* 4. Or take over one running on a slow CPU. */
-			if (w.any_wait && !no_big_pull)
-				rota_remote(cpu, now, w.least_wait);
-		}
-	} else if (rota_idle_pull(cpu)) {
-		stat_inc(COLAB_STAT_STEAL_OWN);
-		return;
-	}
-	if (cs && !cs->idle_since)
-		cs->idle_since = now;
-}
-
-/*
- * SMT: the occupant of fast CPU @cpu, beside a sibling busy for a pull's
- * minimum, moves to an idle whole fast core (claimed), by the pull path:
- * @cpu's pull_to names the target and a zero slice ends the run, so its
- * enqueue sends it there. A move made at fork or wake-up beside a busy
- * sibling is thus undone at the next tick, as the kernel's SMT balancing
- * would. True when it moves.
- */
-static __always_inline bool smt_spread(struct task_struct *p, s32 cpu,
-				       struct colab_cpu_state *cs, u64 now)
-{
-	struct colab_cpu_state *sc;
-	s32 sib, to;
-
-	if (!sibling_busy(cpu) || cs->pull_to || colab_migration_disabled(p))
-		return false;
-	sib = sibling_cpu[cpu & CPU_MASK];
-	sc = lookup_cpu_state(sib);
-	if (!sc || now - sc->started_at < rota_pull_min_ns)
-		return false;
-	to = claim_idle_in(p, 0, false, true, now);
-	if (to < 0)
-		return false;
-	cs->pull_to = to + 1;
-	p->scx.slice = 0;
-	stat_inc(COLAB_STAT_SMT_MOVES);
-	return true;
-}
-
-/* Rotation at a fast CPU's tick; idle fast CPUs look again at a slow
- * CPU's tick (a running task may now be worth pulling). */
-static __always_inline void rota_tick(struct task_struct *p)
-{
-	s32 cpu = scx_bpf_task_cpu(p);
-	struct task_ctx *tctx = lookup_tctx(p);
-	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
-	struct rota_walk w;
-	u64 now = bpf_ktime_get_ns(), own;
-
-	if (!tctx || !cs || !nr_big || !nr_little)
-		return;
-	if (!is_big(cpu)) {
-		/* Only when its task could be taken: waking an idle CPU for
-		 * nothing costs the busy ones (most of all on a shared host). */
-		if (!no_big_pull && now - tctx->started_at >= rota_pull_min_ns)
-			rota_kick_idle_fast();
-		return;
-	}
-	if (smt_on && cs->pid == (u32)p->pid && smt_spread(p, cpu, cs, now))
-		return;
-	rota_walk(cpu, now, &w);
-	rota_least_all = w.least_all;
-	if (rota_no_rotation)
-		return;
-	if (cs->occ_pid != (u32)p->pid || now - cs->occ_since < rota_quantum_ns || !w.any_wait)
-		return;
-	/* A fast CPU is idle: it takes the waiter (woken here), and the
-	 * occupant keeps its CPU; rotating it out would send it to a slow
-	 * queue while a fast CPU idles. */
-	if (!rota_eager && idle_fast(false) >= 0) {
-		rota_kick_idle_fast();
-		return;
-	}
-	own = owed_of(tctx->fast_ns + (now - tctx->started_at), tctx->speedup_fp);
-	if (w.least_wait + rota_cap_ns < own) {
-		tctx->rota_out = 1;
-		p->scx.slice = 0;
-		stat_inc(COLAB_STAT_ROTATIONS);
-	}
-}
-
-static __always_inline void rota_running(struct task_struct *p, struct task_ctx *tctx, s32 cpu,
+static __always_inline void rota_running(struct task_struct *p, struct task_ctx *t, s32 cpu,
 					 struct colab_cpu_state *cs, u64 now)
 {
-	tctx->rota_out = 0;
-	cfs_running(tctx, cs, COLAB_FP_ONE);
+	struct rota_prog *pg;
+
+	cfs_move(t, cpu, now, false);
+	cs->run_vtime = t->vruntime;
+	cs->run_scale_fp = COLAB_FP_ONE;
+	cs->idle_since = 0;
+	t->r.speed_fp = t->speedup_fp;
+	t->out_to = 0;
+	if (is_fast(cpu) && nr_little) {
+		pg = lookup_prog(t->r.tgid);
+		if (pg)
+			__sync_fetch_and_add(&pg->fast_running, 1);
+	}
 	if (cs->occ_pid != (u32)p->pid) {
 		cs->occ_pid = p->pid;
 		cs->occ_tgid = p->tgid;
 		cs->occ_since = now;
-		cs->occ_avg_sleep_ns = tctx->avg_sleep_ns;
+		cs->occ_avg_sleep_ns = t->avg_sleep_ns;
 	}
-	cs->idle_since = 0;
-	cs->tgid = p->tgid;
-	cs->run_fast_ns = tctx->fast_ns;
-	cs->run_since = tctx->runnable_since;
+	cs->run = t->r;
+	p->scx.slice = cfs_slice(queued_on(cpu) + 1);
 }
 
 /* @vused: @used at the task's weight. @cs: its CPU's state. */
-static __always_inline void rota_stopping(struct task_ctx *tctx, s32 cpu,
+static __always_inline void rota_stopping(struct task_struct *p, struct task_ctx *t, s32 cpu,
 					  struct colab_cpu_state *cs, u64 vused, u64 used,
 					  bool runnable)
 {
-	if (is_big(cpu))
-		tctx->fast_ns += used;
-	cfs_stopping(tctx, cs, vused);
-	if (!runnable)
-		tctx->blocked_at = bpf_ktime_get_ns();
+	struct rota_prog *pg = lookup_prog(t->r.tgid);
+	u64 now = bpf_ktime_get_ns();
+
+	if (is_fast(cpu) && nr_little) {
+		if (pg)
+			prog_dec(&pg->fast_running);
+		t->r.fast_ns += used;
+		t->r.fast_left_at = now;
+	} else {
+		t->r.slow_ns += used;
+	}
+	t->burst_ns += used;
+	t->vruntime += vused;
+	if (cs)
+		cfs_min_vr(cpu, cs, now, true, true, t->vruntime);
+	if (runnable)
+		return;
+	t->avg_burst_ns = (3 * t->avg_burst_ns + t->burst_ns) / 4;
+	t->burst_ns = 0;
+	if (pg)
+		prog_dec(&pg->active);
+	t->has_slept = 1;
+	t->blocked_at = now;
+	t->r.runnable_ns += now - t->r.woke_at_ns;
+	t->awake = 0;
 }
 
-/* A task that exits is nobody's occupant. */
+/* A task that exits is nobody's occupant, and its process has one less. */
 static __always_inline void rota_exit_task(struct task_struct *p)
 {
 	struct colab_cpu_state *cs = lookup_cpu_state(scx_bpf_task_cpu(p));
+	struct rota_prog *pg = lookup_prog(p->tgid);
 
 	if (cs && cs->occ_pid == (u32)p->pid)
 		cs->occ_pid = 0;
+	if (pg)
+		prog_dec(&pg->live);
 }
+
+/* The current task woke @p from a futex wait (tp_btf/sched_waking, in the
+ * waker's context): stamp the waker (pull-from=sync). */
+static __always_inline void rota_waker_stamp(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_ctx *w = lookup_tctx(cur);
+	struct colab_cpu_state *cs;
+	u64 now = bpf_ktime_get_ns();
+
+	if (!w)
+		return;
+	w->r.woke_at = now;
+	cs = lookup_cpu_state(bpf_get_smp_processor_id());
+	if (cs && cs->pid == (u32)cur->pid)
+		cs->run.woke_at = now;
+}
+
+#include "rota_place.bpf.h"
+#include "rota_idle.bpf.h"
+#include "rota_tick.bpf.h"

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a CPU takes when it must pick (idle.rs): its own queue's leftmost
+ * (CFS's order, the running task included); an idle fast CPU steals the
+ * best-ranked queued task anywhere, else takes over the best-ranked task
+ * running on a slow CPU once pull_min and hold allow; a slow CPU pulls as
+ * CFS's idle balance does. Included by rota.bpf.h. Not ported: the gang
+ * hold (a timed idle, porting.md rule 10).
+ */
+
+/* Move @pid, queued on @dsq, to @cpu's local queue, its lag carried. */
+static __always_inline bool take_queued(s32 cpu, s32 dsq, u32 pid, u64 now)
+{
+	struct task_struct *p;
+	struct task_ctx *t;
+
+	bpf_for_each(scx_dsq, p, dsq, 0) {
+		if ((u32)p->pid != pid)
+			continue;
+		t = lookup_tctx(p);
+		if (t)
+			cfs_move(t, cpu, now, false);
+		return scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+	}
+	return false;
+}
+
+/* Take @pid from whichever queue holds it. */
+static __always_inline bool take_pid(s32 cpu, u32 pid, u64 now)
+{
+	struct task_struct *p;
+	u32 i;
+
+	bpf_for(i, 0, nr_cpus) {
+		if (scx_bpf_dsq_nr_queued(i) <= 0)
+			continue;
+		bpf_for_each(scx_dsq, p, i, 0) {
+			if ((u32)p->pid == pid)
+				return take_queued(cpu, i, pid, now);
+		}
+	}
+	return false;
+}
+
+/* May idle fast CPU @me take over a task of any process: no occupant, or
+ * its sleeps are long, or @me has been idle a migration's worth
+ * (Rota::may_pull_any; with hold, asked for every process). */
+static __always_inline bool may_pull_any(struct colab_cpu_state *me, u64 now)
+{
+	return !me->occ_pid || me->occ_avg_sleep_ns >= rota_idle_worth_ns ||
+	       (me->idle_since && now - me->idle_since >= rota_idle_worth_ns);
+}
+
+/*
+ * Idle fast CPU @cpu takes over the best-ranked task running on a slow
+ * CPU that has run pull_min in its phase (since it got on its CPU or last
+ * woke another task, whichever is later), a minimum that applies only to
+ * the occupant's own process (Rota::best_slow_running). It preempts the
+ * task; its ops.enqueue() sends it here (pull_to).
+ */
+static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64 now)
+{
+	struct colab_cpu_state *cs;
+	struct rota_pick b;
+	u64 ran, phase, min;
+	u32 i;
+
+	if (!may_pull_any(me, now))
+		return false;
+	pick_init(&b);
+	bpf_for(i, 0, nr_little) {
+		s32 o = little_cpus[i & CPU_MASK];
+
+		cs = lookup_cpu_state(o);
+		if (!cs || !cs->pid || cs->pull_to)
+			continue;
+		ran = now - cs->started_at;
+		phase = now - cs->run.woke_at < ran ? now - cs->run.woke_at : ran;
+		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
+		if (phase < min)
+			continue;
+		pick_offer(&b, rota_rank(&cs->run, ran, false, now), cs->pid, o, true, 0);
+	}
+	if (b.cpu < 0)
+		return false;
+	cs = lookup_cpu_state(b.cpu);
+	if (!cs)
+		return false;
+	cs->pull_to = cpu + 1;
+	stat_inc(COLAB_STAT_BIG_PREEMPT);
+	scx_bpf_kick_cpu(b.cpu, SCX_KICK_PREEMPT);
+	return true;
+}
+
+/* CFS's idle balance (CfsCore::idle_pull): the longest-waiting task of the
+ * busiest queue, own cluster first, then all; a CPU whose only task runs
+ * has nothing to give. */
+static __always_inline bool cfs_idle_pull(s32 cpu, u64 now)
+{
+	struct colab_cpu_state *cs;
+	struct task_struct *p;
+	struct task_ctx *t;
+	u64 oldest;
+	u32 pass, i, n, most, pid;
+	s32 best;
+
+	bpf_for(pass, 0, 2) {
+		best = -1;
+		most = 0;
+		bpf_for(i, 0, nr_cpus) {
+			if ((s32)i == cpu || (pass == 0 && !same_cluster(i, cpu)) ||
+			    scx_bpf_dsq_nr_queued(i) <= 0)
+				continue;
+			n = nr_running_on(i);
+			if (n > most) {
+				most = n;
+				best = i;
+			}
+		}
+		if (best < 0)
+			continue;
+		cs = lookup_cpu_state(best);
+		if (most < 2 && cs && cs->pid)
+			continue;
+		oldest = ~0ULL;
+		pid = 0;
+		bpf_for_each(scx_dsq, p, best, 0) {
+			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
+				continue;
+			t = lookup_tctx(p);
+			if (t && (t->queued_at < oldest || (t->queued_at == oldest && (u32)p->pid < pid))) {
+				oldest = t->queued_at;
+				pid = p->pid;
+			}
+		}
+		if (pid && take_queued(cpu, best, pid, now))
+			return true;
+	}
+	return false;
+}
+
+static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
+{
+	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
+	struct task_ctx *pctx = prev ? lookup_tctx(prev) : NULL;
+	u64 now = bpf_ktime_get_ns(), head, cur;
+	struct rota_pick b;
+	bool prev_stays;
+	u32 hpid, swap;
+
+	if (!cs)
+		return;
+	/* The running task goes on unless it blocked, gives its fast CPU up
+	 * (a swap) or a fast CPU asked for it (its enqueue sends it there). */
+	prev_stays = prev && (prev->scx.flags & SCX_TASK_QUEUED) && pctx && !pctx->out_to &&
+		     !(cs->pull_to && cs->pid == (u32)prev->pid);
+	/* 1. A swap decided at this CPU's tick: the queued task it chose. */
+	swap = cs->swap_pid;
+	if (swap) {
+		cs->swap_pid = 0;
+		if (take_pid(cpu, swap, now))
+			return;
+	}
+	/* 2. The own queue's leftmost, unless the running task (its current
+	 *    run counted) is further left. */
+	if (cfs_head_vtime(cpu, &head, &hpid)) {
+		if (prev_stays && cs->pid == (u32)prev->pid) {
+			cur = cfs_cur_vtime(cs, now);
+			if (!vtime_before(head, cur) && !(head == cur && hpid < (u32)prev->pid)) {
+				prev->scx.slice = cfs_slice(queued_on(cpu) + 1);
+				return;
+			}
+		}
+		if (scx_bpf_dsq_move_to_local(cpu, 0)) {
+			stat_inc(COLAB_STAT_LOCAL);
+			return;
+		}
+	}
+	if (prev_stays) {
+		prev->scx.slice = cfs_slice(1);
+		return;
+	}
+	if (nr_big && nr_little && is_big(cpu)) {
+		/* 3. The best-ranked task queued anywhere. */
+		pick_init(&b);
+		walk_queued(&b, WANT_RANK, cpu, false, cpu, 0, now);
+		if (b.cpu >= 0 && take_queued(cpu, b.cpu, b.pid, now)) {
+			stat_inc(COLAB_STAT_STEAL_OTHER);
+			return;
+		}
+		/* 4. Or take over one running on a slow CPU. */
+		if (!no_big_pull && rota_remote(cpu, cs, now))
+			return;
+	} else if (cfs_idle_pull(cpu, now)) {
+		stat_inc(COLAB_STAT_STEAL_OWN);
+		return;
+	}
+	if (!cs->idle_since)
+		cs->idle_since = now;
+}
