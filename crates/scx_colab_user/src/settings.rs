@@ -459,7 +459,7 @@ mod tests {
             .unwrap();
         assert_eq!(value(&c, "policy_rota"), &Global::Bool(false));
         assert!(c.iter().all(|(n, _)| !n.starts_with("rota_")));
-        assert_eq!(c.len(), g.len() - 6);
+        assert_eq!(c.len(), g.len() - 5);
         // The CPUs must fit the arrays and the possible CPUs.
         let e = s.rodata(COLAB_MAX_CPUS + 1).unwrap_err().to_string();
         assert!(
