@@ -622,6 +622,11 @@ impl Policy for Hosted {
         let bal = if std::mem::take(&mut cpu.balanced) {
             if self.k().local_len(ci) > 0 {
                 Bal::Local
+            } else if std::mem::take(&mut self.k().cpus[ci].woken) {
+                // Kicked after its balance found nothing (a task queued for
+                // it since): the kernel does not skip an idle kick of a CPU
+                // in balance (`can_skip_idle_kick`), so it balances again.
+                self.balance(ci, None, false)
             } else {
                 Bal::Empty
             }
@@ -832,6 +837,10 @@ impl Policy for Hosted {
                         }
                     }
                     Some(t) => {
+                        if k.cpus[c].balanced {
+                            // Its balance already ran; see pick_next.
+                            k.cpus[c].woken = true;
+                        }
                         if flags & kernel::KICK_PREEMPT != 0 {
                             k.update_curr(c);
                             k.set_slice(t, 0);

@@ -123,7 +123,8 @@ struct colab_cpu_state {
 	u64 occ_avg_sleep_ns; /* and its mean sleep */
 	u64 idle_since;     /* when dispatch last found nothing (0: busy) */
 	u32 swap_pid;       /* a queued task this fast CPU takes at its next dispatch */
-	u32 pad;
+	u32 expect_pid;     /* a task this fast CPU asked another CPU to send (pull_to) */
+	u64 expect_at;      /*   and when it asked */
 	struct rota_task run; /* the running task's rank inputs */
 	u64 run_vtime;      /* its vruntime when it started */
 	u64 run_scale_fp;   /* the rate its run is charged vruntime at */

@@ -272,12 +272,16 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 	if (cs && cs->pull_to > 0 && cs->pid == p->pid) {
 		s32 big = cs->pull_to - 1;
 
-		cs->pull_to = 0;
 		if (big >= 0 && big < COLAB_MAX_CPUS && bpf_cpumask_test_cpu(big, p->cpus_ptr) &&
 		    !colab_migration_disabled(p)) {
+			cs->pull_to = 0;
 			cpu = big;
 			pulled = true;
 			stat_inc(COLAB_STAT_PULLED);
+		} else if (policy_rota) {
+			rota_pull_failed(cs);
+		} else {
+			cs->pull_to = 0;
 		}
 	}
 	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || cpu >= nr_cpus) {

@@ -387,6 +387,8 @@ static __always_inline void rota_enqueue(struct task_struct *p, struct task_ctx 
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags & ~SCX_ENQ_LAST);
 		return;
 	}
+	if (pulled && cs->expect_pid == (u32)p->pid)
+		cs->expect_pid = 0;
 	cfs_move(t, cpu, now, false);
 	t->queued_at = now;
 	stat_inc(COLAB_STAT_QUEUED);
@@ -409,6 +411,7 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	cs->run_vtime = t->vruntime;
 	cs->run_scale_fp = COLAB_FP_ONE;
 	cs->idle_since = 0;
+	cs->expect_pid = 0;
 	t->r.speed_fp = t->speedup_fp;
 	t->out_to = 0;
 	if (is_fast(cpu) && nr_little) {
@@ -424,6 +427,20 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	}
 	cs->run = t->r;
 	p->scx.slice = cfs_slice(queued_on(cpu) + 1);
+}
+
+/* The task a fast CPU asked @cs's CPU for blocked before it could move:
+ * the fast CPU stops waiting and looks again. */
+static __always_inline void rota_pull_failed(struct colab_cpu_state *cs)
+{
+	s32 to = cs->pull_to - 1;
+	struct colab_cpu_state *ts = lookup_cpu_state(to);
+
+	if (ts && ts->expect_pid == cs->pid) {
+		ts->expect_pid = 0;
+		scx_bpf_kick_cpu(to, SCX_KICK_IDLE);
+	}
+	cs->pull_to = 0;
 }
 
 /* @vused: @used at the task's weight. @cs: its CPU's state. */
@@ -448,6 +465,8 @@ static __always_inline void rota_stopping(struct task_struct *p, struct task_ctx
 		cfs_min_vr(cpu, cs, now, true, true, t->vruntime);
 	if (runnable)
 		return;
+	if (cs && cs->pull_to && cs->pid == (u32)p->pid)
+		rota_pull_failed(cs);
 	t->avg_burst_ns = (3 * t->avg_burst_ns + t->burst_ns) / 4;
 	t->burst_ns = 0;
 	if (pg)

@@ -87,6 +87,8 @@ static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64
 	if (!cs)
 		return false;
 	cs->pull_to = cpu + 1;
+	me->expect_pid = b.pid;
+	me->expect_at = now;
 	stat_inc(COLAB_STAT_BIG_PREEMPT);
 	scx_bpf_kick_cpu(b.cpu, SCX_KICK_PREEMPT);
 	return true;
@@ -180,6 +182,10 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		prev->scx.slice = cfs_slice(1);
 		return;
 	}
+	/* A task this CPU took over is on its way (its enqueue kicks us). */
+	if (cs->expect_pid && now - cs->expect_at < rota_quantum_ns)
+		return;
+	cs->expect_pid = 0;
 	if (nr_big && nr_little && is_big(cpu)) {
 		/* 3. The best-ranked task queued anywhere. */
 		pick_init(&b);

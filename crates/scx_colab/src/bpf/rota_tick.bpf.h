@@ -33,6 +33,8 @@ static __always_inline void swap_in(struct task_struct *p, struct task_ctx *t, s
 		if (!xs || xs->pull_to)
 			return;
 		xs->pull_to = cpu + 1;
+		cs->expect_pid = x->pid;
+		cs->expect_at = bpf_ktime_get_ns();
 		scx_bpf_kick_cpu(x->cpu, SCX_KICK_PREEMPT);
 	} else {
 		cs->swap_pid = x->pid;
