@@ -125,6 +125,8 @@ struct colab_cpu_state {
 	u32 swap_pid;       /* a queued task this fast CPU takes at its next dispatch */
 	u32 expect_pid;     /* a task this fast CPU asked another CPU to send (pull_to) */
 	u64 expect_at;      /*   and when it asked */
+	u32 reserved;       /* a task was sent to its local queue and has not run yet */
+	u32 pad;
 	struct rota_task run; /* the running task's rank inputs */
 	u64 run_vtime;      /* its vruntime when it started */
 	u64 run_scale_fp;   /* the rate its run is charged vruntime at */

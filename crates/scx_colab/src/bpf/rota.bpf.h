@@ -299,7 +299,7 @@ static __always_inline u32 nr_running_on(s32 cpu)
 {
 	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
 
-	return queued_on(cpu) + (cs && cs->pid ? 1 : 0);
+	return queued_on(cpu) + (cs && (cs->pid || cs->reserved) ? 1 : 0);
 }
 
 /* @t changes queues from its vruntime's CPU to @to: its lag behind the old
@@ -412,6 +412,7 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 	cs->run_scale_fp = COLAB_FP_ONE;
 	cs->idle_since = 0;
 	cs->expect_pid = 0;
+	cs->reserved = 0;
 	t->r.speed_fp = t->speedup_fp;
 	t->out_to = 0;
 	if (is_fast(cpu) && nr_little) {

@@ -14,10 +14,22 @@ static __always_inline bool same_cluster(s32 a, s32 b)
 	return is_fast(a) == is_fast(b);
 }
 
-/* Idle with nothing queued (Rota::is_idle_empty). */
+/*
+ * Idle with nothing queued (Rota::is_idle_empty). A CPU whose task has
+ * stopped counts even before it picks (and sets its idle bit), as the
+ * simulator's CPU with no current thread does: a task placed there is
+ * queued and the CPU kicked, not dispatched directly.
+ */
 static __always_inline bool idle_empty(const struct cpumask *idle, s32 cpu)
 {
-	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, idle) && queued_on(cpu) == 0;
+	struct colab_cpu_state *cs;
+
+	if (cpu < 0 || queued_on(cpu))
+		return false;
+	if (bpf_cpumask_test_cpu(cpu, idle))
+		return true;
+	cs = lookup_cpu_state(cpu);
+	return cs && !cs->pid && !cs->reserved;
 }
 
 /*
@@ -142,7 +154,14 @@ static __always_inline s32 rota_select_cpu(struct task_struct *p, struct task_ct
 	if (cpu < 0)
 		cpu = prev_cpu;
 out:
-	*idle = idle_empty(idle_mask, cpu) && scx_bpf_test_and_clear_cpu_idle(cpu);
+	*idle = cpu >= 0 && bpf_cpumask_test_cpu(cpu, idle_mask) && !queued_on(cpu) &&
+		scx_bpf_test_and_clear_cpu_idle(cpu);
+	if (*idle) {
+		struct colab_cpu_state *cs = lookup_cpu_state(cpu);
+
+		if (cs)
+			cs->reserved = 1;
+	}
 	if (whole)
 		scx_bpf_put_idle_cpumask(whole);
 	scx_bpf_put_idle_cpumask(idle_mask);
