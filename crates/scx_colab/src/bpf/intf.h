@@ -126,7 +126,7 @@ struct colab_cpu_state {
 	u32 expect_pid;     /* a task this fast CPU asked another CPU to send (pull_to) */
 	u64 expect_at;      /*   and when it asked */
 	u32 reserved;       /* a task was sent to its local queue and has not run yet */
-	u32 pad;
+	u32 occ_blocked;    /* the occupant blocked here and has not woken since */
 	struct rota_task run; /* the running task's rank inputs */
 	u64 run_vtime;      /* its vruntime when it started */
 	u64 run_scale_fp;   /* the rate its run is charged vruntime at */

@@ -345,8 +345,10 @@ static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx
 	if (!new) {
 		t->avg_sleep_ns = (3 * t->avg_sleep_ns + (now - t->blocked_at)) / 4;
 		last = t->last_cpu >= 0 ? lookup_cpu_state(t->last_cpu) : NULL;
-		if (last && last->occ_pid == (u32)p->pid)
+		if (last && last->occ_pid == (u32)p->pid) {
 			last->occ_avg_sleep_ns = t->avg_sleep_ns;
+			last->occ_blocked = 0;
+		}
 	}
 	if (!cs)
 		return;
@@ -420,6 +422,7 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 		if (pg)
 			__sync_fetch_and_add(&pg->fast_running, 1);
 	}
+	cs->occ_blocked = 0;
 	if (cs->occ_pid != (u32)p->pid) {
 		cs->occ_pid = p->pid;
 		cs->occ_tgid = p->tgid;
@@ -474,6 +477,8 @@ static __always_inline void rota_stopping(struct task_struct *p, struct task_ctx
 		prog_dec(&pg->active);
 	t->has_slept = 1;
 	t->blocked_at = now;
+	if (cs && cs->occ_pid == (u32)p->pid)
+		cs->occ_blocked = 1;
 	t->r.runnable_ns += now - t->r.woke_at_ns;
 	t->awake = 0;
 }

@@ -42,6 +42,28 @@ static __always_inline bool take_pid(s32 cpu, u32 pid, u64 now)
 	return false;
 }
 
+/*
+ * Gang hold (Rota::gang_hold): idle fast CPU @cs's occupant blocked while
+ * every other runnable thread of its process runs on a fast CPU, in a
+ * process whose live threads fit the fast CPUs: one of them will wake it,
+ * so the CPU waits for it up to the minimum quantum after it went idle.
+ * The simulator looks again at that time; without a timer this CPU looks
+ * again at the next kick (a slow CPU's tick), see porting.md.
+ */
+static __always_inline bool gang_hold(struct colab_cpu_state *cs, u64 now)
+{
+	struct rota_prog *pg;
+	u64 since;
+
+	if (!cs->occ_pid || !cs->occ_blocked)
+		return false;
+	pg = lookup_prog(cs->occ_tgid);
+	if (!pg || !pg->fast_running || pg->fast_running != pg->active || pg->live > nr_big)
+		return false;
+	since = cs->idle_since ? cs->idle_since : now;
+	return since + rota_min_quantum_ns > now;
+}
+
 /* May idle fast CPU @me take over a task of any process: no occupant, or
  * its sleeps are long, or @me has been idle a migration's worth
  * (Rota::may_pull_any; with hold, asked for every process). */
@@ -187,6 +209,11 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		return;
 	cs->expect_pid = 0;
 	if (nr_big && nr_little && is_big(cpu)) {
+		if (gang_hold(cs, now)) {
+			if (!cs->idle_since)
+				cs->idle_since = now;
+			return;
+		}
 		/* 3. The best-ranked task queued anywhere. */
 		pick_init(&b);
 		walk_queued(&b, WANT_RANK, cpu, false, cpu, 0, now);
