@@ -62,22 +62,13 @@ static __always_inline bool is_fast(s32 cpu)
 	return nr_big && nr_little ? is_big(cpu) : true;
 }
 
-/* --- 64-bit fixed point, as rota/fixed.rs (BPF has no 128-bit ops) --- */
-
-/* Bits needed to hold @x (0 for 0); LLVM has no BPF count-leading-zeros. */
-static __always_inline u32 bits64(u64 x)
-{
-	u32 n = 0;
-
-	if (x >> 32) { n += 32; x >>= 32; }
-	if (x >> 16) { n += 16; x >>= 16; }
-	if (x >> 8) { n += 8; x >>= 8; }
-	if (x >> 4) { n += 4; x >>= 4; }
-	if (x >> 2) { n += 2; x >>= 2; }
-	if (x >> 1) { n += 1; x >>= 1; }
-	return n + (u32)x;
-}
-
+/*
+ * 64-bit fixed point, as rota/fixed.rs (BPF has no 128-bit arithmetic),
+ * restated for the ranges a rank meets so that no path branches on bit
+ * lengths (each branch multiplies the verifier's states): exact while a
+ * task's CPU time is under 2^54 ns and its runnable time under 2^48 ns
+ * (3.2 days), as fixed.rs is; beyond that the ratio keeps its top bits.
+ */
 static __always_inline u64 sat_add(u64 a, u64 b)
 {
 	u64 s = a + b;
@@ -85,50 +76,26 @@ static __always_inline u64 sat_add(u64 a, u64 b)
 	return s < a ? ~0ULL : s;
 }
 
-/* a * b, saturating; overflow found from bit lengths (the usual
- * `a > ~0 / b` test becomes a 128-bit multiply, which BPF rejects). */
-static __always_inline u64 sat_mul(u64 a, u64 b)
+/* @a * COLAB_FP_ONE / @c without the 128-bit product (fixed.rs: mul_div). */
+static __always_inline u64 mul_div_fp(u64 a, u64 c)
 {
-	u32 n = bits64(a) + bits64(b);
-	u64 half;
-
-	if (n <= 64)
-		return a * b;
-	if (n > 65)
-		return ~0ULL;
-	half = (a >> 1) * b; /* fits: one bit less */
-	if (half >> 63)
-		return ~0ULL;
-	return sat_add(half << 1, (a & 1) ? b : 0);
-}
-
-/* a * b / c without the 128-bit product (fixed.rs: mul_div). */
-static __always_inline u64 mul_div(u64 a, u64 b, u64 c)
-{
-	u64 q, r;
-
 	if (!c)
 		c = 1;
-	q = a / c;
-	r = a % c;
-	if (bits64(r) + bits64(b) <= 64)
-		return sat_add(sat_mul(q, b), r * b / c);
-	return sat_add(sat_mul(q, b), r / (c / b ? c / b : 1));
+	return (a / c) * COLAB_FP_ONE + (a % c) * COLAB_FP_ONE / c;
 }
 
-/* (num << shift) / den, capped; a wide numerator shifts both sides
- * (fixed.rs: shl_div). */
-static __always_inline u64 shl_div(u64 num, u32 shift, u64 den, u64 cap)
+/* (@num << 16) / @den, at most 2^24 (fixed.rs: shl_div); a numerator of
+ * 2^48 or more shifts both sides right by 16 first. */
+static __always_inline u64 shl16_div(u64 num, u64 den)
 {
-	u32 spare = 64 - bits64(num);
 	u64 v;
 
-	if (spare < shift) {
-		num >>= shift - spare;
-		den >>= shift - spare;
+	if (num >> 48) {
+		num >>= 16;
+		den >>= 16;
 	}
-	v = (num << shift) / (den ? den : 1);
-	return v < cap ? v : cap;
+	v = (num << 16) / (den ? den : 1);
+	return v < (1ULL << 24) ? v : 1ULL << 24;
 }
 
 /* --- the rank (order.rs: Rota::rank_with, order=ntt) --- */
@@ -154,8 +121,8 @@ static __always_inline u64 rota_rank(const struct rota_task *r, u64 ran, bool on
 	u64 live = pg && pg->live ? pg->live : 1;
 	u64 q = rota_quantum_ns / live;
 	u64 runnable = r->runnable_ns + (now - r->woke_at_ns);
-	u64 progress = sat_add(sat_add(fast, mul_div(slow, COLAB_FP_ONE, speed)), q);
-	u64 inv = shl_div(sat_add(runnable, q), 16, progress ? progress : 1, 1ULL << 24);
+	u64 progress = sat_add(fast + mul_div_fp(slow, speed), q);
+	u64 inv = shl16_div(runnable + q, progress ? progress : 1);
 	u64 g = gain * inv * inv; /* < 2^58 */
 	bool serial = pg && pg->created > 1 && pg->active == 1;
 
@@ -197,70 +164,71 @@ static __always_inline void pick_offer(struct rota_pick *b, u64 key, u32 pid, s3
 	b->cpu_ns = cpu_ns;
 }
 
-/* What a walk over the waiting tasks looks for. */
-enum rota_want {
-	WANT_RANK,    /* the best rank */
-	WANT_SERIAL,  /* the best rank among serial phases */
-	WANT_SIBLING, /* the task of process @tgid longest away from a fast CPU */
+/* What one walk over the tasks that want a fast CPU finds. */
+struct rota_walk {
+	struct rota_pick best;    /* best rank: queued (not on @skip) or running on a slow CPU */
+	struct rota_pick queued;  /* best rank among the queued ones */
+	struct rota_pick serial;  /* best-ranked serial phase on a slow CPU */
+	struct rota_pick sibling; /* process @tgid's task on a slow CPU longest off a fast one */
 };
 
-static __always_inline bool pick_key(enum rota_want want, const struct rota_task *r, u64 ran,
-				     bool on_fast, u32 tgid, u64 now, u64 *key)
+static __always_inline void walk_offer(struct rota_walk *w, const struct rota_task *r, u32 pid,
+				       s32 cpu, bool running, u64 ran, u32 tgid, u64 now)
 {
-	if (want == WANT_SIBLING) {
-		*key = r->fast_left_at;
-		return r->tgid == tgid;
-	}
-	*key = rota_rank(r, ran, on_fast, now);
-	return want == WANT_RANK || rank_serial(*key);
+	u64 rank = rota_rank(r, ran, false, now);
+	u64 cpu_ns = r->fast_ns + r->slow_ns + ran;
+
+	pick_offer(&w->best, rank, pid, cpu, running, cpu_ns);
+	if (!running)
+		pick_offer(&w->queued, rank, pid, cpu, false, cpu_ns);
+	if (is_fast(cpu))
+		return;
+	if (rank_serial(rank))
+		pick_offer(&w->serial, rank, pid, cpu, running, cpu_ns);
+	if (tgid && r->tgid == tgid)
+		pick_offer(&w->sibling, r->fast_left_at, pid, cpu, running, cpu_ns);
 }
 
 /*
- * The best task queued on a CPU's queue other than @skip (only slow CPUs'
- * with @slow_only) that may run on @for_cpu, by @want.
+ * One pass over the tasks that want a fast CPU (Rota::waiting): queued on
+ * any CPU's queue but @skip's (those that may run on @skip), and with
+ * @running the tasks running on slow CPUs that no fast CPU asked for yet.
+ * Its cost is linear in the queued tasks (porting.md, obstacle 7).
  */
-static __always_inline void walk_queued(struct rota_pick *b, enum rota_want want, s32 skip,
-					bool slow_only, s32 for_cpu, u32 tgid, u64 now)
+static __always_inline void rota_walk(struct rota_walk *w, s32 skip, u32 tgid, bool running,
+				      u64 now)
 {
+	struct colab_cpu_state *cs;
 	struct task_struct *p;
 	struct task_ctx *t;
-	u64 key;
 	u32 i;
 
+	pick_init(&w->best);
+	pick_init(&w->queued);
+	pick_init(&w->serial);
+	pick_init(&w->sibling);
 	bpf_for(i, 0, nr_cpus) {
-		if ((s32)i == skip || (slow_only && is_big(i)) || scx_bpf_dsq_nr_queued(i) <= 0)
+		if ((s32)i == skip || scx_bpf_dsq_nr_queued(i) <= 0)
 			continue;
 		bpf_for_each(scx_dsq, p, i, 0) {
-			if (!bpf_cpumask_test_cpu(for_cpu, p->cpus_ptr) || colab_migration_disabled(p))
+			if (!bpf_cpumask_test_cpu(skip, p->cpus_ptr) || colab_migration_disabled(p))
 				continue;
 			t = lookup_tctx(p);
 			if (!t)
 				continue;
 			refresh_labels(p, t);
 			t->r.speed_fp = t->speedup_fp;
-			if (pick_key(want, &t->r, 0, false, tgid, now, &key))
-				pick_offer(b, key, p->pid, i, false, t->r.fast_ns + t->r.slow_ns);
+			walk_offer(w, &t->r, p->pid, i, false, 0, tgid, now);
 		}
 	}
-}
-
-/* The same over the tasks running on slow CPUs (none asked for already). */
-static __always_inline void walk_slow_running(struct rota_pick *b, enum rota_want want, u32 tgid,
-					      u64 now)
-{
-	struct colab_cpu_state *cs;
-	u64 key, ran;
-	u32 i;
-
+	if (!running)
+		return;
 	bpf_for(i, 0, nr_little) {
 		s32 o = little_cpus[i & CPU_MASK];
 
 		cs = lookup_cpu_state(o);
-		if (!cs || !cs->pid || cs->pull_to)
-			continue;
-		ran = now - cs->started_at;
-		if (pick_key(want, &cs->run, ran, false, tgid, now, &key))
-			pick_offer(b, key, cs->pid, o, true, cs->run.fast_ns + cs->run.slow_ns + ran);
+		if (cs && cs->pid && !cs->pull_to)
+			walk_offer(w, &cs->run, cs->pid, o, true, now - cs->started_at, tgid, now);
 	}
 }
 

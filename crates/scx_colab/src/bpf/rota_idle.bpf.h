@@ -168,7 +168,7 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
 	struct task_ctx *pctx = prev ? lookup_tctx(prev) : NULL;
 	u64 now = bpf_ktime_get_ns(), head, cur;
-	struct rota_pick b;
+	struct rota_walk w;
 	bool prev_stays;
 	u32 hpid, swap;
 
@@ -215,9 +215,8 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 			return;
 		}
 		/* 3. The best-ranked task queued anywhere. */
-		pick_init(&b);
-		walk_queued(&b, WANT_RANK, cpu, false, cpu, 0, now);
-		if (b.cpu >= 0 && take_queued(cpu, b.cpu, b.pid, now)) {
+		rota_walk(&w, cpu, 0, false, now);
+		if (w.queued.cpu >= 0 && take_queued(cpu, w.queued.cpu, w.queued.pid, now)) {
 			stat_inc(COLAB_STAT_STEAL_OTHER);
 			return;
 		}

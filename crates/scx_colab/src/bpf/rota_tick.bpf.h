@@ -44,52 +44,40 @@ static __always_inline void swap_in(struct task_struct *p, struct task_ctx *t, s
 	stat_inc(COLAB_STAT_ROTATIONS);
 }
 
-/* A serial phase waiting on a slow CPU takes a non-serial occupant's place
- * at once (Rota::serial_swap). */
-static __always_inline bool rota_serial_swap(struct task_struct *p, struct task_ctx *t, s32 cpu,
-					     struct colab_cpu_state *cs, u64 now)
+/*
+ * Occupant @p of fast CPU @cpu: a serial phase waiting on a slow CPU takes
+ * its place at once unless it is one itself (Rota::serial_swap); else,
+ * once it has held the CPU as long as the best-ranked waiting task has run,
+ * that task if it ranks first (Rota::rotate, order=ntt), else after the
+ * same time its own process's task longest off a fast CPU
+ * (Rota::sibling_turn). One walk finds all three.
+ */
+static __always_inline void rota_swaps(struct task_struct *p, struct task_ctx *t, s32 cpu,
+				       struct colab_cpu_state *cs, u64 now)
 {
 	struct rota_prog *pg = lookup_prog(t->r.tgid);
-	struct rota_pick x;
+	bool serial = pg && pg->created > 1 && pg->active == 1;
+	u64 held = cs->occ_pid == (u32)p->pid ? now - cs->occ_since : 0, own;
+	bool rotate = !rota_no_rotation && held >= rota_min_quantum_ns;
+	struct rota_walk w;
 
-	if (pg && pg->created > 1 && pg->active == 1)
-		return false;
-	pick_init(&x);
-	walk_queued(&x, WANT_SERIAL, cpu, true, cpu, 0, now);
-	walk_slow_running(&x, WANT_SERIAL, 0, now);
-	if (x.cpu < 0)
-		return false;
-	swap_in(p, t, cpu, cs, &x);
-	return true;
-}
-
-/* Rotation (Rota::rotate with order=ntt, then Rota::sibling_turn). */
-static __always_inline void rota_rotate(struct task_struct *p, struct task_ctx *t, s32 cpu,
-					struct colab_cpu_state *cs, u64 now)
-{
-	struct rota_pick x;
-	u64 held, own;
-
-	if (cs->occ_pid != (u32)p->pid)
+	if (serial && !rotate)
 		return;
-	held = now - cs->occ_since;
-	if (held < rota_min_quantum_ns)
-		return;
-	pick_init(&x);
-	walk_queued(&x, WANT_RANK, cpu, false, cpu, 0, now);
-	walk_slow_running(&x, WANT_RANK, 0, now);
-	if (x.cpu < 0)
-		return;
-	own = rota_rank(&t->r, now - cs->started_at, true, now);
-	if (held >= turn_after(x.cpu_ns) && (x.key < own || (x.key == own && x.pid < (u32)p->pid))) {
-		swap_in(p, t, cpu, cs, &x);
+	rota_walk(&w, cpu, t->r.tgid, true, now);
+	if (!serial && w.serial.cpu >= 0) {
+		swap_in(p, t, cpu, cs, &w.serial);
 		return;
 	}
-	pick_init(&x);
-	walk_queued(&x, WANT_SIBLING, -1, true, cpu, t->r.tgid, now);
-	walk_slow_running(&x, WANT_SIBLING, t->r.tgid, now);
-	if (x.cpu >= 0 && held >= turn_after(x.cpu_ns))
-		swap_in(p, t, cpu, cs, &x);
+	if (!rotate || w.best.cpu < 0)
+		return;
+	own = rota_rank(&t->r, now - cs->started_at, true, now);
+	if (held >= turn_after(w.best.cpu_ns) &&
+	    (w.best.key < own || (w.best.key == own && w.best.pid < (u32)p->pid))) {
+		swap_in(p, t, cpu, cs, &w.best);
+		return;
+	}
+	if (w.sibling.cpu >= 0 && held >= turn_after(w.sibling.cpu_ns))
+		swap_in(p, t, cpu, cs, &w.sibling);
 }
 
 /* Whether @cpu's SMT sibling runs a task (always false without SMT). */
@@ -176,8 +164,7 @@ static __always_inline void rota_tick(struct task_struct *p)
 		t->r.speed_fp = t->speedup_fp;
 		if (smt_on && smt_spread(p, cpu, cs, now))
 			return;
-		if (!rota_serial_swap(p, t, cpu, cs, now) && !rota_no_rotation)
-			rota_rotate(p, t, cpu, cs, now);
+		rota_swaps(p, t, cpu, cs, now);
 	} else if (nr_big && nr_little && !no_big_pull) {
 		/* Idle fast CPUs look again: a task may now be worth taking. */
 		idle = scx_bpf_get_idle_cpumask();
