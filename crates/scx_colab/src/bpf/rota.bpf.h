@@ -140,7 +140,6 @@ struct rota_pick {
 	u64 cpu_ns; /* its CPU time so far (turn_after) */
 	u32 pid;
 	s32 cpu;    /* the CPU it is queued or running on; -1: none found */
-	bool running;
 };
 
 static __always_inline void pick_init(struct rota_pick *b)
@@ -149,18 +148,16 @@ static __always_inline void pick_init(struct rota_pick *b)
 	b->cpu_ns = 0;
 	b->pid = ~0U;
 	b->cpu = -1;
-	b->running = false;
 }
 
-static __always_inline void pick_offer(struct rota_pick *b, u64 key, u32 pid, s32 cpu,
-				       bool running, u64 cpu_ns)
+static __always_inline void pick_offer(struct rota_pick *b, u64 key, u32 pid, s32 cpu, u64 cpu_ns)
 {
-	if (b->cpu >= 0 && (key > b->key || (key == b->key && pid >= b->pid)))
+	/* An empty pick has key and pid ~0: every task beats it. */
+	if (key > b->key || (key == b->key && pid >= b->pid))
 		return;
 	b->key = key;
 	b->pid = pid;
 	b->cpu = cpu;
-	b->running = running;
 	b->cpu_ns = cpu_ns;
 }
 
@@ -178,15 +175,15 @@ static __always_inline void walk_offer(struct rota_walk *w, const struct rota_ta
 	u64 rank = rota_rank(r, ran, false, now);
 	u64 cpu_ns = r->fast_ns + r->slow_ns + ran;
 
-	pick_offer(&w->best, rank, pid, cpu, running, cpu_ns);
+	pick_offer(&w->best, rank, pid, cpu, cpu_ns);
 	if (!running)
-		pick_offer(&w->queued, rank, pid, cpu, false, cpu_ns);
+		pick_offer(&w->queued, rank, pid, cpu, cpu_ns);
 	if (is_fast(cpu))
 		return;
 	if (rank_serial(rank))
-		pick_offer(&w->serial, rank, pid, cpu, running, cpu_ns);
+		pick_offer(&w->serial, rank, pid, cpu, cpu_ns);
 	if (tgid && r->tgid == tgid)
-		pick_offer(&w->sibling, r->fast_left_at, pid, cpu, running, cpu_ns);
+		pick_offer(&w->sibling, r->fast_left_at, pid, cpu, cpu_ns);
 }
 
 /*
@@ -194,15 +191,21 @@ static __always_inline void walk_offer(struct rota_walk *w, const struct rota_ta
  * any CPU's queue but @skip's (those that may run on @skip), and with
  * @running the tasks running on slow CPUs that no fast CPU asked for yet.
  * Its cost is linear in the queued tasks (porting.md, obstacle 7).
+ *
+ * A global function: the verifier checks it once, and what it writes
+ * through @w is not tracked value by value, so the loops' states converge
+ * (inlined, the picks' values kept each iteration apart: "the sequence of
+ * 8193 jumps is too complex" on 6.12).
  */
-static __always_inline void rota_walk(struct rota_walk *w, s32 skip, u32 tgid, bool running,
-				      u64 now)
+__noinline int rota_walk(struct rota_walk *w, s32 skip, u32 tgid, u32 running, u64 now)
 {
 	struct colab_cpu_state *cs;
 	struct task_struct *p;
 	struct task_ctx *t;
 	u32 i;
 
+	if (!w || skip < 0 || skip >= COLAB_MAX_CPUS)
+		return 0;
 	pick_init(&w->best);
 	pick_init(&w->queued);
 	pick_init(&w->serial);
@@ -222,7 +225,7 @@ static __always_inline void rota_walk(struct rota_walk *w, s32 skip, u32 tgid, b
 		}
 	}
 	if (!running)
-		return;
+		return 0;
 	bpf_for(i, 0, nr_little) {
 		s32 o = little_cpus[i & CPU_MASK];
 
@@ -230,6 +233,7 @@ static __always_inline void rota_walk(struct rota_walk *w, s32 skip, u32 tgid, b
 		if (cs && cs->pid && !cs->pull_to)
 			walk_offer(w, &cs->run, cs->pid, o, true, now - cs->started_at, tgid, now);
 	}
+	return 0;
 }
 
 /* --- accounting at run-state changes (mod.rs) --- */

@@ -101,7 +101,7 @@ static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64
 		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
 		if (phase < min)
 			continue;
-		pick_offer(&b, rota_rank(&cs->run, ran, false, now), cs->pid, o, true, 0);
+		pick_offer(&b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
 	}
 	if (b.cpu < 0)
 		return false;
@@ -168,7 +168,7 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 	struct colab_cpu_state *cs = lookup_cpu_state(cpu);
 	struct task_ctx *pctx = prev ? lookup_tctx(prev) : NULL;
 	u64 now = bpf_ktime_get_ns(), head, cur;
-	struct rota_walk w;
+	struct rota_walk w = {};
 	bool prev_stays;
 	u32 hpid, swap;
 

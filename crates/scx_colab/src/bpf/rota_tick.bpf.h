@@ -23,14 +23,14 @@ static __always_inline u64 turn_after(u64 cpu_ns)
 static __always_inline void swap_in(struct task_struct *p, struct task_ctx *t, s32 cpu,
 				    struct colab_cpu_state *cs, struct rota_pick *x)
 {
-	struct colab_cpu_state *xs;
+	struct colab_cpu_state *xs = lookup_cpu_state(x->cpu);
 	s32 to = is_fast(x->cpu) ? shortest_in(p, POOL_SLOW, x->cpu) : x->cpu;
 
-	if (to < 0)
+	if (to < 0 || !xs)
 		return;
-	if (x->running) {
-		xs = lookup_cpu_state(x->cpu);
-		if (!xs || xs->pull_to)
+	if (xs->pid == x->pid) {
+		/* It runs there: ask for it, as rota_remote does. */
+		if (xs->pull_to)
 			return;
 		xs->pull_to = cpu + 1;
 		cs->expect_pid = x->pid;
@@ -59,7 +59,7 @@ static __always_inline void rota_swaps(struct task_struct *p, struct task_ctx *t
 	bool serial = pg && pg->created > 1 && pg->active == 1;
 	u64 held = cs->occ_pid == (u32)p->pid ? now - cs->occ_since : 0, own;
 	bool rotate = !rota_no_rotation && held >= rota_min_quantum_ns;
-	struct rota_walk w;
+	struct rota_walk w = {};
 
 	if (serial && !rotate)
 		return;
