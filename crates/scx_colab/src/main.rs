@@ -122,6 +122,26 @@ pub fn preflight(euid: u32, has_sched_ext: bool, kernel: &str) -> Result<(), Str
     Ok(())
 }
 
+/// A TSV row (program, instructions processed, total and peak states) from
+/// one of libbpf's program load logs at BPF_LOG_STATS, as
+/// "prog 'NAME': -- BEGIN PROG LOAD LOG --\n... processed N insns (limit
+/// M) max_states_per_insn A total_states B peak_states C mark_read D\n...".
+fn verifier_stats_row(msg: &str) -> Option<String> {
+    let name = msg.strip_prefix("libbpf: prog '")?.split('\'').next()?;
+    let line = msg.lines().find(|l| l.starts_with("processed "))?;
+    let word = |key: &str| -> Option<&str> {
+        let mut w = line.split_whitespace();
+        w.position(|x| x == key)?;
+        w.next()
+    };
+    let insns = line.split_whitespace().nth(1)?;
+    Some(format!(
+        "{name}\t{insns}\t{}\t{}",
+        word("total_states")?,
+        word("peak_states")?
+    ))
+}
+
 fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
@@ -147,9 +167,19 @@ fn main() {
     } else {
         libbpf_rs::PrintLevel::Warn
     };
-    libbpf_rs::set_print(Some((libbpf_level, |_, msg: String| {
-        eprint!("{msg}") // libbpf prefixes its messages itself
-    })));
+    if opts.verifier_stats {
+        // Each program's load log ends with the verifier's statistics.
+        println!("program\tinsns_processed\ttotal_states\tpeak_states");
+        libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Debug, |_, msg: String| {
+            if let Some(row) = verifier_stats_row(&msg) {
+                println!("{row}");
+            }
+        })));
+    } else {
+        libbpf_rs::set_print(Some((libbpf_level, |_, msg: String| {
+            eprint!("{msg}") // libbpf prefixes its messages itself
+        })));
+    }
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
     let has_sched_ext = std::path::Path::new("/sys/kernel/sched_ext").exists();
@@ -208,12 +238,28 @@ fn config(opts: &Opts) -> Result<sched::Config> {
         settings,
         labeller,
         counters,
+        verifier_stats: opts.verifier_stats,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verifier_stats_come_from_a_load_log() {
+        let log = "libbpf: prog 'colab_tick': -- BEGIN PROG LOAD LOG --\n\
+                   func#0 @0\n\
+                   processed 157974 insns (limit 1000000) max_states_per_insn 171 \
+                   total_states 2941 peak_states 2774 mark_read 40\n\
+                   -- END PROG LOAD LOG --\n";
+        assert_eq!(
+            verifier_stats_row(log).as_deref(),
+            Some("colab_tick\t157974\t2941\t2774")
+        );
+        assert_eq!(verifier_stats_row("libbpf: loading object\n"), None);
+        assert_eq!(verifier_stats_row("libbpf: prog 'x': no stats here\n"), None);
+    }
 
     #[test]
     fn models_load_by_name_or_file_with_clear_errors() {

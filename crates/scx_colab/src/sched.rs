@@ -29,6 +29,9 @@ pub struct Config {
     pub settings: Settings,
     pub labeller: Labeller,
     pub counters: Option<Counters>,
+    /// Load with the verifier's statistics in libbpf's log, then exit
+    /// (`--verifier-stats`; main.rs prints them).
+    pub verifier_stats: bool,
 }
 
 /// Per-task speedups from counters (main.rs sets them up).
@@ -58,12 +61,15 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
     let globals = cfg.settings.rodata(nr_cpu_ids)?;
     let mut open_object = MaybeUninit::uninit();
     let builder = BpfSkelBuilder::default();
-    let mut skel = scx_ops_open!(
-        builder,
-        &mut open_object,
-        colab_ops,
-        None::<libbpf_rs::libbpf_sys::bpf_object_open_opts>
-    )?;
+    // Verifier statistics (BPF_LOG_STATS) in each program's load log.
+    let open_opts = cfg
+        .verifier_stats
+        .then(|| libbpf_rs::libbpf_sys::bpf_object_open_opts {
+            sz: std::mem::size_of::<libbpf_rs::libbpf_sys::bpf_object_open_opts>() as _,
+            kernel_log_level: 4,
+            ..Default::default()
+        });
+    let mut skel = scx_ops_open!(builder, &mut open_object, colab_ops, open_opts)?;
     {
         let ro = skel.maps.rodata_data.as_mut().context("no rodata")?;
         for (name, value) in &globals {
@@ -83,6 +89,9 @@ pub fn run(mut cfg: Config, shutdown: Arc<AtomicBool>) -> Result<Outcome> {
         log::info!("--no-futex-tracking: no bottleneck tracking, no task is high-blocking");
     }
     let mut skel = scx_ops_load!(skel, colab_ops, uei)?;
+    if cfg.verifier_stats {
+        return Ok(Outcome::Exit(0));
+    }
     if let Some(c) = &cfg.counters {
         for (idx, fd) in &c.fds {
             skel.maps

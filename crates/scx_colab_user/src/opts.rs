@@ -121,6 +121,12 @@ pub struct Opts {
     /// More log output.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// Load the BPF programs with these options, print what the kernel's
+    /// verifier spent on each (instructions processed, states; TSV) and
+    /// exit without attaching.
+    #[arg(long)]
+    pub verifier_stats: bool,
 }
 
 /// Which policy the BPF side runs.

@@ -43,9 +43,11 @@ impl ColabUser {
         if opts.debug_error_after.is_some()
             || opts.debug_stall_after.is_some()
             || opts.stats.is_some()
+            || opts.verifier_stats
         {
             return Err(bad(
-                "--stats and the --debug-* options act on a live system only".into(),
+                "--stats, --verifier-stats and the --debug-* options act on a live system only"
+                    .into(),
             ));
         }
         Ok(ColabUser {
