@@ -227,7 +227,7 @@ s32 BPF_STRUCT_OPS(colab_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 		return prev_cpu;
 	if (policy_rota) {
 		bool idle;
-		s32 cpu = rota_select_cpu(p, tctx, prev_cpu, &idle);
+		s32 cpu = rota_select_cpu(p, tctx, prev_cpu, wake_flags, &idle);
 
 		if (idle) {
 			stat_inc(COLAB_STAT_DIRECT);

@@ -25,21 +25,28 @@ static __always_inline bool take_queued(s32 cpu, s32 dsq, u32 pid, u64 now)
 	return false;
 }
 
-/* Take @pid from whichever queue holds it. */
-static __always_inline bool take_pid(s32 cpu, u32 pid, u64 now)
+/* Take @pid from whichever queue holds it (a global function: see rota_walk). */
+__noinline int rota_take_pid(s32 cpu, u32 pid, u64 now)
 {
 	struct task_struct *p;
+	s32 found = -1;
 	u32 i;
 
+	if (cpu < 0 || cpu >= COLAB_MAX_CPUS)
+		return 0;
 	bpf_for(i, 0, nr_cpus) {
 		if (scx_bpf_dsq_nr_queued(i) <= 0)
 			continue;
 		bpf_for_each(scx_dsq, p, i, 0) {
-			if ((u32)p->pid == pid)
-				return take_queued(cpu, i, pid, now);
+			if ((u32)p->pid == pid) {
+				found = i;
+				break;
+			}
 		}
+		if (found >= 0)
+			break;
 	}
-	return false;
+	return found >= 0 && take_queued(cpu, found, pid, now);
 }
 
 /*
@@ -73,6 +80,32 @@ static __always_inline bool may_pull_any(struct colab_cpu_state *me, u64 now)
 	       (me->idle_since && now - me->idle_since >= rota_idle_worth_ns);
 }
 
+/* The best-ranked task running on a slow CPU that idle fast CPU @me may
+ * take over (see rota_remote; a global function: see rota_walk). */
+__noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me, u64 now)
+{
+	struct colab_cpu_state *cs;
+	u64 ran, phase, min;
+	u32 i;
+
+	if (!b || !me)
+		return 0;
+	pick_init(b);
+	bpf_for(i, 0, nr_little) {
+		s32 o = little_cpus[i & CPU_MASK];
+
+		cs = lookup_cpu_state(o);
+		if (!cs || !cs->pid || cs->pull_to)
+			continue;
+		ran = now - cs->started_at;
+		phase = now - cs->run.woke_at < ran ? now - cs->run.woke_at : ran;
+		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
+		if (phase >= min)
+			pick_offer(b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
+	}
+	return 0;
+}
+
 /*
  * Idle fast CPU @cpu takes over the best-ranked task running on a slow
  * CPU that has run pull_min in its phase (since it got on its CPU or last
@@ -83,27 +116,12 @@ static __always_inline bool may_pull_any(struct colab_cpu_state *me, u64 now)
 static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64 now)
 {
 	struct colab_cpu_state *cs;
-	struct rota_pick b;
-	u64 ran, phase, min;
-	u32 i;
+	struct rota_pick b = {};
 
 	if (!may_pull_any(me, now))
 		return false;
-	pick_init(&b);
-	bpf_for(i, 0, nr_little) {
-		s32 o = little_cpus[i & CPU_MASK];
-
-		cs = lookup_cpu_state(o);
-		if (!cs || !cs->pid || cs->pull_to)
-			continue;
-		ran = now - cs->started_at;
-		phase = now - cs->run.woke_at < ran ? now - cs->run.woke_at : ran;
-		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
-		if (phase < min)
-			continue;
-		pick_offer(&b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
-	}
-	if (b.cpu < 0)
+	rota_remote_scan(&b, me, now);
+	if (b.cpu < 0 || b.cpu >= (s32)nr_cpus)
 		return false;
 	cs = lookup_cpu_state(b.cpu);
 	if (!cs)
@@ -118,37 +136,44 @@ static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64
 
 /* CFS's idle balance (CfsCore::idle_pull): the longest-waiting task of the
  * busiest queue, own cluster first, then all; a CPU whose only task runs
- * has nothing to give. */
-static __always_inline bool cfs_idle_pull(s32 cpu, u64 now)
+ * has nothing to give. A global function: see rota_walk. */
+__noinline int rota_idle_pull(s32 cpu, u64 now)
 {
 	struct colab_cpu_state *cs;
 	struct task_struct *p;
 	struct task_ctx *t;
+	s32 best[2] = { -1, -1 };
+	u32 most[2] = { 0, 0 };
 	u64 oldest;
-	u32 pass, i, n, most, pid;
-	s32 best;
+	u32 pass, i, n, pid;
+	s32 b;
 
-	bpf_for(pass, 0, 2) {
-		best = -1;
-		most = 0;
-		bpf_for(i, 0, nr_cpus) {
-			if ((s32)i == cpu || (pass == 0 && !same_cluster(i, cpu)) ||
-			    scx_bpf_dsq_nr_queued(i) <= 0)
-				continue;
-			n = nr_running_on(i);
-			if (n > most) {
-				most = n;
-				best = i;
-			}
-		}
-		if (best < 0)
+	if (cpu < 0 || cpu >= COLAB_MAX_CPUS)
+		return 0;
+	/* The busiest queue of the own cluster and of all, in one pass. */
+	bpf_for(i, 0, nr_cpus) {
+		if ((s32)i == cpu || scx_bpf_dsq_nr_queued(i) <= 0)
 			continue;
-		cs = lookup_cpu_state(best);
-		if (most < 2 && cs && cs->pid)
+		n = nr_running_on(i);
+		if (n > most[1]) {
+			most[1] = n;
+			best[1] = i;
+		}
+		if (same_cluster(i, cpu) && n > most[0]) {
+			most[0] = n;
+			best[0] = i;
+		}
+	}
+	bpf_for(pass, 0, 2) {
+		b = best[pass & 1];
+		if (b < 0 || b >= COLAB_MAX_CPUS)
+			continue;
+		cs = lookup_cpu_state(b);
+		if (most[pass & 1] < 2 && cs && cs->pid)
 			continue;
 		oldest = ~0ULL;
 		pid = 0;
-		bpf_for_each(scx_dsq, p, best, 0) {
+		bpf_for_each(scx_dsq, p, b, 0) {
 			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
 				continue;
 			t = lookup_tctx(p);
@@ -157,10 +182,10 @@ static __always_inline bool cfs_idle_pull(s32 cpu, u64 now)
 				pid = p->pid;
 			}
 		}
-		if (pid && take_queued(cpu, best, pid, now))
-			return true;
+		if (pid && take_queued(cpu, b, pid, now))
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
 static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
@@ -182,7 +207,7 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 	swap = cs->swap_pid;
 	if (swap) {
 		cs->swap_pid = 0;
-		if (take_pid(cpu, swap, now))
+		if (rota_take_pid(cpu, swap, now))
 			return;
 	}
 	/* 2. The own queue's leftmost, unless the running task (its current
@@ -223,7 +248,7 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		/* 4. Or take over one running on a slow CPU. */
 		if (!no_big_pull && rota_remote(cpu, cs, now))
 			return;
-	} else if (cfs_idle_pull(cpu, now)) {
+	} else if (rota_idle_pull(cpu, now)) {
 		stat_inc(COLAB_STAT_STEAL_OWN);
 		return;
 	}

@@ -24,9 +24,17 @@ static __always_inline void swap_in(struct task_struct *p, struct task_ctx *t, s
 				    struct colab_cpu_state *cs, struct rota_pick *x)
 {
 	struct colab_cpu_state *xs = lookup_cpu_state(x->cpu);
-	s32 to = is_fast(x->cpu) ? shortest_in(p, POOL_SLOW, x->cpu) : x->cpu;
+	struct rota_place_scan s = {};
+	s32 to = x->cpu;
 
-	if (to < 0 || !xs)
+	if (is_fast(x->cpu)) {
+		/* The shortest slow queue, x's CPU's cluster on ties. */
+		s.prev = x->cpu;
+		s.now = bpf_ktime_get_ns();
+		rota_place_scan(&s);
+		to = s.shortest[POOL_SLOW];
+	}
+	if (to < 0 || to >= (s32)nr_cpus || !bpf_cpumask_test_cpu(to, p->cpus_ptr) || !xs)
 		return;
 	if (xs->pid == x->pid) {
 		/* It runs there: ask for it, as rota_remote does. */
