@@ -168,13 +168,22 @@ fn main() {
         libbpf_rs::PrintLevel::Warn
     };
     if opts.verifier_stats {
-        // Each program's load log ends with the verifier's statistics.
+        // Each program's load log ends with the verifier's statistics; with
+        // --verbose, libbpf's other messages (a failed load's log) too.
         println!("program\tinsns_processed\ttotal_states\tpeak_states");
-        libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Debug, |_, msg: String| {
+        fn quiet(_: libbpf_rs::PrintLevel, msg: String) {
             if let Some(row) = verifier_stats_row(&msg) {
                 println!("{row}");
             }
-        })));
+        }
+        fn verbose(level: libbpf_rs::PrintLevel, msg: String) {
+            match verifier_stats_row(&msg) {
+                Some(_) => quiet(level, msg),
+                None => eprint!("{msg}"),
+            }
+        }
+        let print: fn(libbpf_rs::PrintLevel, String) = if opts.verbose { verbose } else { quiet };
+        libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Debug, print)));
     } else {
         libbpf_rs::set_print(Some((libbpf_level, |_, msg: String| {
             eprint!("{msg}") // libbpf prefixes its messages itself

@@ -14,6 +14,10 @@ for policy in rota colab; do
     fi
   else
     fail "[verifier] --policy $policy: the BPF programs did not load: $(tail -n 5 /tmp/verifier.err | tr '\n' '|')"
+    # The verifier's own log of the program it gave up on (libbpf prints
+    # its end when a load fails).
+    /bin/scx_colab --big-cpus 0,1 --policy "$policy" --verifier-stats --verbose 2>&1 >/dev/null |
+      grep -v '^libbpf: prog .*: -- BEGIN' | tail -n 80 | sed 's/^/VERIFIER-LOG: /'
   fi
   echo "@@VERIFIER-BEGIN $policy@@"
   cat "$out"

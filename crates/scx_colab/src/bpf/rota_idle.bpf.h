@@ -8,18 +8,30 @@
  * hold (a timed idle, porting.md rule 10).
  */
 
-/* Move @pid, queued on @dsq, to @cpu's local queue, its lag carried. */
-static __always_inline bool take_queued(s32 cpu, s32 dsq, u32 pid, u64 now)
+/* Move @pid, queued on @dsq, to @cpu's local queue, its lag carried
+ * (cfs_move; the floors are read before the walk, which holds the task,
+ * so that no walk runs inside another). A global function: see rota_walk. */
+__noinline int take_queued(s32 cpu, s32 dsq, u32 pid, u64 now)
 {
+	struct colab_cpu_state *from = lookup_cpu_state(dsq), *to = lookup_cpu_state(cpu);
 	struct task_struct *p;
 	struct task_ctx *t;
+	u64 delta = 0;
 
+	if (dsq < 0 || dsq >= COLAB_MAX_CPUS)
+		return 0;
+	if (from && to)
+		delta = cfs_min_vr(cpu, to, now, false, false, 0) -
+			cfs_min_vr(dsq, from, now, false, false, 0);
 	bpf_for_each(scx_dsq, p, dsq, 0) {
 		if ((u32)p->pid != pid)
 			continue;
 		t = lookup_tctx(p);
-		if (t)
-			cfs_move(t, cpu, now, false);
+		if (t) {
+			if (t->vcpu == dsq)
+				t->vruntime += delta;
+			t->vcpu = cpu;
+		}
 		return scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
 	}
 	return false;
@@ -134,58 +146,85 @@ static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64
 	return true;
 }
 
-/* CFS's idle balance (CfsCore::idle_pull): the longest-waiting task of the
- * busiest queue, own cluster first, then all; a CPU whose only task runs
- * has nothing to give. A global function: see rota_walk. */
-__noinline int rota_idle_pull(s32 cpu, u64 now)
-{
-	struct colab_cpu_state *cs;
-	struct task_struct *p;
-	struct task_ctx *t;
-	s32 best[2] = { -1, -1 };
-	u32 most[2] = { 0, 0 };
-	u64 oldest;
-	u32 pass, i, n, pid;
-	s32 b;
+/* The busiest queues other than @cpu's: of its cluster and of all. */
+struct rota_busiest {
+	s32 own, all;
+	u32 own_n, all_n; /* their runnable tasks */
+};
 
-	if (cpu < 0 || cpu >= COLAB_MAX_CPUS)
+/* A global function (see rota_walk). */
+__noinline int rota_busiest(struct rota_busiest *b, s32 cpu)
+{
+	u32 i, n;
+
+	if (!b)
 		return 0;
-	/* The busiest queue of the own cluster and of all, in one pass. */
+	b->own = b->all = -1;
+	b->own_n = b->all_n = 0;
 	bpf_for(i, 0, nr_cpus) {
 		if ((s32)i == cpu || scx_bpf_dsq_nr_queued(i) <= 0)
 			continue;
 		n = nr_running_on(i);
-		if (n > most[1]) {
-			most[1] = n;
-			best[1] = i;
+		if (n > b->all_n) {
+			b->all_n = n;
+			b->all = i;
 		}
-		if (same_cluster(i, cpu) && n > most[0]) {
-			most[0] = n;
-			best[0] = i;
+		if (same_cluster(i, cpu) && n > b->own_n) {
+			b->own_n = n;
+			b->own = i;
 		}
-	}
-	bpf_for(pass, 0, 2) {
-		b = best[pass & 1];
-		if (b < 0 || b >= COLAB_MAX_CPUS)
-			continue;
-		cs = lookup_cpu_state(b);
-		if (most[pass & 1] < 2 && cs && cs->pid)
-			continue;
-		oldest = ~0ULL;
-		pid = 0;
-		bpf_for_each(scx_dsq, p, b, 0) {
-			if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
-				continue;
-			t = lookup_tctx(p);
-			if (t && (t->queued_at < oldest || (t->queued_at == oldest && (u32)p->pid < pid))) {
-				oldest = t->queued_at;
-				pid = p->pid;
-			}
-		}
-		if (pid && take_queued(cpu, b, pid, now))
-			return 1;
 	}
 	return 0;
+}
+
+/* The pid of the longest-waiting task queued on @dsq that may run on @cpu
+ * (0: none). A global function (see rota_walk). */
+__noinline u32 rota_oldest(s32 cpu, s32 dsq)
+{
+	struct task_struct *p;
+	struct task_ctx *t;
+	u64 oldest = ~0ULL;
+	u32 pid = 0;
+
+	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || dsq < 0 || dsq >= COLAB_MAX_CPUS)
+		return 0;
+	bpf_for_each(scx_dsq, p, dsq, 0) {
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || colab_migration_disabled(p))
+			continue;
+		t = lookup_tctx(p);
+		if (t && (t->queued_at < oldest || (t->queued_at == oldest && (u32)p->pid < pid))) {
+			oldest = t->queued_at;
+			pid = p->pid;
+		}
+	}
+	return pid;
+}
+
+/* From the busiest queue @b (@n runnable tasks): its longest-waiting task,
+ * unless its only task runs there. */
+static __always_inline bool pull_from(s32 cpu, s32 b, u32 n, u64 now)
+{
+	struct colab_cpu_state *cs;
+	u32 pid;
+
+	if (b < 0)
+		return false;
+	cs = lookup_cpu_state(b);
+	if (n < 2 && cs && cs->pid)
+		return false;
+	pid = rota_oldest(cpu, b);
+	return pid && take_queued(cpu, b, pid, now);
+}
+
+/* CFS's idle balance (CfsCore::idle_pull): the longest-waiting task of the
+ * busiest queue, own cluster first, then all; a CPU whose only task runs
+ * has nothing to give. */
+static __always_inline bool rota_idle_pull(s32 cpu, u64 now)
+{
+	struct rota_busiest b = {};
+
+	rota_busiest(&b, cpu);
+	return pull_from(cpu, b.own, b.own_n, now) || pull_from(cpu, b.all, b.all_n, now);
 }
 
 static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
