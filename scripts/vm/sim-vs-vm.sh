@@ -10,7 +10,7 @@
 #
 # Schedulers compared (VM name = simulator policy): default = eevdf (the
 # kernel's EEVDF with capacity awareness), scx_colab = the ROTA scx_colab
-# implements, its third freeze (ROTA_THIRD_FREEZE in crates/campaign/src/lib.rs)
+# implements, the default `rota` (ROTA_SCX_COLAB in crates/campaign/src/lib.rs)
 # (with :migration-us= set to the --migration-us scx_colab ran with, read from
 # the results.md beside the summary; else the topology's cost), scx_colab-paper =
 # colab:prev-first=on:pull-min-us=1000 (the paper's COLAB with scx_colab's
@@ -63,7 +63,7 @@ colab="$root/target/release/colab"
 
 # The migration cost scx_colab's ROTA ran with (amp-study's results.md),
 # which must be the same in every boot averaged.
-rota="rota@3" mig=""
+rota="rota" mig=""
 for f in "${summaries[@]}"; do
   m="$(sed -n 's/.*scx_colab runs with `[^`]*--migration-us \([0-9.]*\).*/\1/p' "$(dirname "$f")/results.md" 2>/dev/null | head -n 1)"
   [ "$f" = "$summary" ] && mig="$m"

@@ -29,14 +29,14 @@ grep -q '^| default (eevdf) | fft:2 | 15.000 | ' <<<"$out" || fail "default not 
 hout="$(bash "$root/scripts/vm/sim-vs-vm.sh" --summary "$t/a/summary.csv" --seeds 1 --hosted)"
 grep -q '^| scx_colab (scx:colab:--big-cpus:0:--migration-us:100) | fft:2 | 1.000 | ' <<<"$hout" || fail "--hosted did not run scx_colab's own code with its options: $hout"
 grep -q '^| scx_colab-paper (scx:colab:--big-cpus:0:--migration-us:100:--policy:colab) | fft:2 | ' <<<"$hout" || fail "--hosted did not run scx_colab --policy colab: $hout"
-grep -q '^| scx_colab (rota@3:migration-us=100) | fft:2 | 2.000 | ' <<<"$out" || fail "ROTA not averaged to 2.000 with the boots' migration cost: $out"
+grep -q '^| scx_colab (rota:migration-us=100) | fft:2 | 2.000 | ' <<<"$out" || fail "ROTA not averaged to 2.000 with the boots' migration cost: $out"
 ! grep -q '^| other' <<<"$out" || fail "an unmapped scheduler was compared"
 grep -q '^- default: 10.000 20.000$' <<<"$out" || fail "per-boot geomeans missing: $out"
 # Resolved: default > both others (every boot); ROTA vs COLAB flips: not.
 grep -q '^Pairs every boot orders alike: 2, ' <<<"$out" || fail "expected 2 resolved pairs: $out"
 # The verdict follows the simulator's own column (whatever the models say).
 sim_of() { awk -F' [|] ' -v s="$1" '$1 == "| " s {print $4}' <<<"$out"; }
-sd="$(sim_of 'default (eevdf)')" sr="$(sim_of 'scx_colab (rota@3:migration-us=100)')"
+sd="$(sim_of 'default (eevdf)')" sr="$(sim_of 'scx_colab (rota:migration-us=100)')"
 [[ -n "$sd" && -n "$sr" ]] || fail "simulator column not found: $out"
 verdict=disagrees
 awk -v a="$sd" -v b="$sr" 'BEGIN { exit !(a > b) }' && verdict=agrees

@@ -164,10 +164,14 @@ pub fn mechanism_ablation_policies(baseline: &str) -> Vec<String> {
     v
 }
 
-/// ROTA's third freeze, the ROTA scx_colab's BPF implements, which
-/// `scripts/vm/sim-vs-vm.sh` and the scx_colab docs name
-/// (`tests/freeze_spellings.rs` holds them to this spelling).
+/// ROTA's third freeze, what scx_colab's BPF implemented until 2026-12-06
+/// (results cite it; the fingerprints keep it).
 pub const ROTA_THIRD_FREEZE: &str = "rota@3";
+
+/// The ROTA scx_colab's BPF implements: the default, ported rule by rule
+/// (book/src/scx/porting.md), which `scripts/vm/sim-vs-vm.sh` compares the
+/// VM's scx_colab with (`tests/freeze_spellings.rs` holds it to this).
+pub const ROTA_SCX_COLAB: &str = "rota";
 
 /// ROTA's mechanism ablation, the book's ROTA ablation table: the presets
 /// results cite, then the default with one switch changed, each switch in

@@ -1,36 +1,44 @@
 //! The ROTA that scx_colab implements is named outside the Rust code (the VM
-//! comparison script, the scx_colab docs); each must name it by its preset,
-//! `rota@3`, and no file may keep a spelling of switches that left the code.
+//! comparison script and its test): each must name it as
+//! `ROTA_SCX_COLAB`, and no file that names it may keep a spelling of
+//! switches that left the code.
 
-use colab_campaign::{ROTA_MECHANISM_VARIANTS, ROTA_THIRD_FREEZE};
+use colab_campaign::{ROTA_MECHANISM_VARIANTS, ROTA_SCX_COLAB, ROTA_THIRD_FREEZE};
 use std::path::Path;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
-/// Files that name the ROTA scx_colab implements.
-const NAMING_FILES: [&str; 5] = [
-    "scripts/vm/sim-vs-vm.sh",
-    "scripts/vm/test-sim-vs-vm.sh",
-    "scripts/vm/README.md",
-    "crates/scx_colab/README.md",
-    "book/src/scx/running.md",
-];
+fn read(f: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
+}
 
 #[test]
-fn the_third_freeze_is_its_preset_everywhere() {
-    assert_eq!(ROTA_THIRD_FREEZE, "rota@3");
-    assert!(ROTA_MECHANISM_VARIANTS.contains(&ROTA_THIRD_FREEZE));
-    assert!(colab_policies::by_name(ROTA_THIRD_FREEZE).is_ok());
-    for f in NAMING_FILES {
-        let text =
-            std::fs::read_to_string(Path::new(ROOT).join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
-        assert!(text.contains(ROTA_THIRD_FREEZE), "{f} does not name rota@3");
+fn the_vm_comparison_names_the_rota_scx_colab_implements() {
+    assert!(colab_policies::by_name(ROTA_SCX_COLAB).is_ok());
+    let script = read("scripts/vm/sim-vs-vm.sh");
+    assert!(
+        script.contains(&format!("rota=\"{ROTA_SCX_COLAB}\" mig=\"\"")),
+        "sim-vs-vm.sh does not compare scx_colab with {ROTA_SCX_COLAB}"
+    );
+    let test = read("scripts/vm/test-sim-vs-vm.sh");
+    assert!(
+        test.contains(&format!("scx_colab ({ROTA_SCX_COLAB}:migration-us=100)")),
+        "test-sim-vs-vm.sh does not expect {ROTA_SCX_COLAB}"
+    );
+    for f in [
+        "scripts/vm/sim-vs-vm.sh",
+        "scripts/vm/test-sim-vs-vm.sh",
+        "scripts/vm/README.md",
+        "crates/scx_colab/README.md",
+        "book/src/scx/running.md",
+    ] {
         // The third freeze as switches over the default (its old spelling).
         assert!(
-            !text.contains("rota:order=capped"),
-            "{f} spells the third freeze as switches; name it rota@3"
+            !read(f).contains("rota:order=capped"),
+            "{f} spells the third freeze as switches; name it {ROTA_THIRD_FREEZE}"
         );
     }
+    assert!(ROTA_MECHANISM_VARIANTS.contains(&ROTA_THIRD_FREEZE));
 }
 
 /// Every variant of the ablation is a valid policy, and no two run the

@@ -267,7 +267,10 @@ mod tests {
             Some("colab_tick\t157974\t2941\t2774")
         );
         assert_eq!(verifier_stats_row("libbpf: loading object\n"), None);
-        assert_eq!(verifier_stats_row("libbpf: prog 'x': no stats here\n"), None);
+        assert_eq!(
+            verifier_stats_row("libbpf: prog 'x': no stats here\n"),
+            None
+        );
     }
 
     #[test]

@@ -333,18 +333,29 @@ mod tests {
         let cfs = CfsTunables::for_cpus(4);
         let r = RotaConsts::new(100.0, &cfs);
         assert_eq!(
-            (r.quantum_ns, r.min_quantum_ns, r.pull_min_ns, r.idle_worth_ns),
+            (
+                r.quantum_ns,
+                r.min_quantum_ns,
+                r.pull_min_ns,
+                r.idle_worth_ns
+            ),
             (20_000_000, 2_250_000, 400_000, 100_000)
         );
         let r = RotaConsts::new(1.722, &cfs);
-        assert_eq!((r.quantum_ns, r.min_quantum_ns, r.pull_min_ns), (344_400, 344_400, 6_888));
+        assert_eq!(
+            (r.quantum_ns, r.min_quantum_ns, r.pull_min_ns),
+            (344_400, 344_400, 6_888)
+        );
     }
 
     #[test]
     fn settings_follow_the_options() {
         let s = settings_of(&[]).unwrap();
         assert!(s.policy_rota());
-        assert_eq!(s.rota, Some(RotaConsts::new(100.0, &CfsTunables::for_cpus(4))));
+        assert_eq!(
+            s.rota,
+            Some(RotaConsts::new(100.0, &CfsTunables::for_cpus(4)))
+        );
         assert_eq!(s.cfs, CfsTunables::for_cpus(4));
         assert_eq!((s.colab_window_ns, s.pull_min_ns), (18_000_000, 1_000_000));
         assert!(s.block_first && s.futex_tracking && s.big_pull && !s.strict_rr);

@@ -62,7 +62,10 @@ fn the_port_stays_close_to_the_simulators_rota() {
         }
     }
     let geomean = (log_sum / n).exp();
-    eprintln!("scx:colab / rota: {geomean:.3}, worst {:.3} ({})", worst.0, worst.1);
+    eprintln!(
+        "scx:colab / rota: {geomean:.3}, worst {:.3} ({})",
+        worst.0, worst.1
+    );
     assert!(
         geomean < 1.06,
         "scx:colab / rota turnaround geomean {geomean:.3} (worst {:.3}, {})",
@@ -81,5 +84,9 @@ fn fast_cpus_do_not_idle_while_a_swap_is_under_way() {
     let r = run("blackscholes", "2B2S", "scx:colab");
     let fast_ns: u64 = r.core_busy_ns.iter().take(2).sum::<u64>() + r.stats.fast_idle_slow_busy_ns;
     let share = r.stats.fast_idle_slow_busy_ns as f64 / fast_ns as f64;
-    assert!(share < 0.02, "fast CPUs idle while slow ones ran: {:.1}%", share * 100.0);
+    assert!(
+        share < 0.02,
+        "fast CPUs idle while slow ones ran: {:.1}%",
+        share * 100.0
+    );
 }

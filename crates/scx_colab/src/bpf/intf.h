@@ -127,6 +127,8 @@ struct colab_cpu_state {
 	u64 expect_at;      /*   and when it asked */
 	u32 reserved;       /* a task was sent to its local queue and has not run yet */
 	u32 occ_blocked;    /* the occupant blocked here and has not woken since */
+	u32 run_anywhere;   /* the running task may run on every CPU (a fast CPU may take it) */
+	u32 pad2;
 	struct rota_task run; /* the running task's rank inputs */
 	u64 run_vtime;      /* its vruntime when it started */
 	u64 run_scale_fp;   /* the rate its run is charged vruntime at */

@@ -189,7 +189,8 @@ static __always_inline void walk_offer(struct rota_walk *w, const struct rota_ta
 /*
  * One pass over the tasks that want a fast CPU (Rota::waiting): queued on
  * any CPU's queue but @skip's (those that may run on @skip), and with
- * @running the tasks running on slow CPUs that no fast CPU asked for yet.
+ * @running the tasks running on slow CPUs that no fast CPU asked for yet
+ * and that may run anywhere.
  * Its cost is linear in the queued tasks (porting.md, obstacle 7).
  *
  * A global function: the verifier checks it once, and what it writes
@@ -230,7 +231,7 @@ __noinline int rota_walk(struct rota_walk *w, s32 skip, u32 tgid, u32 running, u
 		s32 o = little_cpus[i & CPU_MASK];
 
 		cs = lookup_cpu_state(o);
-		if (cs && cs->pid && !cs->pull_to)
+		if (cs && cs->pid && !cs->pull_to && cs->run_anywhere)
 			walk_offer(w, &cs->run, cs->pid, o, true, now - cs->started_at, tgid, now);
 	}
 	return 0;
@@ -402,6 +403,7 @@ static __always_inline void rota_running(struct task_struct *p, struct task_ctx 
 		cs->occ_avg_sleep_ns = t->avg_sleep_ns;
 	}
 	cs->run = t->r;
+	cs->run_anywhere = p->nr_cpus_allowed >= (s32)nr_cpus && !colab_migration_disabled(p);
 	p->scx.slice = cfs_slice(queued_on(cpu) + 1);
 }
 

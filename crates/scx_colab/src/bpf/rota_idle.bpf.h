@@ -107,7 +107,7 @@ __noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me,
 		s32 o = little_cpus[i & CPU_MASK];
 
 		cs = lookup_cpu_state(o);
-		if (!cs || !cs->pid || cs->pull_to)
+		if (!cs || !cs->pid || cs->pull_to || !cs->run_anywhere)
 			continue;
 		ran = now - cs->started_at;
 		phase = now - cs->run.woke_at < ran ? now - cs->run.woke_at : ran;
