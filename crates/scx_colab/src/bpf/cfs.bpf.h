@@ -14,6 +14,17 @@ const volatile u64 cfs_latency_ns = 18000000ULL;
 const volatile u64 cfs_min_gran_ns = 2250000ULL;
 const volatile u64 cfs_wakeup_gran_ns = 3000000ULL;
 
+/*
+ * @now - @then, 0 if @then is later: a time another CPU wrote may be later
+ * than this CPU's @now (read at its callback's start). Unchecked, such a run
+ * of -1 us times a rate in 1/1024 became 2^54 ns of vruntime, a floor no
+ * queue came back from, and a pinned kthread starved (found in the VM).
+ */
+static __always_inline u64 since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
 static __always_inline bool vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -53,7 +64,7 @@ static __always_inline u64 cfs_vtime_on(struct colab_cpu_state *cs, struct task_
  * @cs->run_scale_fp? */
 static __always_inline bool cfs_wakeup_preempts(struct colab_cpu_state *cs, u64 vtime, u64 now)
 {
-	u64 cur = cs->run_vtime + (now - cs->started_at) * cs->run_scale_fp / COLAB_FP_ONE;
+	u64 cur = cs->run_vtime + since(now, cs->started_at) * cs->run_scale_fp / COLAB_FP_ONE;
 
 	return cs->pid && vtime_before(vtime + cfs_wakeup_gran_ns, cur);
 }
@@ -108,7 +119,7 @@ static __always_inline bool cfs_head_vtime(s32 cpu, u64 *vtime, u32 *pid)
 /* The running task's vruntime on @cs's CPU, its current run counted. */
 static __always_inline u64 cfs_cur_vtime(struct colab_cpu_state *cs, u64 now)
 {
-	return cs->run_vtime + (now - cs->started_at) * cs->run_scale_fp / COLAB_FP_ONE;
+	return cs->run_vtime + since(now, cs->started_at) * cs->run_scale_fp / COLAB_FP_ONE;
 }
 
 /*

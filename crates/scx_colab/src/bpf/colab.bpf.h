@@ -306,7 +306,7 @@ static __always_inline void big_pull(s32 self)
 		if (!cs || !cs->pid || cs->pull_to)
 			continue;
 		/* A task about to block would only pay the migration. */
-		if (now - cs->started_at < pull_min_ns)
+		if (since(now, cs->started_at) < pull_min_ns)
 			continue;
 		if (best < 0 || cs->block_level_fp > best_level ||
 		    (cs->block_level_fp == best_level && cs->run_speed_fp > best_speed)) {

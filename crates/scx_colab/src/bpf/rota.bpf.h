@@ -120,7 +120,7 @@ static __always_inline u64 rota_rank(const struct rota_task *r, u64 ran, bool on
 	u64 slow = r->slow_ns + (on_fast ? 0 : ran);
 	u64 live = pg && pg->live ? pg->live : 1;
 	u64 q = rota_quantum_ns / live;
-	u64 runnable = r->runnable_ns + (now - r->woke_at_ns);
+	u64 runnable = r->runnable_ns + since(now, r->woke_at_ns);
 	u64 progress = sat_add(fast + mul_div_fp(slow, speed), q);
 	u64 inv = shl16_div(runnable + q, progress ? progress : 1);
 	u64 g = gain * inv * inv; /* < 2^58 */
@@ -232,7 +232,7 @@ __noinline int rota_walk(struct rota_walk *w, s32 skip, u32 tgid, u32 running, u
 
 		cs = lookup_cpu_state(o);
 		if (cs && cs->pid && !cs->pull_to && cs->run_anywhere)
-			walk_offer(w, &cs->run, cs->pid, o, true, now - cs->started_at, tgid, now);
+			walk_offer(w, &cs->run, cs->pid, o, true, since(now, cs->started_at), tgid, now);
 	}
 	return 0;
 }
@@ -316,7 +316,7 @@ static __always_inline void rota_runnable(struct task_struct *p, struct task_ctx
 	if (pg)
 		__sync_fetch_and_add(&pg->active, 1);
 	if (!new) {
-		t->avg_sleep_ns = (3 * t->avg_sleep_ns + (now - t->blocked_at)) / 4;
+		t->avg_sleep_ns = (3 * t->avg_sleep_ns + since(now, t->blocked_at)) / 4;
 		last = t->last_cpu >= 0 ? lookup_cpu_state(t->last_cpu) : NULL;
 		if (last && last->occ_pid == (u32)p->pid) {
 			last->occ_avg_sleep_ns = t->avg_sleep_ns;
@@ -453,7 +453,7 @@ static __always_inline void rota_stopping(struct task_struct *p, struct task_ctx
 	t->blocked_at = now;
 	if (cs && cs->occ_pid == (u32)p->pid)
 		cs->occ_blocked = 1;
-	t->r.runnable_ns += now - t->r.woke_at_ns;
+	t->r.runnable_ns += since(now, t->r.woke_at_ns);
 	t->awake = 0;
 }
 

@@ -89,7 +89,7 @@ static __always_inline bool gang_hold(struct colab_cpu_state *cs, u64 now)
 static __always_inline bool may_pull_any(struct colab_cpu_state *me, u64 now)
 {
 	return !me->occ_pid || me->occ_avg_sleep_ns >= rota_idle_worth_ns ||
-	       (me->idle_since && now - me->idle_since >= rota_idle_worth_ns);
+	       (me->idle_since && since(now, me->idle_since) >= rota_idle_worth_ns);
 }
 
 /* The best-ranked task running on a slow CPU that idle fast CPU @me may
@@ -109,8 +109,8 @@ __noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me,
 		cs = lookup_cpu_state(o);
 		if (!cs || !cs->pid || cs->pull_to || !cs->run_anywhere)
 			continue;
-		ran = now - cs->started_at;
-		phase = now - cs->run.woke_at < ran ? now - cs->run.woke_at : ran;
+		ran = since(now, cs->started_at);
+		phase = since(now, cs->run.woke_at) < ran ? since(now, cs->run.woke_at) : ran;
 		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
 		if (phase >= min)
 			pick_offer(b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
@@ -269,7 +269,7 @@ static __always_inline void rota_dispatch(s32 cpu, struct task_struct *prev)
 		return;
 	}
 	/* A task this CPU took over is on its way (its enqueue kicks us). */
-	if (cs->expect_pid && now - cs->expect_at < rota_quantum_ns)
+	if (cs->expect_pid && since(now, cs->expect_at) < rota_quantum_ns)
 		return;
 	cs->expect_pid = 0;
 	if (nr_big && nr_little && is_big(cpu)) {

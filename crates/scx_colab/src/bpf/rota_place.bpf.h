@@ -123,7 +123,7 @@ __noinline int rota_place_scan(struct rota_place_scan *s)
 				first_idle(s->idle_fast, i, w, near);
 			first_idle(s->idle_all, i, w, near);
 			if (fast && s->long_idle_fast < 0 && cs && cs->idle_since &&
-			    s->now - cs->idle_since >= rota_idle_worth_ns)
+			    since(s->now, cs->idle_since) >= rota_idle_worth_ns)
 				s->long_idle_fast = i;
 		}
 		q += busy ? 1 : 0;

@@ -65,7 +65,7 @@ static __always_inline void rota_swaps(struct task_struct *p, struct task_ctx *t
 {
 	struct rota_prog *pg = lookup_prog(t->r.tgid);
 	bool serial = pg && pg->created > 1 && pg->active == 1;
-	u64 held = cs->occ_pid == (u32)p->pid ? now - cs->occ_since : 0, own;
+	u64 held = cs->occ_pid == (u32)p->pid ? since(now, cs->occ_since) : 0, own;
 	bool rotate = !rota_no_rotation && held >= rota_min_quantum_ns;
 	struct rota_walk w = {};
 
@@ -78,7 +78,7 @@ static __always_inline void rota_swaps(struct task_struct *p, struct task_ctx *t
 	}
 	if (!rotate || w.best.cpu < 0)
 		return;
-	own = rota_rank(&t->r, now - cs->started_at, true, now);
+	own = rota_rank(&t->r, since(now, cs->started_at), true, now);
 	if (held >= turn_after(w.best.cpu_ns) &&
 	    (w.best.key < own || (w.best.key == own && w.best.pid < (u32)p->pid))) {
 		swap_in(p, t, cpu, cs, &w.best);
@@ -120,7 +120,7 @@ static __always_inline bool smt_spread(struct task_struct *p, s32 cpu, struct co
 	if (!sibling_busy(cpu) || cs->pull_to || colab_migration_disabled(p))
 		return false;
 	sc = lookup_cpu_state(sibling_cpu[cpu & CPU_MASK]);
-	if (!sc || now - sc->started_at < rota_pull_min_ns)
+	if (!sc || since(now, sc->started_at) < rota_pull_min_ns)
 		return false;
 	whole = scx_bpf_get_idle_smtmask();
 	bpf_for(i, 0, nr_big) {
@@ -149,7 +149,7 @@ static __always_inline void cfs_tick(struct task_struct *p, s32 cpu, struct cola
 	u64 head, cur;
 	u32 pid;
 
-	if (now - cs->started_at < cfs_min_gran_ns || !cfs_head_vtime(cpu, &head, &pid))
+	if (since(now, cs->started_at) < cfs_min_gran_ns || !cfs_head_vtime(cpu, &head, &pid))
 		return;
 	cur = cfs_cur_vtime(cs, now);
 	if ((s64)(cur - head) > (s64)cfs_slice(queued_on(cpu) + 1))
