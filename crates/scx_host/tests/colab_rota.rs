@@ -1,24 +1,12 @@
 //! scx_colab's BPF port of ROTA's default, run as BPF in the simulator,
 //! against the simulator's `rota` (book/src/scx/porting.md).
 
-use colab_core::{CoreOrder, Topology};
-use colab_policies::by_name as sim_policy;
-use colab_sim::{simulate, SimConfig, SimResult};
-use colab_workload::Library;
+mod common;
+
+use colab_sim::{SimConfig, SimResult};
 
 fn run(workload: &str, topo: &str, policy: &str) -> SimResult {
-    let lib = Library::builtin();
-    let w = lib
-        .mix(workload)
-        .or_else(|_| lib.single(workload, None))
-        .unwrap();
-    let t = Topology::named(topo, CoreOrder::BigFirst).unwrap();
-    let mut p = match policy.strip_prefix("scx:") {
-        Some(_) => colab_scx_host::by_name(policy).unwrap(),
-        None => sim_policy(policy).unwrap(),
-    };
-    simulate(&w, &t, p.as_mut(), &SimConfig::default())
-        .unwrap_or_else(|e| panic!("{policy} on {workload}: {e}"))
+    common::run_builtin(workload, topo, policy, SimConfig::default().seed)
 }
 
 /// The mean over programs of their turnaround under `a` over under `b`.
