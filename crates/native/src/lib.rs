@@ -228,7 +228,8 @@ struct Shared {
     meter: Arc<SpinMeter>,
 }
 
-pub(crate) fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+/// Restricts the calling thread to `cpus` (threads it creates inherit it).
+pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
     // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it,
     // and sched_setaffinity reads it for the calling thread.
     unsafe {
