@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the static colab-vmload for the VM and, if the crate exists and no
-# scheduler path is forced, a static scx_colab. Prints "vmload=PATH" and
-# "scx_colab=PATH" (empty when not available) on stdout.
+# Builds the static colab-vmload and colab-amp-study for the VM and, if the
+# crate exists and no scheduler path is forced, a static scx_colab. Prints
+# "vmload=PATH", "amp_study=PATH" and "scx_colab=PATH" (empty when not
+# available) on stdout.
 #
 #   bash scripts/vm/build-guest-bins.sh [--no-colab]
 set -euo pipefail
@@ -10,15 +11,17 @@ cd "$VM_ROOT"
 
 TRIPLE=x86_64-unknown-linux-gnu
 TARGET_DIR="${CARGO_TARGET_DIR:-$VM_ROOT/target}"
-vm_log "building colab-vmload (static, release)"
-RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo build -p vm-workloads" 1800 \
-  cargo build --release --locked -q -p vm-workloads --target "$TRIPLE" >&2
+vm_log "building colab-vmload and colab-amp-study (static, release)"
+RUSTFLAGS='-C target-feature=+crt-static' vm_run "build-guest-bins.sh: cargo build -p vm-workloads -p colab-amp-study" 1800 \
+  cargo build --release --locked -q -p vm-workloads -p colab-amp-study --target "$TRIPLE" >&2
 vmload="$TARGET_DIR/$TRIPLE/release/colab-vmload"
-[ -x "$vmload" ] || vm_die "build-guest-bins.sh" "$vmload missing after the build"
-if ! vm_is_static "$vmload"; then
-  vm_die "build-guest-bins.sh" "$vmload is dynamically linked (the VM has no libc)"
-fi
+amp_study="$TARGET_DIR/$TRIPLE/release/colab-amp-study"
+for b in "$vmload" "$amp_study"; do
+  [ -x "$b" ] || vm_die "build-guest-bins.sh" "$b missing after the build"
+  vm_is_static "$b" || vm_die "build-guest-bins.sh" "$b is dynamically linked (the VM has no libc)"
+done
 echo "vmload=$vmload"
+echo "amp_study=$amp_study"
 
 colab=""
 if [ "${1:-}" != "--no-colab" ] && [ -f "$VM_ROOT/crates/scx_colab/Cargo.toml" ]; then

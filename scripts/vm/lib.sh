@@ -27,17 +27,22 @@ vm_run() {
   fi
 }
 
-# vm_scx_colab_initramfs WHERE WORK GUEST_PART [SETTINGS]: the kernel and the
-# guest binaries built (or cached), then WORK/initramfs.cpio.gz with
-# scx_colab, colab-vmload and a guest script of SETTINGS (shell lines),
-# guest/common.sh and guest/GUEST_PART. Sets KDIR (the kernel's directory).
+# vm_scx_colab_initramfs WHERE WORK GUEST_PART [SETTINGS [INITRAMFS-ARGS...]]:
+# the kernel and the guest binaries built (or cached), then
+# WORK/initramfs.cpio.gz with scx_colab, colab-vmload, colab-amp-study, a
+# guest script of SETTINGS (shell lines), guest/common.sh and
+# guest/GUEST_PART, and whatever INITRAMFS-ARGS add (--bin, --file). Sets
+# KDIR (the kernel's directory) and VMLOAD (colab-vmload's path).
 vm_scx_colab_initramfs() {
-  local where="$1" work="$2" part="$3" settings="${4:-}" bins vmload colab
+  local where="$1" work="$2" part="$3" settings="${4:-}" bins vmload colab amp_study
+  shift 4 || shift $#
   bash "$VM_SCRIPTS/deps.sh" >&2
   KDIR="$(bash "$VM_SCRIPTS/kernel.sh" | tail -n 1)"
   [ -f "$KDIR/bzImage" ] || vm_die "$where" "kernel.sh did not produce $KDIR/bzImage"
   bins="$(bash "$VM_SCRIPTS/build-guest-bins.sh")"
   vmload="$(sed -n 's/^vmload=//p' <<<"$bins")"
+  VMLOAD="$vmload"
+  amp_study="$(sed -n 's/^amp_study=//p' <<<"$bins")"
   colab="$(sed -n 's/^scx_colab=//p' <<<"$bins")"
   [ -x "$colab" ] || vm_die "$where" "scx_colab was not built"
   mkdir -p "$work"
@@ -47,7 +52,7 @@ vm_scx_colab_initramfs() {
     cat "$VM_SCRIPTS/guest/common.sh" "$VM_SCRIPTS/guest/$part"
   } >"$work/guest.sh"
   bash "$VM_SCRIPTS/initramfs.sh" --out "$work/initramfs.cpio.gz" --guest "$work/guest.sh" \
-    --bin "$vmload" --bin "$colab:scx_colab"
+    --bin "$vmload" --bin "$amp_study" --bin "$colab:scx_colab" "$@"
 }
 
 # vm_verdict WHAT LOG RC: prints the PASS/FAIL lines of a guest test's console
