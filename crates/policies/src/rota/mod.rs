@@ -470,7 +470,9 @@ impl Policy for Rota {
                 self.rotate(st, c, out);
             }
         } else {
-            self.slow_balance(st, c, out);
+            if self.params.slow_balance {
+                self.slow_balance(st, c, out);
+            }
             // Idle fast cores look again (a thread may now be worth pulling).
             if self.params.remote {
                 let idle_fast = self.m().fast.intersect(st.idle_mask());

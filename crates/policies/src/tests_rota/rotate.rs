@@ -203,3 +203,34 @@ fn rota_capped_rotation_evicts_an_occupant_a_quantum_ahead_of_any_waiter() {
     assert!(tick(&mut p, &mut st, 27 * MS).is_empty());
     assert_eq!(tick(&mut p, &mut st, 28 * MS), swap(0, 2, 2, 0));
 }
+
+/// A slow core with nothing to run takes, at its tick, the longest-waiting
+/// thread of a slow core two or more threads longer; `slow-balance=off`
+/// (the ablation for what scx_colab's BPF lacks) leaves it idle.
+#[test]
+fn rota_slow_core_with_an_empty_queue_evens_out_slow_queues() {
+    let tick = |opts: &str| {
+        let mut st = state("2B4S", 5);
+        let p = rota(&st, opts);
+        st.now = 10 * MS;
+        run_on(&mut st, 0, 0);
+        run_on(&mut st, 1, 1);
+        run_on(&mut st, 2, 2);
+        queue(&mut st, 2, 3);
+        st.threads[3].runnable_since = 4 * MS;
+        queue(&mut st, 2, 4);
+        st.threads[4].runnable_since = 2 * MS;
+        let mut out = Vec::new();
+        let mut p = p;
+        p.tick(&st, CoreId(3), &mut out);
+        out
+    };
+    assert_eq!(
+        tick(""),
+        vec![Action::Migrate {
+            thread: ThreadId(4),
+            to: CoreId(3)
+        }]
+    );
+    assert!(tick("slow-balance=off").is_empty());
+}
