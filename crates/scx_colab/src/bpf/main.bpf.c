@@ -283,6 +283,11 @@ void BPF_STRUCT_OPS(colab_enqueue, struct task_struct *p, u64 enq_flags)
 		} else {
 			cs->pull_to = 0;
 		}
+		/* It no longer runs there: colab_stopping kept the pid for this
+		 * (pull_to was set); left, an idle CPU would look busy with a task
+		 * running elsewhere, and a fast CPU would ask it for that task and
+		 * wait for it in vain. */
+		cs->pid = 0;
 	}
 	if (cpu < 0 || cpu >= COLAB_MAX_CPUS || cpu >= nr_cpus) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cfs_slice(1), enq_flags);
