@@ -111,7 +111,11 @@ impl Report<'_> {
             );
         }
         if self.disagreements.is_empty() {
-            s.push_str("\nMeasurement and detection agree (each type faster than the one below by more than 10%, its CPUs within 10% of each other).\n");
+            let gap = scx_colab_user::detect::TYPE_GAP * 100.0;
+            let _ = writeln!(
+                s,
+                "\nMeasurement and detection agree (each type faster than the one below by more than {gap:.0}%, its CPUs within {gap:.0}% of each other)."
+            );
         } else {
             s.push_str("\n**Measurement and detection disagree:**\n\n");
             for d in self.disagreements {
