@@ -20,8 +20,12 @@ fn policy_long_help() -> String {
          rr, hsp, propsp, propsp-static, rota (`colab list` describes each); colab:KEY=VALUE:... \
          and colab-e:WS:WE set COLAB's switches and weights; scx:colab runs scx_colab's own BPF \
          (scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).\n\n\
-         rota[@N][:KEY=VALUE...]: ROTA's Nth freeze (rota = rota@19), with these switches:\n",
+         rota[@N][:KEY=VALUE...]: ROTA's Nth freeze ",
     );
+    s.push_str(&format!(
+        "(rota = rota@{}), with these switches:\n",
+        colab_policies::rota::DEFAULT_FREEZE
+    ));
     s.push_str(&colab_policies::rota::options_help());
     let presets: Vec<String> = colab_policies::rota::PRESETS
         .iter()

@@ -28,6 +28,11 @@ impl Rota {
                 if let Some((from, thread)) = self.best_slow_running(st, c, floor) {
                     return Pick::PreemptRemote { from, thread };
                 }
+                if self.params.tiers && self.m().tiered {
+                    if let Some((from, thread)) = self.best_slower_running(st, c, floor) {
+                        return Pick::PreemptRemote { from, thread };
+                    }
+                }
             }
         } else if let Some((from, thread)) = self.cfs().idle_pull(st, c) {
             // Slow (or symmetric) core: the longest-waiting thread of the
@@ -114,6 +119,48 @@ impl Rota {
                     && (held || self.may_pull(st, c, t))
             })
             .min_by_key(self.ranker(st, floor))
+    }
+
+    /// `tiers`: the thread running on a fast core slower than `c` that idle
+    /// `c` should take over, by the rules of [`Rota::best_slow_running`].
+    fn best_slower_running(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        floor: u64,
+    ) -> Option<(CoreId, ThreadId)> {
+        let cap = &self.m().cap;
+        let slower = self
+            .m()
+            .fast
+            .minus(st.idle_mask())
+            .iter()
+            .filter(|&o| cap[o.idx()] < cap[c.idx()]);
+        let min = if self.params.pull_min.on() {
+            self.m().pull_min_ns
+        } else {
+            0
+        };
+        if self.params.hold && self.params.pull_min.on() && !self.may_pull_any(st, c) {
+            return None;
+        }
+        slower
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+            .filter(|&(o, t)| {
+                self.ran_in_phase(st, o, t) >= self.pull_min_of(st, c, t, min)
+                    && self.may_pull(st, c, t)
+            })
+            .min_by_key(self.ranker(st, floor))
+    }
+
+    /// `tiers`: an idle core with an empty queue faster than fast core `c`.
+    pub(super) fn idle_faster(&self, st: &SchedState, c: CoreId) -> Option<CoreId> {
+        let cap = &self.m().cap;
+        self.m()
+            .fast
+            .intersect(st.idle_mask())
+            .iter()
+            .find(|&f| cap[f.idx()] > cap[c.idx()] && Self::is_idle_empty(st, f))
     }
 
     /// The run `t` must have had in its phase before idle fast core `c`

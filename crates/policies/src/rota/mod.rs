@@ -4,7 +4,9 @@
 //!
 //! - Fast cores are never idle while a thread waits: a waking thread takes
 //!   an idle fast core; an idle fast core steals the best-ranked queued
-//!   thread, else takes over a thread running on a slow core (`idle.rs`).
+//!   thread, else takes over a thread running on a slow core, else (on a
+//!   machine of three or more core types) one running on a slower fast
+//!   core (`idle.rs`).
 //! - When no core is idle, a short-burst waking thread queues on the
 //!   shortest queue anywhere, a longer one on a slow core (`place.rs`).
 //! - Rank (`order.rs`): serial phases first, then the largest gain in
@@ -102,6 +104,11 @@ struct Machine {
     min_quantum_ns: Nanos,
     pull_min_ns: Nanos,
     idle_worth_ns: Nanos,
+    /// Per core, its compute capacity relative to the fastest type, in
+    /// units of 1/FP (the kernel's `cpu_capacity`, which scx_colab reads).
+    cap: Vec<u64>,
+    /// Fast cores of more than one capacity (three or more core types).
+    tiered: bool,
 }
 
 pub struct Rota {
@@ -180,6 +187,13 @@ impl Rota {
             Quantum::Migrations => (200 * mig, 200 * mig),
             Quantum::Age => (200 * mig, gran.min(200 * mig)),
         };
+        let cap: Vec<u64> = topo
+            .cores()
+            .map(|c| (topo.capacity(c) * FP as f64).round() as u64)
+            .collect();
+        let tiered = fast
+            .iter()
+            .any(|c| cap[c.idx()] != cap[fast.iter().next().unwrap().idx()]);
         self.mach = Some(Machine {
             fast,
             slow: all.minus(fast),
@@ -187,6 +201,8 @@ impl Rota {
             min_quantum_ns,
             pull_min_ns: 4 * mig,
             idle_worth_ns: mig,
+            cap,
+            tiered,
         });
         cfs.tun.new_start = self.params.new_start;
         self.cfs = Some(cfs);
@@ -468,6 +484,12 @@ impl Policy for Rota {
             }
             if out.is_empty() && self.params.rotate {
                 self.rotate(st, c, out);
+            }
+            if self.params.tiers && self.m().tiered {
+                // Idle faster cores look again (`tiers`).
+                if let Some(f) = self.idle_faster(st, c) {
+                    out.push(Action::Resched(f));
+                }
             }
         } else {
             if self.params.slow_balance {

@@ -5,7 +5,7 @@
 use crate::cfs::NewStart;
 use colab_labels::LabelParams;
 
-/// What ROTA runs: the default is the nineteenth freeze.
+/// What ROTA runs: the default is the twentieth freeze.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RotaParams {
     pub rotate: bool,
@@ -27,6 +27,7 @@ pub struct RotaParams {
     pub split_prior: bool,
     pub reclaim: Reclaim,
     pub slow_balance: bool,
+    pub tiers: bool,
     pub local: Local,
     /// The cross-cluster migration cost ROTA's constants derive from (as
     /// scx_colab's `--migration-us`); None: the topology's. The engine
@@ -58,6 +59,7 @@ impl Default for RotaParams {
             split_prior: true,
             reclaim: Reclaim::Barrier,
             slow_balance: true,
+            tiers: true,
             local: Local::Cfs,
             migration_ns: None,
             labels: LabelParams::default(),
@@ -66,7 +68,7 @@ impl Default for RotaParams {
 }
 
 /// The freeze `rota` is.
-pub const DEFAULT_FREEZE: u32 = 19;
+pub const DEFAULT_FREEZE: u32 = 20;
 
 /// The freezes results cite, each a complete setting of every switch (a
 /// test checks that each sets each switch once, and that the default's is
@@ -74,16 +76,17 @@ pub const DEFAULT_FREEZE: u32 = 19;
 /// each was chosen and its held-out results; freezes not here, and the
 /// switches tried and left off, left the code after commit `e397692`.
 pub const PRESETS: &[(u32, &str)] = &[
-    (19, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=short:pull-min=siblings:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:local=cfs:migration-us=topology"),
-    (18, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=siblings:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:local=cfs:migration-us=topology"),
-    (16, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:local=cfs:migration-us=topology"),
-    (15, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier-oracle:slow-balance=on:local=cfs:migration-us=topology"),
-    (14, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=off:reclaim=on:slow-balance=on:local=cfs:migration-us=topology"),
-    (13, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:local=cfs:migration-us=topology"),
-    (12, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=off:split-prior=on:reclaim=off:slow-balance=on:local=cfs:migration-us=topology"),
-    (11, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=off:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:local=cfs:migration-us=topology"),
+    (20, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=short:pull-min=siblings:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:tiers=on:local=cfs:migration-us=topology"),
+    (19, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=short:pull-min=siblings:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (18, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=siblings:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (16, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (15, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=barrier-oracle:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (14, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-seen:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=off:reclaim=on:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (13, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (12, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=on:gang-fit=off:split-prior=on:reclaim=off:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
+    (11, "rotate=on:remote=on:prev-first=on:serial-first=on:order=ntt-pr:share-fast=on:pull-min=on:pull-from=sync:stay=on:hold=on:new-start=debit-fifo:quantum=age:sibling-turns=on:full-wait=on:gang=off:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
     // What scx_colab's BPF implements.
-    (3, "rotate=on:remote=on:prev-first=on:serial-first=off:order=capped:share-fast=off:pull-min=on:pull-from=core:stay=off:hold=off:new-start=debit:quantum=migrations:sibling-turns=on:full-wait=on:gang=off:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:local=cfs:migration-us=topology"),
+    (3, "rotate=on:remote=on:prev-first=on:serial-first=off:order=capped:share-fast=off:pull-min=on:pull-from=core:stay=off:hold=off:new-start=debit:quantum=migrations:sibling-turns=on:full-wait=on:gang=off:gang-fit=on:split-prior=on:reclaim=off:slow-balance=on:tiers=off:local=cfs:migration-us=topology"),
 ];
 
 /// One switch of `rota:KEY=VALUE:...`.
@@ -140,6 +143,7 @@ pub const SWITCHES: &[Switch] = &[
     switch!(split_prior: bool, "split-prior", "a program's one-quantum prior is shared by its live threads"),
     switch!(reclaim: Reclaim, "reclaim", "a waking thread leaves an idle core to a sibling that blocked after it: at a barrier as the futex calls show (barrier), any sibling (on), never (off), at a barrier by the simulator's wait kinds (barrier-oracle, an ablation)"),
     switch!(slow_balance: bool, "slow-balance", "a slow core with an empty queue pulls, at its tick, the longest-waiting thread of a slow core two or more threads longer (off: an ablation; scx_colab's BPF has no such move)"),
+    switch!(tiers: bool, "tiers", "on a machine of three or more core types, an idle fast core with nothing else to take takes over the best-ranked thread running on a slower fast core, and a fast core's tick wakes an idle faster one (off: every fast core alike)"),
     switch!(local: Local, "local", "the rules each core shares its own queue by: CFS's (cfs) or EEVDF's (eevdf)"),
     Switch {
         key: "migration-us",

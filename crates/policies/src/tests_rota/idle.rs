@@ -299,3 +299,48 @@ fn rota_gang_fit_holds_only_for_a_program_that_fits_the_fast_cores() {
     queue(&mut st, 2, 2);
     assert!(held(&mut p, &st));
 }
+
+/// `tiers` on the three-tier Tensor (big cores first: X1 0-1, A76 2-3,
+/// A55 4-7): an idle X1 takes over a thread that has run long on an A76
+/// once no slow core's thread is there to take; an idle A76 does not (no
+/// A76 is slower than it); the A76's tick wakes the idle X1.
+#[test]
+fn rota_tiers_idle_fastest_core_takes_over_a_mid_tier_thread() {
+    let mut st = state_apps("tensor-g1", &[(0, 2.0), (1, 2.0)]);
+    let mut p = rota(&st, "");
+    run_on(&mut st, 2, 0);
+    st.now = 10 * MS;
+    let take_0 = Pick::PreemptRemote {
+        from: CoreId(2),
+        thread: ThreadId(0),
+    };
+    assert_eq!(p.pick_next(&st, CoreId(0)), take_0);
+    assert_eq!(p.pick_next(&st, CoreId(3)), Pick::Idle);
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(2), &mut out);
+    assert_eq!(out, vec![Action::Resched(CoreId(0))]);
+    // A thread on a slow core goes first.
+    run_on(&mut st, 4, 1);
+    st.cores[4].run_start = 0;
+    assert_eq!(
+        p.pick_next(&st, CoreId(0)),
+        Pick::PreemptRemote {
+            from: CoreId(4),
+            thread: ThreadId(1)
+        }
+    );
+    // Off, the X1 leaves the A76's thread where it is, and no tick wakes it.
+    st.cores[4].current = None;
+    let mut q = rota(&st, "tiers=off");
+    assert_eq!(q.pick_next(&st, CoreId(0)), Pick::Idle);
+    let mut out = Vec::new();
+    q.tick(&st, CoreId(2), &mut out);
+    assert!(out.is_empty());
+    // On a two-type machine the switch changes nothing: an idle fast core
+    // leaves a thread on the other fast core alone.
+    let mut st = state("2B2S", 1);
+    let mut p = rota(&st, "");
+    run_on(&mut st, 1, 0);
+    st.now = 10 * MS;
+    assert_eq!(p.pick_next(&st, CoreId(0)), Pick::Idle);
+}

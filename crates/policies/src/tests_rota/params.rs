@@ -60,7 +60,7 @@ fn rota_options_parse_and_bad_ones_are_errors() {
         assert!(e.contains(bad), "{e}");
     }
     let e = crate::by_name("rota@2").err().unwrap().to_string();
-    assert!(e.contains("the presets are @19, @18"), "{e}");
+    assert!(e.contains("the presets are @20, @19"), "{e}");
     // A name that only starts like rota's is not rota.
     assert!(crate::by_name("rotax").is_err());
     assert!(crate::by_name("rota").unwrap().reads_predictions());
