@@ -302,6 +302,7 @@ mod tests {
             speedup: 2.0,
             mode: scx_colab_user::SplitMode::Declared,
             siblings: Vec::new(),
+            big_tiers: Vec::new(),
         };
         let e = format!("{:#}", setup_counters(&o, &split).err().unwrap());
         assert!(

@@ -238,6 +238,7 @@ skeleton_globals! {
         nr_big: U32,
         nr_little: U32,
         smt_on: Bool,
+        tiered: Bool,
         colab_window_ns: U64,
         colab_no_block_first: Bool,
         no_big_pull: Bool,
@@ -258,6 +259,7 @@ skeleton_globals! {
         big_cpus: U32Array,
         little_cpus: U32Array,
         cpu_is_big: U8Array,
+        cpu_tier: U8Array,
         sibling_cpu: I32Array,
         nr_events: U32Array,
     }
@@ -461,6 +463,7 @@ mod tests {
             speedup: 2.0,
             mode: scx_colab_user::SplitMode::Declared,
             siblings: vec![(0, 2), (1, 3), (2, 0), (3, 1)],
+            big_tiers: Vec::new(),
         };
         scx_colab_user::settings(&opts, split, 4).unwrap()
     }

@@ -233,6 +233,7 @@ impl Machine {
                 core: c.core,
                 capacity: c.capacity,
                 big: one || c.tier > 0,
+                tier: c.tier,
             })
             .collect()
     }

@@ -200,6 +200,7 @@ impl Settings {
             .chain(&s.little)
             .copied()
             .chain(sibling_ids)
+            .chain(s.big_tiers.iter().map(|&(c, _)| c))
             .max()
         {
             if c >= nr_cpu_ids {
@@ -216,6 +217,10 @@ impl Settings {
         for (i, &c) in s.little.iter().enumerate() {
             little_cpus[i] = c as u32;
         }
+        let mut cpu_tier = vec![0u8; COLAB_MAX_CPUS];
+        for &(c, t) in &s.big_tiers {
+            cpu_tier[c] = t;
+        }
         let mut sibling_cpu = vec![-1i32; COLAB_MAX_CPUS];
         for &(cpu, sib) in &s.siblings {
             sibling_cpu[cpu] = sib as i32;
@@ -228,6 +233,8 @@ impl Settings {
             ("big_cpus", U32Array(big_cpus)),
             ("little_cpus", U32Array(little_cpus)),
             ("cpu_is_big", U8Array(cpu_is_big)),
+            ("tiered", Bool(s.tiered())),
+            ("cpu_tier", U8Array(cpu_tier)),
             ("smt_on", Bool(s.smt())),
             ("sibling_cpu", I32Array(sibling_cpu)),
             ("colab_window_ns", U64(self.colab_window_ns)),
@@ -269,6 +276,7 @@ mod tests {
             speedup: 2.0,
             mode: SplitMode::Declared,
             siblings: Vec::new(),
+            big_tiers: Vec::new(),
         }
     }
 
@@ -413,6 +421,7 @@ mod tests {
             speedup: 1.0,
             mode: SplitMode::Homogeneous,
             siblings: Vec::new(),
+            big_tiers: Vec::new(),
         };
         let s = settings(&o, one, 2).unwrap();
         assert_eq!(s.default_speedup_fp, 1024);
@@ -428,6 +437,7 @@ mod tests {
             speedup: 2.0,
             mode: SplitMode::Declared,
             siblings: vec![(0, 2), (2, 0)],
+            big_tiers: vec![(0, 0), (2, 1)],
         };
         s.nr_events = [3, 2];
         let g = s.rodata(8).unwrap();
@@ -448,6 +458,10 @@ mod tests {
         is_big[0] = 1;
         is_big[2] = 1;
         assert_eq!(value(&g, "cpu_is_big"), &Global::U8Array(is_big));
+        let mut tier = vec![0u8; COLAB_MAX_CPUS];
+        tier[2] = 1;
+        assert_eq!(value(&g, "cpu_tier"), &Global::U8Array(tier));
+        assert_eq!(value(&g, "tiered"), &Global::Bool(true));
         assert_eq!(value(&g, "smt_on"), &Global::Bool(true));
         let mut sib = vec![-1i32; COLAB_MAX_CPUS];
         sib[0] = 2;

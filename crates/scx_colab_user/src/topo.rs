@@ -57,6 +57,9 @@ pub struct CpuCap {
     /// Not of the slowest core type (`detect::Machine::cpu_caps`), or
     /// every CPU of a machine with one core type.
     pub big: bool,
+    /// Its core type's rank, 0 the slowest (three or more core types make
+    /// big CPUs of more than one tier).
+    pub tier: usize,
 }
 
 /// For CPUs whose capacities are exact per core type (the simulator's
@@ -68,8 +71,23 @@ pub struct CpuCap {
 pub fn classify(cpus: &mut [CpuCap]) {
     let min = cpus.iter().map(|c| c.capacity).min().unwrap_or(0);
     let differ = cpus.iter().any(|c| c.capacity != min);
+    // Tiers: a capacity more than TYPE_GAP above the previous tier's
+    // lowest starts a new one, as `detect` groups core types (favoured
+    // cores of one type stay in its tier).
+    let mut caps: Vec<usize> = cpus.iter().map(|c| c.capacity).collect();
+    caps.sort_unstable();
+    let mut starts: Vec<usize> = Vec::new();
+    for c in caps {
+        if starts
+            .last()
+            .is_none_or(|&s| c as f64 > s as f64 * (1.0 + crate::detect::TYPE_GAP))
+        {
+            starts.push(c);
+        }
+    }
     for c in cpus.iter_mut() {
         c.big = !differ || c.capacity > min;
+        c.tier = starts.iter().rposition(|&s| s <= c.capacity).unwrap_or(0);
     }
 }
 
@@ -99,6 +117,11 @@ pub struct Split {
     /// Each CPU whose core has other online hardware threads (SMT), with
     /// its first sibling (the lowest other id); empty without SMT.
     pub siblings: Vec<(usize, usize)>,
+    /// With three or more core types, each big CPU and the rank of its
+    /// type among the big ones (0 the slowest big type): ROTA's `tiers`
+    /// rule takes a task from a slower big CPU to an idle faster one.
+    /// Empty with two types or `--big-cpus`.
+    pub big_tiers: Vec<(usize, u8)>,
 }
 
 impl Split {
@@ -109,6 +132,11 @@ impl Split {
 
     pub fn is_asymmetric(&self) -> bool {
         !self.big.is_empty() && !self.little.is_empty()
+    }
+
+    /// The big CPUs are of more than one core type.
+    pub fn tiered(&self) -> bool {
+        self.big_tiers.iter().any(|&(_, t)| t > 0)
     }
 
     pub fn describe(&self) -> String {
@@ -149,7 +177,23 @@ impl Split {
                 self.speedup
             ),
         };
-        split + smt
+        let tiers = if self.tiered() {
+            let top = self.big_tiers.iter().map(|&(_, t)| t).max().unwrap_or(0);
+            let of = |t: u8| {
+                let v: Vec<usize> = self
+                    .big_tiers
+                    .iter()
+                    .filter(|&&(_, x)| x == t)
+                    .map(|&(c, _)| c)
+                    .collect();
+                list(&v)
+            };
+            let ranks: Vec<String> = (0..=top).map(of).collect();
+            format!("; big tiers, slowest first: {}", ranks.join(" < "))
+        } else {
+            String::new()
+        };
+        split + &tiers + smt
     }
 }
 
@@ -224,6 +268,7 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
             speedup: speedup.unwrap_or(DEFAULT_SPEEDUP),
             mode: SplitMode::Declared,
             siblings: siblings(cpus),
+            big_tiers: Vec::new(),
         });
     }
     let big: Vec<usize> = cpus.iter().filter(|c| c.big).map(|c| c.id).collect();
@@ -251,6 +296,7 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
                 SplitMode::TypesOnly
             },
             siblings: siblings(cpus),
+            big_tiers: big_tiers(cpus),
         });
     }
     Ok(Split {
@@ -259,7 +305,23 @@ pub fn split(cpus: &[CpuCap], big_flag: Option<&[usize]>, speedup: Option<f64>) 
         speedup: 1.0,
         mode: SplitMode::Homogeneous,
         siblings: siblings(cpus),
+        big_tiers: Vec::new(),
     })
+}
+
+/// Each big CPU with its type's rank among the big types, when the big
+/// CPUs are of more than one type (else none).
+fn big_tiers(cpus: &[CpuCap]) -> Vec<(usize, u8)> {
+    let big = || cpus.iter().filter(|c| c.big);
+    let Some(lowest) = big().map(|c| c.tier).min() else {
+        return Vec::new();
+    };
+    if big().all(|c| c.tier == lowest) {
+        return Vec::new();
+    }
+    big()
+        .map(|c| (c.id, (c.tier - lowest).min(u8::MAX as usize) as u8))
+        .collect()
 }
 
 #[cfg(test)]
@@ -275,6 +337,7 @@ mod tests {
                 core,
                 capacity,
                 big: true,
+                tier: 0,
             })
             .collect();
         classify(&mut cpus);
@@ -354,7 +417,8 @@ mod tests {
         assert!((s.speedup - want).abs() < 1e-9, "{}", s.speedup);
         // The VM's colab_test_capacity=1024,1024,326,326.
         let s = split(&caps(&[1024, 1024, 326, 326]), None, None).unwrap();
-        assert_eq!((s.big, s.little), (vec![0, 1], vec![2, 3]));
+        assert_eq!((&s.big[..], &s.little[..]), (&[0, 1][..], &[2, 3][..]));
+        assert!(!s.tiered());
     }
 
     /// Three core types: little is the slowest alone, big every faster
@@ -372,6 +436,15 @@ mod tests {
         assert_eq!(s.little, vec![14, 15]);
         let want = (6.0 * 1024.0 + 8.0 * 584.0) / 14.0 / 384.0;
         assert!((s.speedup - want).abs() < 1e-9, "{}", s.speedup);
+        // The big CPUs in two tiers (ROTA's tiers): E-cores 0, P-cores 1.
+        let want: Vec<(usize, u8)> = (0..14).map(|c| (c, u8::from(c < 6))).collect();
+        assert_eq!(s.big_tiers, want);
+        assert!(
+            s.describe()
+                .contains("big tiers, slowest first: 6,7,8,9,10,11,12,13 < 0,1,2,3,4,5"),
+            "{}",
+            s.describe()
+        );
         // topologies/tri-cluster.toml: prime 1.3, mid 0.9, efficiency 0.35.
         let s = split(
             &caps(&[1024, 709, 709, 709, 276, 276, 276, 276]),
@@ -379,7 +452,11 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((s.big, s.little), (vec![0, 1, 2, 3], vec![4, 5, 6, 7]));
+        assert_eq!((&s.big, &s.little), (&vec![0, 1, 2, 3], &vec![4, 5, 6, 7]));
+        assert_eq!(s.big_tiers, vec![(0, 1), (1, 0), (2, 0), (3, 0)]);
+        // --big-cpus declares two clusters: no tiers.
+        let s = split(&caps(&[1024, 709, 276]), Some(&[0, 1]), None).unwrap();
+        assert!(s.big_tiers.is_empty());
     }
 
     /// Core types told apart without a capacity difference (Intel's PMU

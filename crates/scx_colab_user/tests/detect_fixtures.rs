@@ -279,6 +279,19 @@ fn check(w: &Want) {
         w.speedup
     );
     assert_eq!(s.smt(), !w.smt.is_empty(), "{p}");
+    // Three types or more: each big CPU with its type's rank among the big
+    // ones (ROTA's tiers); none with two.
+    let tiers: Vec<(usize, u8)> = if w.types.len() >= 3 {
+        m.cpus
+            .iter()
+            .filter(|c| c.tier > 0)
+            .map(|c| (c.id, (c.tier - 1) as u8))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    assert_eq!(s.big_tiers, tiers, "{p}: big tiers");
+    assert_eq!(s.tiered(), w.types.len() >= 3, "{p}: tiered");
     assert!(
         m.describe()
             .contains(&format!("{} core type", w.types.len())),
@@ -307,6 +320,13 @@ fn tensor_three_tiers_in_order_with_distinct_cores() {
     assert_eq!(cores, (0..8).collect::<Vec<_>>());
     let caps: Vec<(usize, usize)> = m.types.iter().map(|t| t.capacity).collect();
     assert_eq!(caps, vec![(160, 160), (498, 498), (1024, 1024)]);
+    let s = split_of(&m);
+    assert_eq!(s.big_tiers, vec![(4, 0), (5, 0), (6, 1), (7, 1)]);
+    assert!(
+        s.describe().contains("big tiers, slowest first: 4,5 < 6,7"),
+        "{}",
+        s.describe()
+    );
     assert!(
         m.describe().starts_with("3 core types by cpu_capacity"),
         "{}",

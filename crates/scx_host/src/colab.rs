@@ -93,6 +93,7 @@ impl UserSpace for ColabUser {
                 core: c.idx(),
                 capacity: (topo.capacity(c) * 1024.0).round() as usize,
                 big: false,
+                tier: 0,
             })
             .collect();
         classify(&mut cpus);

@@ -28,6 +28,10 @@ const volatile u32 nr_little;
 const volatile u32 big_cpus[COLAB_MAX_CPUS];
 const volatile u32 little_cpus[COLAB_MAX_CPUS];
 const volatile u8 cpu_is_big[COLAB_MAX_CPUS];
+/* Three or more core types: each big CPU's type rank among the big ones
+ * (0 the slowest big type; ROTA's tiers rule). */
+const volatile bool tiered;
+const volatile u8 cpu_tier[COLAB_MAX_CPUS];
 /* Some core has SMT siblings online: ROTA claims idle whole cores first. */
 const volatile bool smt_on;
 /* A CPU's (first) SMT sibling, -1 for none; set by user space when smt_on. */

@@ -3,7 +3,8 @@
  * What a CPU takes when it must pick (idle.rs): its own queue's leftmost
  * (CFS's order, the running task included); an idle fast CPU steals the
  * best-ranked queued task anywhere, else takes over the best-ranked task
- * running on a slow CPU once pull_min and hold allow; a slow CPU pulls as
+ * running on a slow CPU (or on a slower fast CPU, with three core types or
+ * more) once pull_min and hold allow; a slow CPU pulls as
  * CFS's idle balance does. Included by rota.bpf.h. Not ported: the gang
  * hold (a timed idle, porting.md rule 10).
  */
@@ -92,28 +93,45 @@ static __always_inline bool may_pull_any(struct colab_cpu_state *me, u64 now)
 	       (me->idle_since && since(now, me->idle_since) >= rota_idle_worth_ns);
 }
 
-/* The best-ranked task running on a slow CPU that idle fast CPU @me may
- * take over (see rota_remote; a global function: see rota_walk). */
-__noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me, u64 now)
+/* Offers the task running on CPU @o to @b if idle fast CPU @me may take
+ * it over: it has run pull_min in its phase (since it got on its CPU or
+ * last woke another task), a minimum only for the occupant's process. */
+static __always_inline void remote_offer(struct rota_pick *b, struct colab_cpu_state *me, s32 o,
+					 u64 now)
 {
-	struct colab_cpu_state *cs;
+	struct colab_cpu_state *cs = lookup_cpu_state(o);
 	u64 ran, phase, min;
+
+	if (!cs || !cs->pid || cs->pull_to || !cs->run_anywhere)
+		return;
+	ran = since(now, cs->started_at);
+	phase = since(now, cs->run.woke_at) < ran ? since(now, cs->run.woke_at) : ran;
+	min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
+	if (phase >= min)
+		pick_offer(b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
+}
+
+/* The best-ranked task running on a slow CPU that idle fast CPU @cpu (state
+ * @me) may take over, else, with three or more core types, one running on
+ * a fast CPU of a slower type (Rota::best_slower_running; see rota_remote;
+ * a global function: see rota_walk). */
+__noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me, s32 cpu, u64 now)
+{
 	u32 i;
 
-	if (!b || !me)
+	if (!b || !me || cpu < 0 || cpu >= COLAB_MAX_CPUS)
 		return 0;
 	pick_init(b);
 	bpf_for(i, 0, nr_little) {
-		s32 o = little_cpus[i & CPU_MASK];
+		remote_offer(b, me, little_cpus[i & CPU_MASK], now);
+	}
+	if (!tiered || b->cpu >= 0 || !cpu_tier[cpu])
+		return 0;
+	bpf_for(i, 0, nr_big) {
+		s32 o = big_cpus[i & CPU_MASK];
 
-		cs = lookup_cpu_state(o);
-		if (!cs || !cs->pid || cs->pull_to || !cs->run_anywhere)
-			continue;
-		ran = since(now, cs->started_at);
-		phase = since(now, cs->run.woke_at) < ran ? since(now, cs->run.woke_at) : ran;
-		min = me->occ_pid && me->occ_tgid == cs->run.tgid ? rota_pull_min_ns : 0;
-		if (phase >= min)
-			pick_offer(b, rota_rank(&cs->run, ran, false, now), cs->pid, o, 0);
+		if (cpu_tier[o & CPU_MASK] < cpu_tier[cpu])
+			remote_offer(b, me, o, now);
 	}
 	return 0;
 }
@@ -122,8 +140,9 @@ __noinline int rota_remote_scan(struct rota_pick *b, struct colab_cpu_state *me,
  * Idle fast CPU @cpu takes over the best-ranked task running on a slow
  * CPU that has run pull_min in its phase (since it got on its CPU or last
  * woke another task, whichever is later), a minimum that applies only to
- * the occupant's own process (Rota::best_slow_running). It preempts the
- * task; its ops.enqueue() sends it here (pull_to).
+ * the occupant's own process (Rota::best_slow_running), else one so running
+ * on a slower fast CPU (tiers). It preempts the task; its ops.enqueue()
+ * sends it here (pull_to).
  */
 static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64 now)
 {
@@ -132,7 +151,7 @@ static __always_inline bool rota_remote(s32 cpu, struct colab_cpu_state *me, u64
 
 	if (!may_pull_any(me, now))
 		return false;
-	rota_remote_scan(&b, me, now);
+	rota_remote_scan(&b, me, cpu, now);
 	if (b.cpu < 0 || b.cpu >= (s32)nr_cpus)
 		return false;
 	cs = lookup_cpu_state(b.cpu);

@@ -5,7 +5,8 @@
  * best-ranked waiting task has run (quantum=age), to that task if it ranks
  * first, else after the same time to its own process's task longest away
  * from a fast CPU (sibling-turns); a slow CPU's tick makes an idle fast CPU
- * look again; then CFS's tick preemption. The simulator's swap is one step;
+ * look again, a fast CPU's an idle faster one (tiers); then CFS's tick
+ * preemption. The simulator's swap is one step;
  * here the occupant's slice ends now and both moves happen at the next
  * dispatches (ops.tick cannot move tasks). Included by rota.bpf.h. Not
  * ported: the slow CPUs' queue balancing (porting.md, rule 17).
@@ -156,6 +157,28 @@ static __always_inline void cfs_tick(struct task_struct *p, s32 cpu, struct cola
 		p->scx.slice = 0;
 }
 
+/* Three or more core types (tiers): an idle fast CPU of a faster type than
+ * @cpu looks again, as a slow CPU's tick makes an idle fast CPU do. */
+static __always_inline void kick_idle_faster(s32 cpu)
+{
+	const struct cpumask *idle;
+	u32 i;
+
+	if (cpu < 0 || cpu >= COLAB_MAX_CPUS)
+		return;
+	idle = scx_bpf_get_idle_cpumask();
+	bpf_for(i, 0, nr_big) {
+		s32 f = big_cpus[i & CPU_MASK];
+
+		if (cpu_tier[f & CPU_MASK] > cpu_tier[cpu] && idle_empty(idle, f)) {
+			scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
+			stat_inc(COLAB_STAT_IDLE_KICKS);
+			break;
+		}
+	}
+	scx_bpf_put_idle_cpumask(idle);
+}
+
 static __always_inline void rota_tick(struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
@@ -173,6 +196,8 @@ static __always_inline void rota_tick(struct task_struct *p)
 		if (smt_on && smt_spread(p, cpu, cs, now))
 			return;
 		rota_swaps(p, t, cpu, cs, now);
+		if (tiered)
+			kick_idle_faster(cpu);
 	} else if (nr_big && nr_little && !no_big_pull) {
 		/* Idle fast CPUs look again: a task may now be worth taking. */
 		idle = scx_bpf_get_idle_cpumask();
