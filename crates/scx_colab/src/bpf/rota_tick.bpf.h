@@ -157,6 +157,19 @@ static __always_inline void cfs_tick(struct task_struct *p, s32 cpu, struct cola
 		p->scx.slice = 0;
 }
 
+/* Kicks idle CPU @f to look again, once claimed (its idle bit cleared; the
+ * kernel sets it again when @f finds nothing): CPUs ticking at the same
+ * moment kick different idle CPUs, as the simulator's ticks, one after
+ * another, see the first one busy. False when another claimed it. */
+static __always_inline bool kick_claimed(s32 f)
+{
+	if (!scx_bpf_test_and_clear_cpu_idle(f))
+		return false;
+	scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
+	stat_inc(COLAB_STAT_IDLE_KICKS);
+	return true;
+}
+
 /* Three or more core types (tiers): an idle fast CPU of a faster type than
  * @cpu looks again, as a slow CPU's tick makes an idle fast CPU do. */
 static __always_inline void kick_idle_faster(s32 cpu)
@@ -170,11 +183,9 @@ static __always_inline void kick_idle_faster(s32 cpu)
 	bpf_for(i, 0, nr_big) {
 		s32 f = big_cpus[i & CPU_MASK];
 
-		if (cpu_tier[f & CPU_MASK] > cpu_tier[cpu] && idle_empty(idle, f)) {
-			scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
-			stat_inc(COLAB_STAT_IDLE_KICKS);
+		if (cpu_tier[f & CPU_MASK] > cpu_tier[cpu] && idle_empty(idle, f) &&
+		    kick_claimed(f))
 			break;
-		}
 	}
 	scx_bpf_put_idle_cpumask(idle);
 }
@@ -204,11 +215,8 @@ static __always_inline void rota_tick(struct task_struct *p)
 		bpf_for(i, 0, nr_big) {
 			s32 f = big_cpus[i & CPU_MASK];
 
-			if (idle_empty(idle, f)) {
-				scx_bpf_kick_cpu(f, SCX_KICK_IDLE);
-				stat_inc(COLAB_STAT_IDLE_KICKS);
+			if (idle_empty(idle, f) && kick_claimed(f))
 				break;
-			}
 		}
 		scx_bpf_put_idle_cpumask(idle);
 	}
