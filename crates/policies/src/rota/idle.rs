@@ -102,27 +102,11 @@ impl Rota {
         c: CoreId,
         floor: u64,
     ) -> Option<(CoreId, ThreadId)> {
-        let min = if self.params.pull_min.on() {
-            self.m().pull_min_ns
-        } else {
-            0
-        };
-        // With `hold`, whether `c` may pull does not depend on the thread:
-        // asked once, not per slow core.
-        let held = self.params.hold && self.params.pull_min.on();
-        if held && !self.may_pull_any(st, c) {
-            return None;
-        }
-        self.slow_running(st)
-            .filter(|&(o, t)| {
-                self.ran_in_phase(st, o, t) >= self.pull_min_of(st, c, t, min)
-                    && (held || self.may_pull(st, c, t))
-            })
-            .min_by_key(self.ranker(st, floor))
+        self.best_to_take_over(st, c, floor, self.slow_running(st))
     }
 
     /// `tiers`: the thread running on a fast core slower than `c` that idle
-    /// `c` should take over, by the rules of [`Rota::best_slow_running`].
+    /// `c` should take over, by the same rules.
     fn best_slower_running(
         &self,
         st: &SchedState,
@@ -135,20 +119,35 @@ impl Rota {
             .fast
             .minus(st.idle_mask())
             .iter()
-            .filter(|&o| cap[o.idx()] < cap[c.idx()]);
+            .filter(|&o| cap[o.idx()] < cap[c.idx()])
+            .filter_map(|o| st.core(o).current.map(|t| (o, t)));
+        self.best_to_take_over(st, c, floor, slower)
+    }
+
+    /// Of `running` (threads with their cores), the best-ranked one idle
+    /// fast core `c` may take over once `pull_min` and `hold` allow it.
+    fn best_to_take_over(
+        &self,
+        st: &SchedState,
+        c: CoreId,
+        floor: u64,
+        running: impl Iterator<Item = (CoreId, ThreadId)>,
+    ) -> Option<(CoreId, ThreadId)> {
         let min = if self.params.pull_min.on() {
             self.m().pull_min_ns
         } else {
             0
         };
-        if self.params.hold && self.params.pull_min.on() && !self.may_pull_any(st, c) {
+        // With `hold`, whether `c` may pull does not depend on the thread:
+        // asked once, not per running thread.
+        let held = self.params.hold && self.params.pull_min.on();
+        if held && !self.may_pull_any(st, c) {
             return None;
         }
-        slower
-            .filter_map(|o| st.core(o).current.map(|t| (o, t)))
+        running
             .filter(|&(o, t)| {
                 self.ran_in_phase(st, o, t) >= self.pull_min_of(st, c, t, min)
-                    && self.may_pull(st, c, t)
+                    && (held || self.may_pull(st, c, t))
             })
             .min_by_key(self.ranker(st, floor))
     }
