@@ -39,6 +39,14 @@ else
   exit "$plugin_rc"
 fi
 cargo run --release --locked -p colab-fuzz -- --cases 100000 --seed "${FUZZ_SEED:-1}"
+# The Python package (crates/python), installed into a fresh venv with the
+# command book/src/guide/python.md gives users, then its tests (pytest).
+venv="${CARGO_TARGET_DIR:-$PWD/target}/python-venv"
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet "./crates/python[test]"
+"$venv/bin/python" -c "import colab; print('colab.study:', colab.study(['Sync-2'], ['2B2S'], ['cfs', 'rota'], seeds=[1]).shape)"
+"$venv/bin/python" -m pytest -q crates/python/tests
 bash scripts/vm/test-sim-vs-vm.sh
 bash scripts/vm/test-run-retry.sh
 bash scripts/vm/test-amp-missing.sh

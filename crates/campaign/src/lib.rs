@@ -557,6 +557,28 @@ impl CampaignSpec {
     }
 }
 
+/// A machine: a topology TOML file (a path ending in `.toml`, or any that
+/// exists), a topology TOML text (it spans lines), or a built-in name.
+pub fn load_topology(arg: &str, order: CoreOrder) -> anyhow::Result<Topology> {
+    use anyhow::Context;
+    if arg.contains('\n') {
+        return Topology::from_toml(arg, order).context("invalid topology TOML text");
+    }
+    let p = std::path::Path::new(arg);
+    if p.extension().is_some_and(|e| e == "toml") || p.exists() {
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("{arg}: cannot read topology file"))?;
+        return Topology::from_toml(&text, order)
+            .with_context(|| format!("{arg}: invalid topology"));
+    }
+    match Topology::named(arg, order) {
+        Ok(t) => Ok(t),
+        // That message already quotes the name.
+        Err(e @ colab_core::TopologyError::UnknownName(_)) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e).context(arg.to_string())),
+    }
+}
+
 /// A policy by name: a built-in one (`colab_policies::by_name`) or a
 /// sched_ext scheduler's own code hosted by the simulator (`scx:NAME[:ARGS]`).
 pub fn policy_by_name(name: &str) -> Result<Box<dyn colab_core::Policy>, CampaignError> {

@@ -110,3 +110,25 @@ pub fn simulate_with_baselines(
         unfairness,
     })
 }
+
+/// A run as `colab sim --json` prints it (and the Python package's `sim`
+/// returns): per program its turnaround and baselines, then the metrics
+/// and the simulator's statistics.
+pub fn to_json(
+    w: &Workload,
+    topo: &Topology,
+    policy: &str,
+    seed: u64,
+    r: &SingleRun,
+) -> serde_json::Value {
+    let res = &r.result;
+    serde_json::json!({
+        "workload": w.name, "topology": topo.name, "policy": policy, "seed": seed,
+        "programs": res.programs.iter().zip(&r.t_sb_ns).zip(&r.t_alone_ns).map(|((p, sb), al)| serde_json::json!({
+            "name": p.name, "n": p.n, "threads": p.threads, "turnaround_ns": p.turnaround_ns, "t_sb_ns": *sb as u64, "t_alone_ns": *al as u64,
+            "cpu_ns": p.cpu_ns, "fast_cpu_ns": p.fast_cpu_ns,
+        })).collect::<Vec<_>>(),
+        "h_antt": r.h_antt, "h_stp": r.h_stp, "unfairness": r.unfairness, "energy_j": res.energy_j,
+        "makespan_ns": res.makespan_ns, "stats": res.stats,
+    })
+}

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use colab_core::{CoreOrder, Topology, TopologyError};
+use colab_core::{CoreOrder, Topology};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 
@@ -52,19 +52,7 @@ pub fn error_text(e: &anyhow::Error) -> String {
 /// A machine argument: a topology TOML file (by extension or because it
 /// exists) or a name like 2B2S.
 pub fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
-    let p = Path::new(arg);
-    if p.extension().is_some_and(|e| e == "toml") || p.exists() {
-        let text = std::fs::read_to_string(p)
-            .with_context(|| format!("{arg}: cannot read topology file"))?;
-        return Topology::from_toml(&text, order)
-            .with_context(|| format!("{arg}: invalid topology"));
-    }
-    match Topology::named(arg, order) {
-        Ok(t) => Ok(t),
-        // That message already quotes the name.
-        Err(e @ TopologyError::UnknownName(_)) => Err(e.into()),
-        Err(e) => Err(anyhow::Error::new(e).context(arg.to_string())),
-    }
+    colab_campaign::load_topology(arg, order)
 }
 
 /// Prints a library's warning the way the command line prints them.

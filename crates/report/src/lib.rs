@@ -26,7 +26,7 @@ mod versus;
 
 pub use charts::check_fonts;
 pub use naming::natural_cmp;
-pub use output::{write_report, ReportFiles};
+pub use output::{runs_csv, write_report, ReportFiles};
 pub use scatter::{write_diagonal_scatter, write_scatter, ScatterPoint, ScatterSeries};
 
 /// One program of a run. Times are in nanoseconds.

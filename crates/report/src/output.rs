@@ -53,6 +53,24 @@ fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), Repor
         .map_err(io_err(path))
 }
 
+/// `runs.csv` of `records`, as text (what the Python package reads into a
+/// DataFrame: the same rows and columns as the report's file).
+pub fn runs_csv(records: &[RunRecord]) -> Result<String, ReportError> {
+    let rows = run_rows(records)?;
+    let csv_err = |source| ReportError::Csv {
+        path: "runs.csv".into(),
+        source,
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &rows {
+        w.serialize(r).map_err(csv_err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| io_err(Path::new("runs.csv"))(e.into_error()))?;
+    Ok(String::from_utf8(bytes).expect("csv writes UTF-8 from UTF-8 fields"))
+}
+
 fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ReportError> {
     let csv_err = |source| ReportError::Csv {
         path: path.to_path_buf(),

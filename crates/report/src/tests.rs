@@ -507,6 +507,8 @@ fn write_report_files_and_tables() {
     // CSVs: header + one row per run / cell / program.
     let runs_csv = read(&files.runs_csv);
     assert_eq!(runs_csv.lines().count(), records.len() + 1);
+    // The text the Python package reads is the file.
+    assert_eq!(crate::runs_csv(&records).unwrap(), runs_csv);
     assert!(runs_csv.starts_with("workload,classes,config,order,seed,policy,"));
     let cells_csv = read(&files.cells_csv);
     assert_eq!(cells_csv.lines().count(), cells.len() + 1);

@@ -612,6 +612,20 @@ fn timeline_is_valid_chrome_trace_json() {
             assert!(w[0].0 + w[0].1 <= w[1].0 + 1e-6, "{w:?}");
         }
     }
+    // The same slices as rows (the Python package's timeline), in ns.
+    let rows = tl.run_slices();
+    let xs: Vec<&serde_json::Value> = evs.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(rows.len(), xs.len());
+    for (row, e) in rows.iter().zip(xs) {
+        assert_eq!(row.core as u64, e["tid"].as_u64().unwrap());
+        assert!((row.start_ns as f64 / 1000.0 - e["ts"].as_f64().unwrap()).abs() < 1e-6);
+        assert_eq!(row.thread_name, e["name"].as_str().unwrap());
+        assert!(row.core_name.starts_with(&format!("core {}", row.core)));
+    }
+    // Every thread's CPU time is its slices'.
+    let cpu: u64 = r.programs.iter().map(|p| p.cpu_ns).sum();
+    let sliced: u64 = rows.iter().map(|s| s.end_ns - s.start_ns).sum();
+    assert_eq!(cpu, sliced);
 }
 
 #[test]

@@ -7,6 +7,19 @@ use colab_core::{BlockKind, CoreId, Nanos, ThreadId, Topology};
 use serde_json::{json, Value};
 use std::io::Write;
 
+/// One run of a thread on a core ([`Timeline::run_slices`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunSlice {
+    pub core: usize,
+    /// `core N (TYPE)`.
+    pub core_name: String,
+    pub thread: u32,
+    /// `program/group#index (tN)`.
+    pub thread_name: String,
+    pub start_ns: Nanos,
+    pub end_ns: Nanos,
+}
+
 #[derive(Clone, Debug)]
 enum Ev {
     Slice {
@@ -98,6 +111,30 @@ impl Timeline {
             from,
             to,
         });
+    }
+
+    /// Every run of a thread on a core, in the order they ended (the rows
+    /// of the Python package's timeline DataFrame).
+    pub fn run_slices(&self) -> Vec<RunSlice> {
+        self.events
+            .iter()
+            .filter_map(|e| match *e {
+                Ev::Slice {
+                    core,
+                    thread,
+                    start,
+                    end,
+                } => Some(RunSlice {
+                    core: core.0 as usize,
+                    core_name: self.core_names[core.idx()].clone(),
+                    thread: thread.0,
+                    thread_name: self.name(thread).to_string(),
+                    start_ns: start,
+                    end_ns: end,
+                }),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Number of run slices recorded.

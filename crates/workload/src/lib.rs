@@ -308,6 +308,21 @@ impl Library {
         })
     }
 
+    /// The workload a TOML text holds, read as from a file named `file`:
+    /// its first mix if it has `[[mix]]` entries, else its one program alone.
+    pub fn resolve_text(&mut self, file: &str, text: &str) -> Result<Workload, WorkloadError> {
+        if text.contains("[[mix]]") {
+            let names = self.add_mix_text(file, text)?;
+            return self.mix(names.first().ok_or_else(|| WorkloadError::Invalid {
+                file: file.into(),
+                place: "mix".into(),
+                problem: "file has no [[mix]] entries".into(),
+            })?);
+        }
+        let name = self.add_program_text(file, text)?;
+        self.single(&name, None)
+    }
+
     /// Resolves a command-line workload: a mix name, a benchmark name
     /// (optionally `name:n`), or a TOML file holding a program or mixes.
     pub fn resolve(&mut self, arg: &str) -> Result<Workload, WorkloadError> {
@@ -317,16 +332,7 @@ impl Library {
                 file: arg.to_string(),
                 source: e,
             })?;
-            if text.contains("[[mix]]") {
-                let names = self.add_mix_text(arg, &text)?;
-                return self.mix(names.first().ok_or_else(|| WorkloadError::Invalid {
-                    file: arg.into(),
-                    place: "mix".into(),
-                    problem: "file has no [[mix]] entries".into(),
-                })?);
-            }
-            let name = self.add_program_text(arg, &text)?;
-            return self.single(&name, None);
+            return self.resolve_text(arg, &text);
         }
         if self.mixes.iter().any(|m| m.name.eq_ignore_ascii_case(arg)) {
             return self.mix(arg);

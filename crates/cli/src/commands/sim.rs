@@ -203,27 +203,14 @@ pub fn run(a: SimArgs) -> Result<()> {
     if a.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&w, &topo, &a, &r))?
+            serde_json::to_string_pretty(&colab_campaign::single::to_json(
+                &w, &topo, &a.policy, a.seed, &r
+            ))?
         );
     } else {
         print_text(&w, &topo, &a, &r, a.timeline.as_deref());
     }
     Ok(())
-}
-
-/// The `--json` object: per program its turnaround and baselines, then the
-/// metrics and the simulator's statistics.
-fn to_json(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun) -> serde_json::Value {
-    let res = &r.result;
-    serde_json::json!({
-        "workload": w.name, "topology": topo.name, "policy": a.policy, "seed": a.seed,
-        "programs": res.programs.iter().zip(&r.t_sb_ns).zip(&r.t_alone_ns).map(|((p, sb), al)| serde_json::json!({
-            "name": p.name, "n": p.n, "threads": p.threads, "turnaround_ns": p.turnaround_ns, "t_sb_ns": *sb as u64, "t_alone_ns": *al as u64,
-            "cpu_ns": p.cpu_ns, "fast_cpu_ns": p.fast_cpu_ns,
-        })).collect::<Vec<_>>(),
-        "h_antt": r.h_antt, "h_stp": r.h_stp, "unfairness": r.unfairness, "energy_j": res.energy_j,
-        "makespan_ns": res.makespan_ns, "stats": res.stats,
-    })
 }
 
 /// The share of a program's CPU time on the fastest cores, as a percentage
