@@ -375,6 +375,9 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
         rand_pcg::Pcg64Mcg::seed_from_u64(sh.seed ^ ((group as u64) << 32 | index as u64));
     let mut held: Vec<(u32, u32)> = Vec::new();
     let mut loops = Loops::default();
+    // Each timer's last firing (the thread's start until its first use).
+    let created = Instant::now();
+    let mut timers: Vec<Option<Instant>> = vec![None; prog.timers.len()];
     let mut pc = 0usize;
     while let Some(op) = ops.get(pc) {
         pc += 1;
@@ -452,6 +455,23 @@ fn interpret(sh: &Arc<Shared>, group: u32, index: u32) {
             }
             Op::Close(q) => sh.queues[q as usize].close(),
             Op::Sleep(ns) => std::thread::sleep(Duration::from_nanos(ns)),
+            Op::Timer {
+                timer,
+                period_ns,
+                absolute,
+            } => {
+                // As the simulator's: sleep until the next firing, or, if
+                // it has passed, go on (a relative timer restarts from now).
+                let t = &mut timers[timer as usize];
+                let next = t.unwrap_or(created) + Duration::from_nanos(period_ns);
+                let now = Instant::now();
+                if next > now {
+                    std::thread::sleep(next - now);
+                    *t = Some(next);
+                } else {
+                    *t = Some(if absolute { next } else { now });
+                }
+            }
             Op::Spawn { group: g, count } => {
                 let base = sh.spawned[g as usize].fetch_add(count, Ordering::AcqRel);
                 sh.groups[g as usize].add(count);

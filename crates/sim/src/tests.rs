@@ -349,6 +349,7 @@ fn a_replayed_post_is_a_wake_all_only_when_the_recording_says_so() {
         num_mutexes: 0,
         barriers: Vec::new(),
         conds: Vec::new(),
+        timers: Vec::new(),
         queues: Vec::new(),
         num_events: 2,
         total_threads: 3,
@@ -1261,4 +1262,30 @@ ops = [ { loop = 3, body = [ { compute = 200, mem_frac = 0.7 }, { sleep = 50 } ]
             assert!(r.stats.dispatches >= 150, "{pol} on {topo}");
         }
     }
+}
+
+/// A periodic timer wakes its thread at its start plus whole periods: a
+/// missed period restarts the count from now (relative) or keeps its
+/// times (absolute). One thread on one big core, no costs.
+#[test]
+fn a_timer_fires_at_whole_periods_from_the_threads_start() {
+    let run = |mode: &str, first_us: u64| {
+        let w = workload(&format!(
+            "name = \"x\"\ntimer = [\"t\"]\n[thread.main]\nops = [ \
+             {{ compute = {first_us}, mem_frac = 0.0 }}, {{ timer = \"t\", period = 3000, mode = \"{mode}\" }}, \
+             {{ compute = 1000, mem_frac = 0.0 }}, {{ timer = \"t\", period = 3000, mode = \"{mode}\" }}, \
+             {{ compute = 1000, mem_frac = 0.0 }}, {{ timer = \"t\", period = 3000, mode = \"{mode}\" }} ]"
+        ));
+        let t = zero_cost(Topology::named("1B", CoreOrder::BigFirst).unwrap());
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        let r = simulate(&w, &t, p.as_mut(), &SimConfig::default()).unwrap();
+        r.programs[0].turnaround_ns
+    };
+    // On time: fires at 3, 6 and 9 ms.
+    assert_eq!(run("relative", 1000), 9 * MS);
+    assert_eq!(run("absolute", 1000), 9 * MS);
+    // The first period missed (4 ms of work): relative counts on from 4 ms
+    // (fires at 7 and 10), absolute keeps 3 ms (fires at 6 and 9).
+    assert_eq!(run("relative", 4000), 10 * MS);
+    assert_eq!(run("absolute", 4000), 9 * MS);
 }

@@ -452,6 +452,7 @@ pub fn to_program(trace: &Trace, opts: &ReplayOptions) -> Result<Program, Replay
         num_mutexes: 0,
         barriers: Vec::new(),
         conds: Vec::new(),
+        timers: Vec::new(),
         queues: Vec::new(),
         num_events: events,
         total_threads: order.len() as u32,

@@ -55,6 +55,15 @@ pub enum Op {
     Pop(u32),
     Close(u32),
     Sleep(u64),
+    /// Blocks until the thread's timer `timer` next fires: its previous
+    /// firing (the thread's start, the first time) plus `period_ns`. If that
+    /// time has passed, it does not block, and the timer's reference moves to
+    /// now (`absolute`: it stays, so later periods keep their times).
+    Timer {
+        timer: u32,
+        period_ns: u64,
+        absolute: bool,
+    },
     Spawn {
         group: u32,
         count: u32,
@@ -122,6 +131,8 @@ pub struct Program {
     pub num_mutexes: u32,
     pub barriers: Vec<(String, u32)>,
     pub conds: Vec<String>,
+    /// Timer names (each thread has its own timer of each name).
+    pub timers: Vec<String>,
     pub queues: Vec<QueueDef>,
     /// One-shot events (only replayed traces use them).
     pub num_events: u32,
@@ -160,6 +171,7 @@ struct Ctx<'a> {
     arrays: BTreeMap<String, u32>,
     barriers: BTreeMap<String, u32>,
     conds: BTreeMap<String, u32>,
+    timers: BTreeMap<String, u32>,
     queues: BTreeMap<String, u32>,
 }
 
@@ -220,6 +232,7 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
         arrays: BTreeMap::new(),
         barriers: BTreeMap::new(),
         conds: BTreeMap::new(),
+        timers: BTreeMap::new(),
         queues: BTreeMap::new(),
     };
     if n < 1 {
@@ -256,6 +269,9 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
     }
     for (i, name) in spec.cond.iter().enumerate() {
         cx.conds.insert(name.clone(), i as u32);
+    }
+    for (i, name) in spec.timer.iter().enumerate() {
+        cx.timers.insert(name.clone(), i as u32);
     }
     let mut queues = Vec::new();
     for (i, (name, q)) in spec.queue.iter().enumerate() {
@@ -300,6 +316,7 @@ pub fn compile(file: &str, spec: &ProgramSpec, n: Option<i64>) -> Result<Program
         num_mutexes: base,
         barriers,
         conds: spec.cond.clone(),
+        timers: spec.timer.clone(),
         queues,
         num_events: 0,
         total_threads: 0,
@@ -361,6 +378,7 @@ fn compile_op(
         ("pop", s.pop.is_some()),
         ("close", s.close.is_some()),
         ("sleep", s.sleep.is_some()),
+        ("timer", s.timer.is_some()),
         ("spawn", s.spawn.is_some()),
         ("join", s.join.is_some()),
         ("loop", s.loop_.is_some()),
@@ -373,7 +391,7 @@ fn compile_op(
         return Err(cx.err(
             here,
             if verbs.is_empty() {
-                "no operation: expected one of compute, lock, unlock, critical, barrier, wait, signal, broadcast, push, pop, close, sleep, spawn, join, loop".to_string()
+                "no operation: expected one of compute, lock, unlock, critical, barrier, wait, signal, broadcast, push, pop, close, sleep, timer, spawn, join, loop".to_string()
             } else {
                 format!("more than one operation in one step: {}", verbs.join(", "))
             },
@@ -393,6 +411,8 @@ fn compile_op(
     stray("mutex", s.mutex.is_some(), &["wait"])?;
     stray("count", s.count.is_some(), &["spawn"])?;
     stray("body", s.body.is_some(), &["loop"])?;
+    stray("period", s.period.is_some(), &["timer"])?;
+    stray("mode", s.mode.is_some(), &["timer"])?;
 
     let mutex = |name: &Option<String>| {
         cx.lookup(
@@ -490,6 +510,40 @@ fn compile_op(
                 ));
             }
             out.push(Op::Sleep((us * 1000.0).round() as u64));
+        }
+        "timer" => {
+            let timer = cx.lookup(
+                here,
+                &cx.timers,
+                "timer",
+                s.timer.as_deref().unwrap_or_default(),
+            )?;
+            let period = s
+                .period
+                .as_ref()
+                .ok_or_else(|| cx.err(here, "'timer' needs a 'period' in microseconds"))?;
+            let us = period.eval_f64(cx.n).map_err(|e| cx.err(here, e))?;
+            if !(us.is_finite() && us > 0.0 && us <= MAX_OP_US) {
+                return Err(cx.err(
+                    here,
+                    format!("timer period of {us} us: must be above 0 and at most {MAX_OP_US} us"),
+                ));
+            }
+            let absolute = match s.mode.as_deref().unwrap_or("relative") {
+                "relative" => false,
+                "absolute" => true,
+                m => {
+                    return Err(cx.err(
+                        here,
+                        format!("timer mode '{m}': expected relative or absolute"),
+                    ))
+                }
+            };
+            out.push(Op::Timer {
+                timer,
+                period_ns: (us * 1000.0).round() as u64,
+                absolute,
+            });
         }
         "spawn" => {
             let g = s.spawn.as_ref().unwrap();

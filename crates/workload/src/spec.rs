@@ -37,6 +37,9 @@ pub struct ProgramSpec {
     /// Condition variables.
     #[serde(default)]
     pub cond: Vec<String>,
+    /// Periodic timers (`timer` steps): each thread keeps its own.
+    #[serde(default)]
+    pub timer: Vec<String>,
     /// Bounded queues (pipeline channels).
     #[serde(default)]
     pub queue: BTreeMap<String, QueueSpec>,
@@ -103,6 +106,9 @@ pub struct OpSpec {
     pub pop: Option<String>,
     pub close: Option<String>,
     pub sleep: Option<Count>,
+    pub timer: Option<String>,
+    pub period: Option<Count>,
+    pub mode: Option<String>,
     pub spawn: Option<String>,
     pub count: Option<Count>,
     pub join: Option<String>,

@@ -802,3 +802,50 @@ fn scaling_work_multiplies_every_compute_and_nothing_else() {
     assert!(e.contains("over the") && e.contains("one hour"), "{e}");
     assert_eq!(ops(&q), ops(p));
 }
+
+#[test]
+fn timers_are_declared_and_take_a_period_and_a_mode() {
+    let prog = |step: &str, decl: &str| {
+        format!("name = \"p\"\n{decl}\n[thread.main]\nops = [ {{ compute = 10, speedup = 2.0 }}, {step} ]\n")
+    };
+    let ok = prog("{ timer = \"t\", period = 1000 }", "timer = [\"t\"]");
+    assert!(lib_with(&ok).is_ok());
+    let abs = prog(
+        "{ timer = \"t\", period = 1000, mode = \"absolute\" }",
+        "timer = [\"t\"]",
+    );
+    assert!(lib_with(&abs).is_ok());
+    for (step, decl, want) in [
+        (
+            "{ timer = \"u\", period = 1000 }",
+            "timer = [\"t\"]",
+            "unknown timer 'u'",
+        ),
+        (
+            "{ timer = \"t\" }",
+            "timer = [\"t\"]",
+            "'timer' needs a 'period'",
+        ),
+        (
+            "{ timer = \"t\", period = 0 }",
+            "timer = [\"t\"]",
+            "timer period of 0 us",
+        ),
+        (
+            "{ timer = \"t\", period = 5, mode = \"sometimes\" }",
+            "timer = [\"t\"]",
+            "timer mode 'sometimes'",
+        ),
+        (
+            "{ sleep = 5, period = 5 }",
+            "",
+            "'period' does not apply to 'sleep'",
+        ),
+    ] {
+        let e = problem(&prog(step, decl));
+        assert!(
+            e.contains("thread.main.ops[1]") && e.contains(want),
+            "{step}: {e}"
+        );
+    }
+}

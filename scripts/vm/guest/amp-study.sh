@@ -71,8 +71,13 @@ for s in $SCHEDS; do
     r=0
     while [ $r -lt "$REPS" ]; do
       r=$((r + 1))
+      [ "${MIGRATIONS:-0}" = 1 ] && mig_start
       out=$($LOAD mix "$wl" --emulate "$MACHINE" --spins-per-us "$S" 2>&1)
-      if [ $? -ne 0 ]; then
+      rc=$?
+      if [ "${MIGRATIONS:-0}" = 1 ]; then
+        n=$(mig_total) && echo "@@MIG,$s,$wl,$r,$n"
+      fi
+      if [ $rc -ne 0 ]; then
         echo "@@RUN-FAILED,$s,$wl,$out"; FAILS=$((FAILS + 1)); continue
       fi
       programs "$out" | while read -r p; do echo "@@RUN,$s,$wl,$r,$p"; done

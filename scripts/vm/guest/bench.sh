@@ -9,27 +9,15 @@
 # the one whose repetitions they end in).
 
 LOAD=/bin/colab-vmload
-TR=/sys/kernel/tracing
-# Task migrations under every scheduler alike: the kernel's sched_migrate_task
-# tracepoint, counted as the events the ring buffers took (entries kept plus
-# entries overwritten), cleared before each workload. "@@MIG,<sched>,<workload>,<n>"
-mig_start() {
-  [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
-  echo 0 >"$TR/tracing_on"
-  echo 1 >"$TR/events/sched/sched_migrate_task/enable"
-  echo >"$TR/trace"
-  echo 1 >"$TR/tracing_on"
-}
+# Task migrations: mig_start / mig_total (guest/common.sh), per workload:
+# "@@MIG,<sched>,<workload>,<n>".
 # CPU time (USER_HZ ticks, utime + stime) of the scheduler's own process: its
 # user-space side (labeller, stats), which competes with the workload.
 proc_ticks() {
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 mig_count() {
-  [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
-  echo 0 >"$TR/tracing_on"
-  n=$(cat "$TR"/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }')
-  echo 0 >"$TR/events/sched/sched_migrate_task/enable"
+  n=$(mig_total) || return 0
   echo "@@MIG,$1,$2,$n"
 }
 for s in $SCHEDS; do

@@ -130,3 +130,22 @@ cpu_busy() {
     idle = ($(n + 5) + $(n + 6)) - ($5 + $6)
     printf "%d ", (t > 0 ? 100 * (1 - idle / t) : 0) }'
 }
+
+# Task migrations under every scheduler alike: the kernel's sched_migrate_task
+# tracepoint, counted as the events the ring buffers took (entries kept plus
+# entries overwritten). mig_start clears and starts the count; mig_total
+# stops it and prints it (nothing, and status 1, without the tracepoint).
+TR=/sys/kernel/tracing
+mig_start() {
+  [ -d "$TR/events/sched/sched_migrate_task" ] || return 0
+  echo 0 >"$TR/tracing_on"
+  echo 1 >"$TR/events/sched/sched_migrate_task/enable"
+  echo >"$TR/trace"
+  echo 1 >"$TR/tracing_on"
+}
+mig_total() {
+  [ -d "$TR/events/sched/sched_migrate_task" ] || return 1
+  echo 0 >"$TR/tracing_on"
+  cat "$TR"/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
+  echo 0 >"$TR/events/sched/sched_migrate_task/enable"
+}

@@ -225,6 +225,27 @@ impl<'a> Sim<'a> {
                     self.push(self.st.now.saturating_add(ns), EvKind::Wake { thread: t.0 });
                     return Ok(Step::Blocked(BlockKind::Sleep));
                 }
+                Op::Timer {
+                    timer,
+                    period_ns,
+                    absolute,
+                } => {
+                    self.rt[ti].pc += 1;
+                    let r = &mut self.rt[ti];
+                    let last = r.timers[timer as usize].unwrap_or(r.created);
+                    let next = last.saturating_add(period_ns);
+                    let now = self.st.now;
+                    if next > now {
+                        r.timers[timer as usize] = Some(next);
+                        r.waiting = WaitObj::Sleep;
+                        self.sleepers += 1;
+                        self.push(next, EvKind::Wake { thread: t.0 });
+                        return Ok(Step::Blocked(BlockKind::Sleep));
+                    }
+                    // Missed: go on at once; a relative timer counts its
+                    // next period from now, an absolute one keeps its times.
+                    r.timers[timer as usize] = Some(if absolute { next } else { now });
+                }
                 Op::Spawn { group, count } => {
                     self.rt[ti].pc += 1;
                     let base = self.group_size(prog, group);

@@ -179,6 +179,10 @@ struct ThreadRt {
     progress_start: Nanos,
     /// Whether the thread has ever run (no migration cost for the first run).
     has_run: bool,
+    /// When it was created, and each timer's last firing (`Op::Timer`;
+    /// None until its first use, which counts from `created`).
+    created: Nanos,
+    timers: Vec<Option<Nanos>>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -273,6 +273,8 @@ impl<'a> Sim<'a> {
             waiting: WaitObj::None,
             progress_start: 0,
             has_run: false,
+            created: self.st.now,
+            timers: vec![None; self.w.programs[prog].timers.len()],
         });
         let pr = &mut self.progs[prog];
         pr.live[group as usize] += 1;
