@@ -23,6 +23,7 @@ use colab_workload::{Library, Workload};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     Workload,
+    RtApp,
     Mix,
     Topology,
     Trace,
@@ -33,8 +34,9 @@ pub enum Target {
 }
 
 impl Target {
-    pub const ALL: [Target; 8] = [
+    pub const ALL: [Target; 9] = [
         Target::Workload,
+        Target::RtApp,
         Target::Mix,
         Target::Topology,
         Target::Trace,
@@ -47,6 +49,7 @@ impl Target {
     pub fn name(self) -> &'static str {
         match self {
             Target::Workload => "workload",
+            Target::RtApp => "rtapp",
             Target::Mix => "mix",
             Target::Topology => "topology",
             Target::Trace => "trace",
@@ -63,7 +66,8 @@ impl Target {
     /// least. The shares add up to 100.
     pub fn share(self) -> u64 {
         match self {
-            Target::Workload => 30,
+            Target::Workload => 25,
+            Target::RtApp => 5,
             Target::Mix => 10,
             Target::Topology => 15,
             Target::Trace => 10,
@@ -79,7 +83,7 @@ impl Target {
         match self {
             Target::Workload | Target::Mix | Target::Topology | Target::Manifest => "toml",
             Target::Trace => "trace",
-            Target::Model => "json",
+            Target::Model | Target::RtApp => "json",
             Target::Perf => "perf.csv",
             Target::Table => "csv",
         }
@@ -123,6 +127,7 @@ pub fn seeds(target: Target, root: &Path) -> anyhow::Result<Vec<Seed>> {
             s.extend(files(&root.join("workloads/scenarios"), ".toml")?);
             s
         }
+        Target::RtApp => files(&root.join("crates/workload/tests/rt-app"), ".json")?,
         Target::Mix => files(&root.join("workloads/mixes"), ".toml")?,
         Target::Topology => files(&root.join("topologies"), ".toml")?,
         Target::Trace => {
@@ -343,6 +348,16 @@ impl Context {
             Target::Workload => {
                 let mut lib = Library::default();
                 let name = step!(v, "parse", lib.add_program_text("fuzz.toml", text));
+                v.parsed = true;
+                let w = step!(v, "build", lib.single(&name, None));
+                if simulate {
+                    v.simulated = true;
+                    step!(v, "simulate", run_sim(&w, &self.machine));
+                }
+            }
+            Target::RtApp => {
+                let mut lib = Library::default();
+                let name = step!(v, "parse", lib.add_rtapp_text("fuzz.json", text));
                 v.parsed = true;
                 let w = step!(v, "build", lib.single(&name, None));
                 if simulate {

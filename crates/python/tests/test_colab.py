@@ -144,3 +144,15 @@ def test_simulation_releases_the_gil():
         t.join()
     # The counting thread ran while Rust simulated (it would not, holding the GIL).
     assert during > 5
+
+
+def test_an_rt_app_task_set_runs_and_refusals_name_what_is_missing(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    periodic = root / "workload" / "tests" / "rt-app" / "periodic.json"
+    r = colab.sim(str(periodic), machine="tensor-g1", policy="rota")
+    # Ten 16 ms periods, each with 10 ms of work that fits on an X1.
+    assert r.programs.turnaround_ns.iloc[0] == pytest.approx(160e6, rel=1e-3)
+    bad = tmp_path / "affine.json"
+    bad.write_text('{"tasks": {"a": {"loop": 1, "cpus": [0], "run": 5}}}')
+    with pytest.raises(colab.ColabError, match="tasks.a.cpus: not modelled: CPU affinity"):
+        colab.sim(str(bad))

@@ -1289,3 +1289,30 @@ fn a_timer_fires_at_whole_periods_from_the_threads_start() {
     assert_eq!(run("relative", 4000), 10 * MS);
     assert_eq!(run("absolute", 4000), 9 * MS);
 }
+
+/// rt-app task sets run as programs (crates/workload/tests/rt-app/): the
+/// periodic one ends after its ten 16 ms periods when its 10 ms of work
+/// fits each, and the lock chain and the handshake run to the end.
+#[test]
+fn rt_app_task_sets_run_with_their_periods() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../workload/tests/rt-app/");
+    let run = |file: &str, topo: &str| {
+        let w = Library::builtin().resolve(&format!("{dir}{file}")).unwrap();
+        let t = zero_cost(Topology::named(topo, CoreOrder::BigFirst).unwrap());
+        let mut p = colab_policies::by_name("cfs").unwrap();
+        simulate(&w, &t, p.as_mut(), &SimConfig::default()).unwrap()
+    };
+    assert_eq!(
+        run("periodic.json", "1B").programs[0].turnaround_ns,
+        160 * MS
+    );
+    // Two big cores: the same.
+    assert_eq!(
+        run("periodic.json", "2B").programs[0].turnaround_ns,
+        160 * MS
+    );
+    for f in ["lock-chain.json", "handshake.json"] {
+        let r = run(f, "2B2S");
+        assert!(r.programs[0].turnaround_ns > 0, "{f}");
+    }
+}

@@ -5,6 +5,7 @@ pub mod control;
 pub mod expr;
 pub mod program;
 pub mod random;
+pub mod rtapp;
 pub mod spec;
 
 pub use program::{
@@ -192,6 +193,22 @@ impl Library {
         Ok(name)
     }
 
+    /// Adds the program an rt-app task set (JSON) describes ([`rtapp`]),
+    /// named after the file (its stem); returns that name.
+    pub fn add_rtapp_text(&mut self, file: &str, text: &str) -> Result<String, WorkloadError> {
+        let stem = Path::new(file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty())
+            .unwrap_or("rt-app");
+        let spec = rtapp::program_spec(stem, file, text)?;
+        compile(file, &spec, None)?;
+        let name = spec.name.clone();
+        self.benchmarks
+            .insert(name.clone(), (file.to_string(), spec));
+        Ok(name)
+    }
+
     pub fn add_mix_text(&mut self, file: &str, text: &str) -> Result<Vec<String>, WorkloadError> {
         let mf = parse_mixes(file, text)?;
         let mut names = Vec::new();
@@ -324,9 +341,18 @@ impl Library {
     }
 
     /// Resolves a command-line workload: a mix name, a benchmark name
-    /// (optionally `name:n`), or a TOML file holding a program or mixes.
+    /// (optionally `name:n`), a TOML file holding a program or mixes, or an
+    /// rt-app task set (a `.json` file).
     pub fn resolve(&mut self, arg: &str) -> Result<Workload, WorkloadError> {
         let path = Path::new(arg);
+        if arg.ends_with(".json") {
+            let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
+                file: arg.to_string(),
+                source: e,
+            })?;
+            let name = self.add_rtapp_text(arg, &text)?;
+            return self.single(&name, None);
+        }
         if arg.ends_with(".toml") || path.exists() {
             let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
                 file: arg.to_string(),

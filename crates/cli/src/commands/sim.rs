@@ -41,16 +41,23 @@ Examples:
   colab sim ferret:8 -t 4B4S --order little-first -p wash --seed 3
   colab sim Sync-2 -t 2B2S -p colab:remote=off --timeline sync2.json
   colab sim Comm-2 --predictor oracle --json       # perfect predictions, JSON out
-  colab sim --trace run.trace -t 2B2S --speedup 2.0  # replay a `colab trace` recording";
+  colab sim --trace run.trace -t 2B2S --speedup 2.0  # replay a `colab trace` recording
+  colab sim --rt-app periodic.json -t tensor-g1 -p rota   # an rt-app task set";
 
 #[derive(clap::Args)]
 pub struct SimArgs {
-    /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), or a TOML file.
-    #[arg(required_unless_present = "trace")]
+    /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), a TOML
+    /// file, or an rt-app task set (a `.json` file).
+    #[arg(required_unless_present_any = ["trace", "rt_app"])]
     workload: Option<String>,
     /// Replay a trace recorded by `colab trace` instead of a workload spec.
-    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "rt_app"])]
     trace: Option<PathBuf>,
+    /// An rt-app task set (JSON, rt-app's grammar) as the workload: run,
+    /// sleep, timer, lock/unlock, wait/signal/broad, sync, barrier, loop,
+    /// instance, delay; what colab cannot model is refused by name.
+    #[arg(long = "rt-app", value_name = "FILE", conflicts_with = "workload")]
+    rt_app: Option<PathBuf>,
     /// Big/little speedup of replayed compute (a trace recorded on one core
     /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
     #[arg(long, value_name = "SPEEDUP")]
@@ -168,7 +175,17 @@ pub fn run(a: SimArgs) -> Result<()> {
             &mut warn,
         )?,
         (Some(name), None) => Library::builtin().resolve(name)?,
-        (None, None) => bail!("give a WORKLOAD or --trace FILE"),
+        (None, None) => match &a.rt_app {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("{}: cannot read the rt-app file", path.display()))?;
+                let mut lib = Library::builtin();
+                let file = path.display().to_string();
+                let name = lib.add_rtapp_text(&file, &text)?;
+                lib.single(&name, None)?
+            }
+            None => bail!("give a WORKLOAD, --trace FILE or --rt-app FILE"),
+        },
     };
     let topo = load_topology(&a.topology, a.order.into())?;
     let mut cfg = SimConfig {
