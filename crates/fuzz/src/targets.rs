@@ -345,19 +345,14 @@ impl Context {
     pub fn check(&self, target: Target, text: &str, simulate: bool) -> Result<Verdict, Failure> {
         let mut v = Verdict::default();
         match target {
-            Target::Workload => {
+            Target::Workload | Target::RtApp => {
                 let mut lib = Library::default();
-                let name = step!(v, "parse", lib.add_program_text("fuzz.toml", text));
-                v.parsed = true;
-                let w = step!(v, "build", lib.single(&name, None));
-                if simulate {
-                    v.simulated = true;
-                    step!(v, "simulate", run_sim(&w, &self.machine));
-                }
-            }
-            Target::RtApp => {
-                let mut lib = Library::default();
-                let name = step!(v, "parse", lib.add_rtapp_text("fuzz.json", text));
+                let parsed = if target == Target::RtApp {
+                    lib.add_rtapp_text("fuzz.json", text)
+                } else {
+                    lib.add_program_text("fuzz.toml", text)
+                };
+                let name = step!(v, "parse", parsed);
                 v.parsed = true;
                 let w = step!(v, "build", lib.single(&name, None));
                 if simulate {
