@@ -46,7 +46,9 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet "./crates/python[test]"
 "$venv/bin/python" -c "import colab; print('colab.study:', colab.study(['Sync-2'], ['2B2S'], ['cfs', 'rota'], seeds=[1]).shape)"
-"$venv/bin/python" -m pytest -q crates/python/tests
+# test_sweep.py runs `colab reproduce --engine ray` against the serial study.
+cargo build --release --locked -p colab-cli
+COLAB_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/colab" "$venv/bin/python" -m pytest -q crates/python/tests
 bash scripts/vm/test-sim-vs-vm.sh
 bash scripts/vm/test-run-retry.sh
 bash scripts/vm/test-amp-missing.sh

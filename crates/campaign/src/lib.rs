@@ -17,16 +17,21 @@ pub mod bench;
 pub mod fingerprint;
 pub mod lengths;
 pub mod model_predictor;
+mod phase;
 pub mod reproduce;
 mod run;
 pub mod single;
 
 pub mod training;
 
-pub use run::{run, run_keep_going, CampaignStats, NoProgress, Progress};
+pub use phase::{Engine, JobResult, Local, Phase};
+pub use run::{
+    run, run_keep_going, run_keep_going_on, run_on, CampaignStats, NoProgress, Progress,
+};
 
-/// What to run.
-#[derive(Clone, Debug)]
+/// What to run. It serializes (JSON) with its workloads, so that its runs
+/// can be sent to other processes or machines ([`Phase`]).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CampaignSpec {
     pub workloads: Vec<Workload>,
     pub configs: Vec<String>,
@@ -606,6 +611,12 @@ pub enum CampaignError {
         what: String,
         source: colab_sim::SimError,
     },
+    /// A run that failed where the campaign's engine ran it.
+    #[error("{}", .0.message)]
+    Run(phase::JobError),
+    /// A phase that could not be read or was asked for runs it lacks.
+    #[error("{0}")]
+    Phase(String),
     #[error("{0}")]
     Training(String),
     #[error("{0}")]

@@ -2,7 +2,7 @@
 //! (which study, which workloads, machines, policies, seeds and predictor),
 //! the report's title, baseline and directory, and the report itself.
 
-use crate::{CampaignSpec, CampaignStats, Progress, Study};
+use crate::{CampaignSpec, CampaignStats, Engine, Progress, Study};
 use anyhow::{bail, Context, Result};
 use colab_core::{CoreOrder, Topology};
 use colab_report::{Failures, RunRecord};
@@ -302,13 +302,15 @@ pub fn describe_spec(spec: &CampaignSpec) -> String {
     )
 }
 
-/// Runs every campaign of `plan` in turn (logging each one's size to `log`
-/// and showing progress on a fresh `progress()`), and sums their totals.
+/// Runs every campaign of `plan` in turn on `engine` (logging each one's
+/// size to `log` and showing progress on a fresh `progress()`), and sums
+/// their totals.
 /// With `plan.keep_going` the failed runs come back in [`Failures`] (and
 /// what they touch is left out of the records); without, the first
 /// campaign with a failed run ends the plan with an error.
 pub fn run_plan(
     plan: &Plan,
+    engine: &dyn Engine,
     progress: &dyn Fn() -> Box<dyn Progress>,
     log: &mut dyn FnMut(&str),
 ) -> Result<(Vec<RunRecord>, CampaignStats, Failures)> {
@@ -318,12 +320,12 @@ pub fn run_plan(
     for spec in &plan.specs {
         log(&describe_spec(spec));
         let (r, s) = if plan.keep_going {
-            let (r, s, f) = crate::run_keep_going(spec, progress().as_ref())?;
+            let (r, s, f) = crate::run_keep_going_on(spec, progress().as_ref(), engine)?;
             failures.runs.extend(f.runs);
             failures.left_out.extend(f.left_out);
             (r, s)
         } else {
-            crate::run(spec, progress().as_ref())?
+            crate::run_on(spec, progress().as_ref(), engine)?
         };
         records.extend(r);
         stats.simulations += s.simulations;

@@ -1,21 +1,23 @@
 //! Running a campaign: every simulation of a [`CampaignSpec`] and the
-//! programs-alone baselines its metrics need, in parallel (rayon), turned
-//! into [`RunRecord`]s. [`run`] stops at the first phase with a failed run;
-//! [`run_keep_going`] finishes the rest and says what it left out.
+//! programs-alone baselines its metrics need, in two phases (the runs alone,
+//! then the mixes) on an [`Engine`] (this machine's cores, or a cluster),
+//! turned into [`RunRecord`]s. [`run`] stops at the first phase with a
+//! failed run; [`run_keep_going`] finishes the rest and says what it left
+//! out.
 
+use crate::phase::{Engine, JobError, Local, Outcome, Phase};
 use crate::{model_predictor, CampaignError, CampaignSpec};
 use colab_core::{CoreOrder, Nanos, Topology};
 use colab_report::{FailedRun, Failures, ProgramRecord, RunRecord};
 use colab_sim::{simulate, PredictorKind, SimConfig, SimResult};
 use colab_workload::{Program, Workload};
-use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// One simulation to run.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Job {
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(crate) enum Job {
     /// Workload index in the spec.
     Mix {
         w: usize,
@@ -67,7 +69,16 @@ pub fn run(
     spec: &CampaignSpec,
     progress: &dyn Progress,
 ) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
-    let ran = execute(spec, progress, false)?;
+    run_on(spec, progress, &Local)
+}
+
+/// [`run`] on `engine`.
+pub fn run_on(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+    engine: &dyn Engine,
+) -> Result<(Vec<RunRecord>, CampaignStats), CampaignError> {
+    let ran = execute(spec, progress, false, engine)?;
     let records = records(spec, &ran.done, &BTreeSet::new())?;
     Ok((records, ran.stats))
 }
@@ -80,16 +91,21 @@ pub fn run_keep_going(
     spec: &CampaignSpec,
     progress: &dyn Progress,
 ) -> Result<(Vec<RunRecord>, CampaignStats, Failures), CampaignError> {
-    let ran = execute(spec, progress, true)?;
+    run_keep_going_on(spec, progress, &Local)
+}
+
+/// [`run_keep_going`] on `engine`.
+pub fn run_keep_going_on(
+    spec: &CampaignSpec,
+    progress: &dyn Progress,
+    engine: &dyn Engine,
+) -> Result<(Vec<RunRecord>, CampaignStats, Failures), CampaignError> {
+    let ran = execute(spec, progress, true, engine)?;
     let mut runs = Vec::new();
     let mut left_out = BTreeSet::new();
     for (job, e) in &ran.failed {
         // The run is named in its own columns; the error is what went wrong.
-        let why = match e {
-            CampaignError::Sim { source, .. } => source.to_string(),
-            e => e.to_string(),
-        };
-        runs.push(failed_run(spec, job, why));
+        runs.push(failed_run(spec, job, e.cause.clone()));
         if let Job::Mix { w, config, .. } = job {
             left_out.insert((*w, config.clone()));
         }
@@ -114,8 +130,8 @@ pub fn run_keep_going(
 
 /// What [`execute`] ran.
 struct Ran {
-    done: BTreeMap<Job, SimResult>,
-    failed: Vec<(Job, CampaignError)>,
+    done: BTreeMap<Job, Outcome>,
+    failed: Vec<(Job, JobError)>,
     /// Mixes not run, each with a failed run of a program alone it needs.
     skipped: Vec<(Job, Job)>,
     stats: CampaignStats,
@@ -129,17 +145,18 @@ fn execute(
     spec: &CampaignSpec,
     progress: &dyn Progress,
     keep_going: bool,
+    engine: &dyn Engine,
 ) -> Result<Ran, CampaignError> {
     let started = Instant::now();
     let kinds = predictors(spec)?;
-    let (programs, jobs) = jobs(spec);
+    let jobs = jobs(spec);
     progress.start(jobs.len() as u64);
-    let events = AtomicU64::new(0);
+    let mut events = 0;
     let (alone_jobs, mix_jobs): (Vec<Job>, Vec<Job>) = jobs
         .into_iter()
         .partition(|j| matches!(j, Job::Alone { .. }));
-    let mut done: BTreeMap<Job, SimResult> = BTreeMap::new();
-    let mut failed: Vec<(Job, CampaignError)> = Vec::new();
+    let mut done: BTreeMap<Job, Outcome> = BTreeMap::new();
+    let mut failed: Vec<(Job, JobError)> = Vec::new();
     let mut skipped = Vec::new();
     for phase in [alone_jobs, mix_jobs] {
         // A mix whose program alone failed cannot be measured (only with
@@ -159,34 +176,39 @@ fn execute(
             }
         }
         drop(failed_jobs);
-        let phase = runnable;
-        let results: Vec<(Job, Result<SimResult, CampaignError>)> = phase
-            .par_iter()
-            .map(|job| {
-                let r = run_job(spec, &programs, &kinds, &done, job);
-                if let Ok(r) = &r {
-                    events.fetch_add(r.stats.events, Ordering::Relaxed);
-                }
-                progress.inc();
-                (job.clone(), r)
-            })
-            .collect();
-        for (j, r) in results {
-            match r {
-                Ok(r) => {
-                    done.insert(j, r);
+        let phase = Phase::new(spec, runnable, &done, kinds.clone());
+        let mut results = engine.run_phase(&phase, progress)?;
+        // In run order, whatever order the engine finished them in, and
+        // each run once however often the engine ran it.
+        results.sort_by_key(|r| r.job);
+        results.dedup_by_key(|r| r.job);
+        if results.len() != phase.len() || results.last().is_some_and(|r| r.job >= phase.len()) {
+            return Err(CampaignError::Phase(format!(
+                "the engine returned {} results for a phase of {} runs",
+                results.len(),
+                phase.len()
+            )));
+        }
+        for r in results {
+            let j = phase.job(r.job).clone();
+            match r.outcome {
+                Ok(o) => {
+                    events += o.events;
+                    done.insert(j, o);
                 }
                 Err(e) => failed.push((j, e)),
             }
         }
         if !keep_going && !failed.is_empty() {
-            return Err(all_failures(failed.into_iter().map(|(_, e)| e)));
+            return Err(all_failures(
+                failed.into_iter().map(|(_, e)| CampaignError::Run(e)),
+            ));
         }
     }
     progress.finish();
     let stats = CampaignStats {
         simulations: done.len() as u64,
-        events: events.load(Ordering::Relaxed),
+        events,
         wall_s: started.elapsed().as_secs_f64(),
     };
     Ok(Ran {
@@ -221,7 +243,7 @@ fn all_failures(failed: impl Iterator<Item = CampaignError>) -> CampaignError {
 
 /// Every predictor, resolved and checked before the jobs start: a
 /// machine's model is trained here, once, not inside the parallel jobs.
-fn predictors(spec: &CampaignSpec) -> Result<Predictors, CampaignError> {
+pub(crate) fn predictors(spec: &CampaignSpec) -> Result<Predictors, CampaignError> {
     // Validate names early with clear errors.
     for p in &spec.policies {
         spec.policy_and_predictor(p)?;
@@ -253,15 +275,20 @@ fn predictors(spec: &CampaignSpec) -> Result<Predictors, CampaignError> {
     Ok(kinds)
 }
 
-/// The programs of `spec` by key, and every job: each mix with the runs
-/// alone its metrics need, sorted and without repeats.
-fn jobs(spec: &CampaignSpec) -> (BTreeMap<String, Program>, Vec<Job>) {
+/// The programs of `spec` by key (a run alone names its program so).
+pub(crate) fn programs(spec: &CampaignSpec) -> BTreeMap<String, Program> {
     let mut programs: BTreeMap<String, Program> = BTreeMap::new();
+    for p in spec.workloads.iter().flat_map(|w| &w.programs) {
+        programs.entry(prog_key(p)).or_insert_with(|| p.clone());
+    }
+    programs
+}
+
+/// Every job: each mix with the runs alone its metrics need, sorted and
+/// without repeats.
+fn jobs(spec: &CampaignSpec) -> Vec<Job> {
     let mut jobs: Vec<Job> = Vec::new();
-    for (wi, w) in spec.workloads.iter().enumerate() {
-        for p in &w.programs {
-            programs.entry(prog_key(p)).or_insert_with(|| p.clone());
-        }
+    for wi in 0..spec.workloads.len() {
         for config in spec.configs_of(wi) {
             for policy in &spec.policies {
                 for &order in &spec.orders {
@@ -282,7 +309,7 @@ fn jobs(spec: &CampaignSpec) -> (BTreeMap<String, Program>, Vec<Job>) {
     }
     jobs.sort();
     jobs.dedup();
-    (programs, jobs)
+    jobs
 }
 
 /// The runs alone a mix's metrics need, per program in the mix's order:
@@ -325,7 +352,7 @@ fn alone_job(p: &Program, config: &str, policy: &str, order: CoreOrder, seed: u6
 /// in `left_out`.
 fn records(
     spec: &CampaignSpec,
-    done: &BTreeMap<Job, SimResult>,
+    done: &BTreeMap<Job, Outcome>,
     left_out: &BTreeSet<(usize, String)>,
 ) -> Result<Vec<RunRecord>, CampaignError> {
     let mut records = Vec::new();
@@ -374,11 +401,11 @@ fn records(
             programs: progs,
             energy_j: r.energy_j,
             makespan_ns: r.makespan_ns,
-            events: r.stats.events,
-            migrations: r.stats.migrations,
-            context_switches: r.stats.context_switches,
+            events: r.events,
+            migrations: r.migrations,
+            context_switches: r.context_switches,
             fast_idle_share: colab_metrics::fast_idle_share(
-                r.stats.fast_idle_slow_busy_ns,
+                r.fast_idle_slow_busy_ns,
                 r.makespan_ns,
                 topo.big_mask().count() as u32,
             )
@@ -419,7 +446,7 @@ impl Job {
 }
 
 /// A job in words, as errors and the failures table name it.
-fn describe(spec: &CampaignSpec, job: &Job) -> String {
+pub(crate) fn describe(spec: &CampaignSpec, job: &Job) -> String {
     let (config, policy, order, seed) = job.common();
     format!(
         "{} on {config} ({}) under {policy}, seed {seed}",
@@ -441,13 +468,13 @@ fn failed_run(spec: &CampaignSpec, job: &Job, error: String) -> FailedRun {
 }
 
 /// The predictor of each (policy, machine) of a campaign.
-type Predictors = BTreeMap<(String, String), PredictorKind>;
+pub(crate) type Predictors = BTreeMap<(String, String), PredictorKind>;
 
-fn run_job(
+pub(crate) fn run_job(
     spec: &CampaignSpec,
     programs: &BTreeMap<String, Program>,
     kinds: &Predictors,
-    alone: &BTreeMap<Job, SimResult>,
+    alone: &BTreeMap<Job, Outcome>,
     job: &Job,
 ) -> Result<SimResult, CampaignError> {
     let workload = match job {

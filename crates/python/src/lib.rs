@@ -5,12 +5,13 @@
 //! command line's message when it fails.
 
 use anyhow::{bail, Context, Result};
-use colab_campaign::{CampaignSpec, NoProgress};
+use colab_campaign::{CampaignError, CampaignSpec, Engine, JobResult, NoProgress, Phase, Progress};
 use colab_core::{CoreOrder, BUILTIN_MACHINES};
 use colab_sim::SimConfig;
 use colab_workload::{Library, Workload};
 use pyo3::create_exception;
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 create_exception!(
     _colab,
@@ -132,44 +133,143 @@ fn study(
     predictor: String,
 ) -> PyResult<String> {
     py.allow_threads(|| -> Result<String> {
-        if workload_args.is_empty() || machines.is_empty() || policies.is_empty() {
-            bail!("a study needs at least one workload, machine and policy");
-        }
-        if seeds.is_empty() || orders.is_empty() {
-            bail!("a study needs at least one seed and core order");
-        }
-        let mut lib = Library::builtin();
-        let workloads = workload_args
-            .iter()
-            .map(|a| workload(&mut lib, a).with_context(|| format!("workload '{}'", first_line(a))))
-            .collect::<Result<Vec<_>>>()?;
-        for m in &machines {
-            colab_core::Topology::named(m, CoreOrder::BigFirst).with_context(|| {
-                format!("machine '{m}': a study takes built-in machine names only")
-            })?;
-        }
-        for p in &policies {
-            colab_campaign::policy_by_name(p)?;
-        }
-        let spec = CampaignSpec {
-            workloads,
-            configs: machines,
-            policies,
-            orders: orders
-                .iter()
-                .map(|o| order_of(o))
-                .collect::<Result<Vec<_>>>()?,
-            seeds,
-            predictor,
-            machines: Vec::new(),
-            restart_until: None,
-            max_time_ns: None,
-            paper_lengths: false,
-        };
+        let spec = grid(workload_args, machines, policies, seeds, orders, predictor)?;
         let (records, _) = colab_campaign::run(&spec, &NoProgress)?;
         Ok(colab_report::runs_csv(&records)?)
     })
     .map_err(py_err)
+}
+
+/// [`study`] with each phase's runs sent to `run_phase`, a Python function
+/// from a phase's JSON to its results' JSON (colab.sweep's Ray engine).
+#[pyfunction]
+#[pyo3(signature = (workload_args, machines, policies, seeds, orders, predictor, run_phase))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    workload_args: Vec<String>,
+    machines: Vec<String>,
+    policies: Vec<String>,
+    seeds: Vec<u64>,
+    orders: Vec<String>,
+    predictor: String,
+    run_phase: PyObject,
+) -> PyResult<String> {
+    let engine = PyEngine {
+        run_phase,
+        raised: Mutex::new(None),
+    };
+    let out = py.allow_threads(|| -> Result<String> {
+        let spec = grid(workload_args, machines, policies, seeds, orders, predictor)?;
+        let (records, _) = colab_campaign::run_on(&spec, &NoProgress, &engine)?;
+        Ok(colab_report::runs_csv(&records)?)
+    });
+    // The engine's own exception (Ray's, a KeyboardInterrupt) as it was.
+    if let Some(e) = engine.raised.lock().expect("not poisoned").take() {
+        return Err(e);
+    }
+    out.map_err(py_err)
+}
+
+/// An engine that hands each phase to a Python function.
+struct PyEngine {
+    run_phase: PyObject,
+    raised: Mutex<Option<PyErr>>,
+}
+
+impl Engine for PyEngine {
+    fn run_phase(
+        &self,
+        phase: &Phase,
+        _progress: &dyn Progress,
+    ) -> Result<Vec<JobResult>, CampaignError> {
+        let text = phase.to_json();
+        let back = Python::with_gil(|py| -> PyResult<String> {
+            self.run_phase.call1(py, (text,))?.extract(py)
+        });
+        match back {
+            Ok(t) => serde_json::from_str(&t).map_err(|e| {
+                CampaignError::Phase(format!("the sweep's results could not be read: {e}"))
+            }),
+            Err(e) => {
+                let msg = e.to_string();
+                *self.raised.lock().expect("not poisoned") = Some(e);
+                Err(CampaignError::Phase(msg))
+            }
+        }
+    }
+}
+
+/// A phase of a campaign, read from the JSON its engine was given: what a
+/// Ray worker runs, a slice at a time.
+#[pyclass(frozen, module = "colab._colab")]
+struct PhaseRuns(Phase);
+
+#[pymethods]
+impl PhaseRuns {
+    #[new]
+    fn new(py: Python<'_>, text: &str) -> PyResult<PhaseRuns> {
+        py.allow_threads(|| Phase::from_json(text))
+            .map(PhaseRuns)
+            .map_err(|e| py_err(e.into()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Runs `start..end` one after another; their results as JSON.
+    fn run_range(&self, py: Python<'_>, start: usize, end: usize) -> PyResult<String> {
+        py.allow_threads(|| -> Result<String> {
+            let results = self.0.run_range(start..end)?;
+            Ok(serde_json::to_string(&results)?)
+        })
+        .map_err(py_err)
+    }
+}
+
+/// The campaign of a grid, its names checked.
+fn grid(
+    workload_args: Vec<String>,
+    machines: Vec<String>,
+    policies: Vec<String>,
+    seeds: Vec<u64>,
+    orders: Vec<String>,
+    predictor: String,
+) -> Result<CampaignSpec> {
+    if workload_args.is_empty() || machines.is_empty() || policies.is_empty() {
+        bail!("a study needs at least one workload, machine and policy");
+    }
+    if seeds.is_empty() || orders.is_empty() {
+        bail!("a study needs at least one seed and core order");
+    }
+    let mut lib = Library::builtin();
+    let workloads = workload_args
+        .iter()
+        .map(|a| workload(&mut lib, a).with_context(|| format!("workload '{}'", first_line(a))))
+        .collect::<Result<Vec<_>>>()?;
+    for m in &machines {
+        colab_core::Topology::named(m, CoreOrder::BigFirst)
+            .with_context(|| format!("machine '{m}': a study takes built-in machine names only"))?;
+    }
+    for p in &policies {
+        colab_campaign::policy_by_name(p)?;
+    }
+    Ok(CampaignSpec {
+        workloads,
+        configs: machines,
+        policies,
+        orders: orders
+            .iter()
+            .map(|o| order_of(o))
+            .collect::<Result<Vec<_>>>()?,
+        seeds,
+        predictor,
+        machines: Vec::new(),
+        restart_until: None,
+        max_time_ns: None,
+        paper_lengths: false,
+    })
 }
 
 fn first_line(s: &str) -> &str {
@@ -184,5 +284,7 @@ fn _colab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(sim, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_class::<PhaseRuns>()?;
     Ok(())
 }

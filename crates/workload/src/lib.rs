@@ -69,8 +69,9 @@ pub fn is_scenario_mix(source: &str) -> bool {
     source.starts_with("scenario")
 }
 
-/// A set of programs started together.
-#[derive(Clone, Debug)]
+/// A set of programs started together. It serializes (JSON), so that a
+/// campaign's runs can be sent to other processes or machines.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Workload {
     pub name: String,
     pub classes: Vec<String>,

@@ -6,11 +6,11 @@ use crate::expr::Count;
 use crate::spec::{IndexSpec, OpSpec, ProgramSpec};
 use crate::WorkloadError;
 use colab_core::CoreType;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Which mutex of an array a lock takes.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum IndexSel {
     Fixed(u32),
     /// Uniformly random (fine-grained locking on shared data).
@@ -20,7 +20,7 @@ pub enum IndexSel {
 }
 
 /// How often a loop runs.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum LoopCount {
     Times(u32),
     /// Until a `pop` in the body finds its queue closed and empty.
@@ -28,7 +28,7 @@ pub enum LoopCount {
 }
 
 /// One interpreted operation. Object fields index the program's tables.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Op {
     /// `work` ns on the reference big core, memory fraction `mem_frac`.
     Compute {
@@ -89,13 +89,13 @@ pub enum Op {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Group {
     pub name: String,
     pub ops: Vec<Op>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MutexArray {
     pub name: String,
     /// Index of the first mutex in the program's flat mutex table.
@@ -103,7 +103,7 @@ pub struct MutexArray {
     pub len: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct QueueDef {
     pub name: String,
     pub capacity: u32,
@@ -111,7 +111,7 @@ pub struct QueueDef {
 }
 
 /// Descriptive classes of a benchmark (colab-tpds Table 2, cgo20 Table BC).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct BenchInfo {
     pub description: String,
     pub parallelism: String,
@@ -120,7 +120,7 @@ pub struct BenchInfo {
 }
 
 /// A program compiled for one value of `n`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Program {
     pub name: String,
     pub n: u32,

@@ -3,7 +3,10 @@
 use crate::common::{bar, warn, LengthsArg};
 use anyhow::{bail, Context, Result};
 use colab_campaign::reproduce::{self, Ablation as LibAblation, Request, StudyChoice};
+use colab_campaign::{CampaignError, Engine, JobResult, Local, NoProgress, Phase, Progress};
+use std::path::Path;
 use std::path::PathBuf;
+use std::process::Command;
 
 pub const ABOUT: &str = "Run the papers' simulation study and write a report directory.";
 
@@ -15,7 +18,18 @@ Examples:
   colab reproduce --ablation mechanisms    # COLAB's and ROTA's mechanisms off in turn
   colab reproduce --policies cfs,eevdf,colab,rota --out reports/four
   colab reproduce --random-mixes 40 --mix-seed 7 --only-random
-  colab reproduce --keep-going --time-limit 60   # report what finished";
+  colab reproduce --keep-going --time-limit 60   # report what finished
+  colab reproduce --engine ray             # the runs on a local Ray cluster
+  colab reproduce --engine ray --address head:6379   # ... on a running one";
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    /// This machine's cores.
+    Local,
+    /// A Ray cluster, through the colab Python package (`python3 -m
+    /// colab.ray_engine`; pip install './crates/python[ray]').
+    Ray,
+}
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Ablation {
@@ -81,9 +95,26 @@ pub struct ReproduceArgs {
     /// Policies (comma-separated); default: all of them (`colab list`).
     #[arg(long, value_delimiter = ',')]
     policies: Vec<String>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores); with --engine ray and no
+    /// --address, the local Ray cluster's workers.
     #[arg(short, long)]
     jobs: Option<usize>,
+    /// Where the runs run: this machine's cores, or a Ray cluster (a local
+    /// one listening on the loopback address only, unless --address names
+    /// one). The report is the same byte for byte. With Ray, each finished
+    /// slice of runs is kept in OUT.ray-checkpoint until the report is
+    /// written, so that a stopped study run again resumes.
+    #[arg(long, value_enum, default_value = "local")]
+    engine: EngineArg,
+    /// With --engine ray: the Ray cluster to join (HOST:6379,
+    /// ray://HOST:10001, auto), whose nodes have the colab Python package.
+    /// A Ray cluster runs whatever its clients send: keep it on a trusted
+    /// network.
+    #[arg(long, value_name = "ADDRESS")]
+    address: Option<String>,
+    /// With --engine ray: the Python that has the colab package and Ray.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    python: String,
     /// Skip PNG charts if no font is available instead of failing.
     #[arg(long)]
     allow_no_png: bool,
@@ -187,6 +218,9 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         keep_going: a.keep_going,
         time_limit_s: a.time_limit,
     };
+    if a.engine == EngineArg::Local && a.address.is_some() {
+        bail!("--address goes with --engine ray");
+    }
     reproduce::check_only_traces(&req)?;
     let mut library_workloads = Vec::new();
     for l in &a.libraries {
@@ -202,8 +236,22 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
     let plan = reproduce::plan(&req, &library_workloads, &mut |t| {
         colab_trace::workloads::load_trace(t, speedup, &[], Default::default(), &mut warn)
     })?;
-    let (records, stats, failures) =
-        reproduce::run_plan(&plan, &|| Box::new(bar()), &mut |line| eprintln!("{line}"))?;
+    let checkpoint = checkpoint_dir(&plan.out);
+    let ray = RayEngine {
+        python: a.python,
+        address: a.address,
+        num_cpus: a.jobs,
+        checkpoint: checkpoint.clone(),
+    };
+    let (records, stats, failures) = match a.engine {
+        EngineArg::Local => reproduce::run_plan(&plan, &Local, &|| Box::new(bar()), &mut |l| {
+            eprintln!("{l}")
+        })?,
+        // The Python side draws its own progress bar.
+        EngineArg::Ray => reproduce::run_plan(&plan, &ray, &|| Box::new(NoProgress), &mut |l| {
+            eprintln!("{l}")
+        })?,
+    };
     let out = &plan.out;
     if records.is_empty() && !failures.runs.is_empty() {
         let first = &failures.runs[0];
@@ -221,16 +269,24 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
     opts.failures = failures;
     let files = colab_report::write_report(out, &records, &opts)
         .with_context(|| format!("{}: writing the report", out.display()))?;
+    if a.engine == EngineArg::Ray && checkpoint.exists() {
+        // The report holds everything the checkpoint kept.
+        std::fs::remove_dir_all(&checkpoint)
+            .with_context(|| format!("removing {}", checkpoint.display()))?;
+    }
     for w in &files.warnings {
         warn(w);
     }
+    let over = match a.engine {
+        EngineArg::Local => format!("over {} threads", rayon::current_num_threads()),
+        EngineArg::Ray => "on Ray".to_string(),
+    };
     eprintln!(
-        "{} simulations, {} events in {:.1} s ({:.1} M events/s over {} threads); report in {}",
+        "{} simulations, {} events in {:.1} s ({:.1} M events/s {over}); report in {}",
         stats.simulations,
         stats.events,
         stats.wall_s,
         stats.events as f64 / stats.wall_s / 1e6,
-        rayon::current_num_threads(),
         out.display()
     );
     let f = &opts.failures;
@@ -244,4 +300,67 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Where `--engine ray` keeps finished slices of runs: beside the report.
+fn checkpoint_dir(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".ray-checkpoint");
+    PathBuf::from(name)
+}
+
+/// Each phase of the study handed to `python -m colab.ray_engine`, which
+/// runs it on Ray, through files in the checkpoint directory.
+struct RayEngine {
+    python: String,
+    address: Option<String>,
+    num_cpus: Option<usize>,
+    checkpoint: PathBuf,
+}
+
+impl Engine for RayEngine {
+    fn run_phase(
+        &self,
+        phase: &Phase,
+        _progress: &dyn Progress,
+    ) -> Result<Vec<JobResult>, CampaignError> {
+        let fail = |what: String| CampaignError::Phase(format!("--engine ray: {what}"));
+        std::fs::create_dir_all(&self.checkpoint)
+            .map_err(|e| fail(format!("{}: {e}", self.checkpoint.display())))?;
+        let input = self.checkpoint.join("phase.json");
+        let output = self.checkpoint.join("results.json");
+        std::fs::write(&input, phase.to_json())
+            .map_err(|e| fail(format!("{}: {e}", input.display())))?;
+        let _ = std::fs::remove_file(&output);
+        let mut cmd = Command::new(&self.python);
+        cmd.args(["-m", "colab.ray_engine"])
+            .arg(&input)
+            .arg(&output)
+            .arg("--checkpoint")
+            .arg(self.checkpoint.join("slices"));
+        if let Some(a) = &self.address {
+            cmd.args(["--address", a]);
+        } else if let Some(n) = self.num_cpus {
+            cmd.args(["--num-cpus", &n.max(1).to_string()]);
+        }
+        let status = cmd.status().map_err(|e| {
+            fail(format!(
+                "could not run {} ({e}); --python names the Python that has the colab package with Ray \
+                 (pip install './crates/python[ray]')",
+                self.python
+            ))
+        })?;
+        if !status.success() {
+            return Err(fail(format!(
+                "`{} -m colab.ray_engine` failed ({status}): it needs the colab Python package with Ray \
+                 in that Python (pip install './crates/python[ray]'; --python picks the Python). \
+                 Runs finished so far are kept in {}: the same command resumes from them",
+                self.python,
+                self.checkpoint.display()
+            )));
+        }
+        let text = std::fs::read_to_string(&output)
+            .map_err(|e| fail(format!("{}: {e}", output.display())))?;
+        serde_json::from_str(&text).map_err(|e| fail(format!("{}: {e}", output.display())))
+    }
 }

@@ -31,6 +31,7 @@ __all__ = [
     "policies",
     "sim",
     "study",
+    "sweep",
     "workloads",
     "RUNS_COLUMNS",
 ]
@@ -148,6 +149,20 @@ def sim(
     )
 
 
+def _grid(workloads, machines, policies, seeds, orders, predictor) -> tuple:
+    for name, v in (("workloads", workloads), ("machines", machines), ("policies", policies)):
+        if isinstance(v, str):
+            raise TypeError(f"{name} must be a list of strings, not the string {v!r}")
+    return (
+        list(workloads),
+        list(machines),
+        list(policies),
+        [int(s) for s in seeds],
+        list(orders),
+        predictor,
+    )
+
+
 def study(
     workloads: Sequence[str],
     machines: Sequence[str],
@@ -163,15 +178,47 @@ def study(
     Workloads: built-in names, TOML files or TOML texts; machines: built-in
     names. The runs are spread over the machine's cores.
     """
-    for name, v in (("workloads", workloads), ("machines", machines), ("policies", policies)):
-        if isinstance(v, str):
-            raise TypeError(f"{name} must be a list of strings, not the string {v!r}")
-    text = _colab.study(
-        list(workloads),
-        list(machines),
-        list(policies),
-        [int(s) for s in seeds],
-        list(orders),
-        predictor,
-    )
+    text = _colab.study(*_grid(workloads, machines, policies, seeds, orders, predictor))
+    return pd.read_csv(io.StringIO(text))
+
+
+def sweep(
+    workloads: Sequence[str],
+    machines: Sequence[str],
+    policies: Sequence[str],
+    seeds: Sequence[int] = (1, 2, 3),
+    orders: Sequence[str] = ("big-first", "little-first"),
+    predictor: str = "model",
+    *,
+    address: Optional[str] = None,
+    num_cpus: Optional[int] = None,
+    checkpoint: Optional[str] = None,
+    batch_runs: Optional[int] = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """:func:`study` with its runs spread over a Ray cluster: the same rows,
+    in the same order, with the same values.
+
+    ``address=None`` starts a local cluster of ``num_cpus`` workers (default:
+    every core) that listens on the loopback address only and is stopped
+    afterwards; ``address="HOST:6379"`` (or ``"ray://HOST:10001"``,
+    ``"auto"``) joins a running cluster, whose nodes need this same package
+    installed; if this process already called ``ray.init``, that connection
+    is used. A Ray cluster runs whatever its clients send: keep it on a
+    trusted network. ``checkpoint``: a directory keeping finished runs, so
+    that a stopped sweep started again with the same arguments runs only
+    what is missing. ``batch_runs``: runs per Ray task (default: about four
+    tasks per CPU). Needs Ray: ``pip install 'colab[ray]'``.
+    """
+    from . import ray_engine
+
+    grid = _grid(workloads, machines, policies, seeds, orders, predictor)
+
+    def run_phase(phase_json: str) -> str:
+        return ray_engine.run_phase(
+            phase_json, checkpoint=checkpoint, batch_runs=batch_runs, progress=progress
+        )
+
+    with ray_engine.cluster(address, num_cpus):
+        text = _colab.sweep(*grid, run_phase)
     return pd.read_csv(io.StringIO(text))
