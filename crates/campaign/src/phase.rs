@@ -6,7 +6,7 @@
 //! Both hand their results to the same code that makes the records, so a
 //! study's report does not depend on where its runs ran.
 
-use crate::run::{describe, predictors, programs, run_job, Job, Predictors};
+use crate::run::{describe, oracle_reads, predictors, programs, run_job, Job, Predictors};
 use crate::{CampaignError, CampaignSpec, Progress};
 use colab_sim::SimResult;
 use colab_workload::Program;
@@ -96,8 +96,8 @@ impl From<CampaignError> for JobError {
 pub struct Phase {
     spec: CampaignSpec,
     jobs: Vec<Job>,
-    /// Earlier runs the phase's runs read (an oracle policy reads its
-    /// programs' T_SB).
+    /// Earlier runs the phase's runs read (an oracle-mode policy reads
+    /// its programs' T_SB); none for most studies.
     done: Vec<(Job, Outcome)>,
     #[serde(skip)]
     cache: OnceLock<Result<Cache, String>>,
@@ -117,20 +117,21 @@ impl Phase {
         done: &BTreeMap<Job, Outcome>,
         predictors: Predictors,
     ) -> Phase {
-        let needed = done
+        // Only what its runs read: a phase goes to every worker.
+        let needed: BTreeMap<Job, Outcome> = jobs
             .iter()
-            .filter(|(j, _)| matches!(j, Job::Alone { .. }))
-            .map(|(j, o)| (j.clone(), o.clone()))
+            .flat_map(|j| oracle_reads(spec, j))
+            .filter_map(|k| done.get(&k).map(|o| (k, o.clone())))
             .collect();
         let cache = Cache {
             predictors,
             programs: programs(spec),
-            done: done.clone(),
+            done: needed.clone(),
         };
         Phase {
             spec: spec.clone(),
             jobs,
-            done: needed,
+            done: needed.into_iter().collect(),
             cache: OnceLock::from(Ok(cache)),
         }
     }

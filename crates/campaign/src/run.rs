@@ -467,6 +467,36 @@ fn failed_run(spec: &CampaignSpec, job: &Job, error: String) -> FailedRun {
     }
 }
 
+/// The runs alone whose turnaround a mix run under an oracle-mode policy
+/// (ablations) is told before it starts: each program's T_SB, in the mix's
+/// order. Runs alone, and mixes under other policies, read none (a
+/// program alone needs no lengths: there is no other to rank).
+pub(crate) fn oracle_reads(spec: &CampaignSpec, job: &Job) -> Vec<Job> {
+    let Job::Mix {
+        w, config, seed, ..
+    } = job
+    else {
+        return Vec::new();
+    };
+    let (_, policy, _, _) = job.common();
+    if !spec.policy(policy).is_ok_and(|p| p.wants_oracle_lengths()) {
+        return Vec::new();
+    }
+    spec.workloads[*w]
+        .programs
+        .iter()
+        .map(|p| {
+            alone_job(
+                p,
+                &format!("sb:{config}"),
+                "cfs",
+                CoreOrder::BigFirst,
+                *seed,
+            )
+        })
+        .collect()
+}
+
 /// The predictor of each (policy, machine) of a campaign.
 pub(crate) type Predictors = BTreeMap<(String, String), PredictorKind>;
 
@@ -490,18 +520,21 @@ pub(crate) fn run_job(
         (Topology::named(config, order)?, config.as_str())
     };
     let mut pol = spec.policy(policy)?;
-    if pol.wants_oracle_lengths() && matches!(job, Job::Mix { .. }) {
-        // Oracle mode (ablations): each program's T_SB, run before the mixes
-        // (a program alone needs no lengths: there is no other to rank).
-        let t_sb: Vec<Nanos> = workload
-            .programs
+    if pol.wants_oracle_lengths() {
+        let t_sb: Vec<Nanos> = oracle_reads(spec, job)
             .iter()
-            .map(|p| {
-                let key = alone_job(p, &format!("sb:{config}"), "cfs", CoreOrder::BigFirst, seed);
-                alone[&key].programs[0].turnaround_ns
+            .map(|key| match alone.get(key) {
+                Some(o) => Ok(o.programs[0].turnaround_ns),
+                None => Err(CampaignError::Phase(format!(
+                    "{}: its phase lacks {}, which it reads",
+                    describe(spec, job),
+                    describe(spec, key)
+                ))),
             })
-            .collect();
-        pol.oracle_program_lengths(&t_sb);
+            .collect::<Result<_, _>>()?;
+        if !t_sb.is_empty() {
+            pol.oracle_program_lengths(&t_sb);
+        }
     }
     // The machine's predictor (its model covers both of its core types).
     let predictor = kinds[&(policy.clone(), machine.to_string())].clone();

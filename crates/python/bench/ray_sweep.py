@@ -80,10 +80,10 @@ def main() -> None:
     print(f"\nRay cluster start: {t_start:.1f} s (not in the times above)")
     print(f"per-task overhead: {overhead * 1e3:.2f} ms of a worker's time per task")
     print(f"a mix run costs {cpu_per_mix_run * 1e3:.2f} ms of CPU (its runs alone shared out)")
+    tasks = -(-ablation_runs // 1000)
     print(f"96-seed ablation of the {ROTA_VARIANTS} ROTA variants: {ablation_runs:,} mix runs, "
-          f"{cpu / 3600:.1f} CPU-hours; on {a.cores} cores {cpu / a.cores / 60:.1f} min of runs, "
-          f"+ {overhead * ablation_runs / 1000 / a.cores:.1f} s of task overhead in tasks of 1,000 runs")
-
+          f"{cpu / 60:.0f} CPU-minutes of runs; on {a.cores} cores {cpu / a.cores:.1f} s of runs "
+          f"+ {overhead * tasks / a.cores:.3f} s of task overhead in {tasks:,} tasks of 1,000 runs")
 
 if __name__ == "__main__":
     main()
