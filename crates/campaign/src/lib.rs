@@ -53,6 +53,11 @@ pub struct CampaignSpec {
     /// The programs run as long as their papers ran them
     /// ([`CampaignSpec::with_paper_lengths`]).
     pub paper_lengths: bool,
+    /// Machines given as TOML (a file's or a text's), by the name `configs`
+    /// and the records use ([`CampaignSpec::add_machine`]); other names are
+    /// built-in machines.
+    #[serde(default)]
+    pub machine_files: BTreeMap<String, String>,
 }
 
 /// The studies `reproduce` knows.
@@ -341,6 +346,7 @@ impl CampaignSpec {
             restart_until: None,
             max_time_ns: None,
             paper_lengths: false,
+            machine_files: Default::default(),
         })
     }
 
@@ -419,6 +425,7 @@ impl CampaignSpec {
             restart_until: None,
             max_time_ns: None,
             paper_lengths: false,
+            machine_files: Default::default(),
         })
     }
 
@@ -554,6 +561,72 @@ impl CampaignSpec {
     }
 
     /// The machines workload `wi` runs on.
+    /// The machine a name of `configs` (or of a workload's own machines)
+    /// stands for: one given as TOML, or a built-in.
+    pub fn topology(&self, name: &str, order: CoreOrder) -> Result<Topology, CampaignError> {
+        match self.machine_files.get(name) {
+            Some(text) => Ok(Topology::from_toml(text, order)?),
+            None => Ok(Topology::named(name, order)?),
+        }
+    }
+
+    /// Adds a machine to `configs`: a built-in name, a topology TOML file
+    /// or a TOML text (it spans lines). A file's machine is called by its
+    /// `name`, or else by the file's stem; a text's must have a `name`.
+    /// Returns that name, which the records carry.
+    pub fn add_machine(&mut self, arg: &str) -> anyhow::Result<String> {
+        use anyhow::{bail, Context};
+        let (text, fallback) = if arg.contains('\n') {
+            (arg.to_string(), None)
+        } else {
+            let p = std::path::Path::new(arg);
+            if p.extension().is_some_and(|e| e == "toml") || p.is_file() {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("{arg}: cannot read topology file"))?;
+                let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+                (text, stem)
+            } else {
+                Topology::named(arg, CoreOrder::BigFirst)?;
+                if !self.configs.iter().any(|c| c == arg) {
+                    self.configs.push(arg.to_string());
+                }
+                return Ok(arg.to_string());
+            }
+        };
+        let what = if fallback.is_some() {
+            arg
+        } else {
+            "topology TOML text"
+        };
+        for order in CoreOrder::BOTH {
+            Topology::from_toml(&text, order)
+                .with_context(|| format!("{what}: invalid topology"))?;
+        }
+        #[derive(serde::Deserialize)]
+        struct Named {
+            name: Option<String>,
+        }
+        let named: Named =
+            toml::from_str(&text).with_context(|| format!("{what}: invalid topology"))?;
+        let Some(name) = named.name.or(fallback) else {
+            bail!("a machine given as TOML text needs a name (name = \"...\") to tell its results apart");
+        };
+        if Topology::named(&name, CoreOrder::BigFirst).is_ok() {
+            bail!("{what}: its machine is called '{name}', which is a built-in machine's name: rename it");
+        }
+        match self.machine_files.get(&name) {
+            Some(t) if *t != text => {
+                bail!("{what}: two different machines are called '{name}'")
+            }
+            Some(_) => {}
+            None => {
+                self.machine_files.insert(name.clone(), text);
+                self.configs.push(name.clone());
+            }
+        }
+        Ok(name)
+    }
+
     fn configs_of(&self, wi: usize) -> &[String] {
         match self.machines.get(wi) {
             Some(m) if !m.is_empty() => m,

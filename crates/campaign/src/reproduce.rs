@@ -4,7 +4,7 @@
 
 use crate::{CampaignSpec, CampaignStats, Engine, Progress, Study};
 use anyhow::{bail, Context, Result};
-use colab_core::{CoreOrder, Topology};
+use colab_core::CoreOrder;
 use colab_report::{Failures, RunRecord};
 use colab_workload::{Library, Workload};
 use std::path::{Path, PathBuf};
@@ -231,9 +231,13 @@ fn study_spec(
         spec.seeds = (1..=seeds).collect();
     }
     if !req.configs.is_empty() {
-        spec.configs = req.configs.clone();
         // The given machines replace each mix's own.
+        spec.configs.clear();
         spec.machines.clear();
+        for c in &req.configs {
+            spec.add_machine(c)
+                .with_context(|| format!("--configs {c}"))?;
+        }
     }
     if req.restart_until.is_some() {
         spec.restart_until = req.restart_until;
@@ -251,7 +255,8 @@ fn study_spec(
     spec.predictor = req.predictor.clone();
     // Check the names before the campaign starts, naming the option.
     for c in &spec.configs {
-        Topology::named(c, CoreOrder::BigFirst).with_context(|| format!("--configs {c}"))?;
+        spec.topology(c, CoreOrder::BigFirst)
+            .with_context(|| format!("--configs {c}"))?;
     }
     match req.ablation {
         Some(Ablation::Model) => spec.policies = crate::ablation_policies(baseline),

@@ -7,7 +7,7 @@
 
 use crate::phase::{Engine, JobError, Local, Outcome, Phase};
 use crate::{model_predictor, CampaignError, CampaignSpec};
-use colab_core::{CoreOrder, Nanos, Topology};
+use colab_core::{CoreOrder, Nanos};
 use colab_report::{FailedRun, Failures, ProgramRecord, RunRecord};
 use colab_sim::{simulate, PredictorKind, SimConfig, SimResult};
 use colab_workload::{Program, Workload};
@@ -252,7 +252,7 @@ pub(crate) fn predictors(spec: &CampaignSpec) -> Result<Predictors, CampaignErro
     for c in spec.configs.iter().chain(spec.machines.iter().flatten()) {
         // Campaign configurations are machine names (2B2S, 4B4S, 1B3S, or
         // a built-in machine file such as camp-amd-2fc-2sc).
-        let topo = Topology::named(c, CoreOrder::BigFirst)?;
+        let topo = spec.topology(c, CoreOrder::BigFirst)?;
         for p in spec.policies.iter().map(String::as_str).chain(["cfs"]) {
             if kinds.contains_key(&(p.to_string(), c.clone())) {
                 continue;
@@ -388,7 +388,7 @@ fn records(
                 fast_cpu_ns: pr.fast_cpu_ns,
             })
             .collect();
-        let topo = Topology::named(config, *order)?;
+        let topo = spec.topology(config, *order)?;
         records.push(RunRecord {
             workload: wl.name.clone(),
             classes: wl.classes.clone(),
@@ -513,11 +513,11 @@ pub(crate) fn run_job(
     };
     let (config, policy, order, seed) = job.common();
     let (topo, machine) = if let Some(c) = config.strip_prefix("sb:") {
-        (Topology::named(c, CoreOrder::BigFirst)?.all_fastest(), c)
+        (spec.topology(c, CoreOrder::BigFirst)?.all_fastest(), c)
     } else if let Some(c) = config.strip_prefix("ss:") {
-        (Topology::named(c, CoreOrder::BigFirst)?.slowest_only(), c)
+        (spec.topology(c, CoreOrder::BigFirst)?.slowest_only(), c)
     } else {
-        (Topology::named(config, order)?, config.as_str())
+        (spec.topology(config, order)?, config.as_str())
     };
     let mut pol = spec.policy(policy)?;
     if pol.wants_oracle_lengths() {

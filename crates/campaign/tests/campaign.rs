@@ -22,6 +22,7 @@ fn small() -> CampaignSpec {
         restart_until: None,
         max_time_ns: None,
         paper_lengths: false,
+        machine_files: Default::default(),
     }
 }
 

@@ -28,6 +28,7 @@ fn spec() -> CampaignSpec {
         restart_until: None,
         max_time_ns: None,
         paper_lengths: false,
+        machine_files: Default::default(),
     }
 }
 

@@ -603,3 +603,81 @@ fn the_model_ablation_normalises_to_its_studys_baseline() {
         assert!(!row.contains("n/a"), "{row}");
     }
 }
+
+/// A 1 big + 2 little machine of one's own, as a topology file.
+const MACHINE_1B2S: &str = r#"
+[[core_types]]
+name = "big"
+compute_rate = 1.0
+memory_rate = 1.0
+active_power_w = 1.0
+idle_power_w = 0.05
+[[core_types]]
+name = "little"
+compute_rate = 0.5
+memory_rate = 0.8
+active_power_w = 0.3
+idle_power_w = 0.02
+[[clusters]]
+core_type = "big"
+cores = 1
+[[clusters]]
+core_type = "little"
+cores = 2
+"#;
+
+#[test]
+fn reproduce_runs_a_machine_file_beside_a_built_in_machine() {
+    let dir = tempdir();
+    let file = write(dir.path(), "mine.toml", MACHINE_1B2S);
+    let out = dir.path().join("report");
+    let configs = format!("{},2B2S", s(&file));
+    ok(&[
+        "reproduce",
+        "--quick",
+        "--seeds",
+        "1",
+        "--policies",
+        "cfs,rota",
+        "--configs",
+        &configs,
+        "--allow-no-png",
+        "--out",
+        s(&out),
+    ]);
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(runs.as_bytes());
+    let mut cores = std::collections::BTreeMap::new();
+    for r in rdr.deserialize::<std::collections::HashMap<String, String>>() {
+        let r = r.unwrap();
+        cores.insert(r["config"].clone(), r["cores"].clone());
+    }
+    // The file's machine is called by its stem and has its 3 cores.
+    assert_eq!(
+        cores.into_iter().collect::<Vec<_>>(),
+        [("2B2S".into(), "4".into()), ("mine".into(), "3".into())]
+    );
+    fails(
+        &[
+            "reproduce",
+            "--quick",
+            "--configs",
+            "nosuch.toml",
+            "--out",
+            s(&out),
+        ],
+        &["--configs nosuch.toml", "cannot read topology file"],
+    );
+    let bad = write(dir.path(), "bad.toml", "name = \"x\"\n[[clusters]]\n");
+    fails(
+        &[
+            "reproduce",
+            "--quick",
+            "--configs",
+            s(&bad),
+            "--out",
+            s(&out),
+        ],
+        &["invalid topology"],
+    );
+}

@@ -248,16 +248,12 @@ fn grid(
         .iter()
         .map(|a| workload(&mut lib, a).with_context(|| format!("workload '{}'", first_line(a))))
         .collect::<Result<Vec<_>>>()?;
-    for m in &machines {
-        colab_core::Topology::named(m, CoreOrder::BigFirst)
-            .with_context(|| format!("machine '{m}': a study takes built-in machine names only"))?;
-    }
     for p in &policies {
         colab_campaign::policy_by_name(p)?;
     }
-    Ok(CampaignSpec {
+    let mut spec = CampaignSpec {
         workloads,
-        configs: machines,
+        configs: Vec::new(),
         policies,
         orders: orders
             .iter()
@@ -269,7 +265,13 @@ fn grid(
         restart_until: None,
         max_time_ns: None,
         paper_lengths: false,
-    })
+        machine_files: Default::default(),
+    };
+    for m in &machines {
+        spec.add_machine(m)
+            .with_context(|| format!("machine '{}'", first_line(m)))?;
+    }
+    Ok(spec)
 }
 
 fn first_line(s: &str) -> &str {

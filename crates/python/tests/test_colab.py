@@ -92,6 +92,19 @@ def test_a_program_and_a_machine_from_toml_text():
     assert r.h_antt == pytest.approx(1.0, abs=0.01)
 
 
+def test_a_study_runs_machines_from_toml_texts_and_files(tmp_path):
+    f = tmp_path / "wide.toml"
+    f.write_text(MACHINE.replace('name = "mine-1B1S"', "").replace("cores = 1", "cores = 2"))
+    df = colab.study(["Sync-2"], [MACHINE, str(f), "2B2S"], ["cfs"], seeds=[1])
+    # A text is called by its name, a file by its name or else its stem.
+    cores = df.groupby("config").cores.first().to_dict()
+    assert cores == {"mine-1B1S": 2, "wide": 4, "2B2S": 4}
+    # The same run as sim's on that machine.
+    one = df[(df.config == "mine-1B1S") & (df.order == "big-first")]
+    r = colab.sim("Sync-2", machine=MACHINE, policy="cfs", seed=1)
+    assert one.h_antt.iloc[0] == pytest.approx(r.h_antt, rel=1e-9)
+
+
 def test_study_rows_are_the_grid_with_runs_csv_columns():
     df = colab.study(["Sync-2", "blackscholes"], ["2B2S"], ["cfs", "rota"], seeds=[1, 2])
     assert df.shape[0] == 2 * 1 * 2 * 2 * 2  # workloads x machines x policies x seeds x orders
@@ -116,8 +129,13 @@ def test_bad_input_raises_colab_error_with_the_cli_message():
         colab.sim("Sync-2", order="sideways")
     with pytest.raises(colab.ColabError, match="invalid topology TOML text"):
         colab.sim("Sync-2", machine="name = 1\n[[nonsense]]")
-    with pytest.raises(colab.ColabError, match="built-in machine names only"):
-        colab.study(["Sync-2"], [MACHINE], ["cfs"], seeds=[1])
+    with pytest.raises(colab.ColabError, match="needs a name"):
+        colab.study(["Sync-2"], [MACHINE.replace('name = "mine-1B1S"', "")], ["cfs"], seeds=[1])
+    with pytest.raises(colab.ColabError, match="built-in machine's name"):
+        colab.study(["Sync-2"], [MACHINE.replace("mine-1B1S", "2B2S")], ["cfs"], seeds=[1])
+    with pytest.raises(colab.ColabError, match="two different machines"):
+        colab.study(["Sync-2"], [MACHINE, MACHINE.replace("cores = 1", "cores = 2")], ["cfs"],
+                    seeds=[1])
     with pytest.raises(colab.ColabError, match="at least one"):
         colab.study([], ["2B2S"], ["cfs"])
     with pytest.raises(TypeError, match="list of strings"):

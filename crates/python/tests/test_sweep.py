@@ -159,3 +159,33 @@ def test_reproduce_engine_ray_without_the_package_says_what_to_install(tmp_path)
     )
     assert r.returncode != 0
     assert "pip install './crates/python[ray]'" in r.stderr
+
+
+ONE_BIG_TWO_LITTLE = """
+name = "own-1B2S"
+[[core_types]]
+name = "big"
+compute_rate = 1.0
+memory_rate = 1.0
+active_power_w = 1.0
+idle_power_w = 0.05
+[[core_types]]
+name = "little"
+compute_rate = 0.5
+memory_rate = 0.8
+active_power_w = 0.3
+idle_power_w = 0.02
+[[clusters]]
+core_type = "big"
+cores = 1
+[[clusters]]
+core_type = "little"
+cores = 2
+"""
+
+
+def test_a_machine_of_ones_own_goes_to_the_workers(local_ray):
+    grid = (["Sync-2", "Comm-2"], [ONE_BIG_TWO_LITTLE, "2B2S"], ["cfs", "rota"])
+    got = colab.sweep(*grid, seeds=[1, 2], progress=False)
+    assert set(got.config) == {"own-1B2S", "2B2S"}
+    assert got.to_csv(index=False) == colab.study(*grid, seeds=[1, 2]).to_csv(index=False)

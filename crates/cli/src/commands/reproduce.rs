@@ -88,8 +88,10 @@ pub struct ReproduceArgs {
     /// [default: 3, or 1 with --quick].
     #[arg(long)]
     seeds: Option<u64>,
-    /// Configurations (comma-separated); default: the papers' 2B2S,2B4S,4B2S,4B4S
-    /// (camp, propsp, scenarios: the machines each mix names).
+    /// Configurations (comma-separated): built-in machines (`colab list`) or
+    /// topology TOML files, a file's machine called by its `name` or else
+    /// its file's stem; default: the papers' 2B2S,2B4S,4B2S,4B4S (camp,
+    /// propsp, scenarios: the machines each mix names).
     #[arg(long, value_delimiter = ',')]
     configs: Vec<String>,
     /// Policies (comma-separated); default: all of them (`colab list`).
