@@ -1,0 +1,103 @@
+//! Hand-made cases whose best schedule is known: the bound is that
+//! optimum (to 1%), and the simulator's run, where one policy finds the
+//! optimum, lands on it.
+
+use colab_bound::{h_antt, program};
+use colab_core::{CoreOrder, Topology};
+use colab_sim::{simulate, SimConfig};
+use colab_workload::{Library, Workload};
+
+fn one(text: &str) -> Workload {
+    Library::builtin().resolve_text("<test>", text).unwrap()
+}
+
+const SPINNER: &str = r#"
+name = "spinner"
+[thread.main]
+ops = [ { compute = 2000, mem_frac = 0.0 } ]
+"#;
+
+/// 1 ms serial, two workers of 2 ms each, 1 ms serial: 4 ms on two big
+/// cores whatever the order.
+const FORK_JOIN: &str = r#"
+name = "forkjoin"
+[thread.main]
+ops = [
+  { compute = 1000, mem_frac = 0.0 },
+  { spawn = "worker", count = 2 },
+  { join = "worker" },
+  { compute = 1000, mem_frac = 0.0 },
+]
+[thread.worker]
+ops = [ { compute = 2000, mem_frac = 0.0 } ]
+"#;
+
+fn run_alone(w: &Workload, machine: &str) -> f64 {
+    let topo = Topology::named(machine, CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    r.programs[0].turnaround_ns as f64
+}
+
+#[test]
+fn one_thread_on_a_free_big_core_is_its_work_at_the_big_rate() {
+    let w = one(SPINNER);
+    let topo = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+    let b = program(&w.programs[0], &topo);
+    assert!((b.turnaround_ns - 2e6).abs() < 1.0, "{b:?}");
+    let got = run_alone(&w, "1B1S");
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+}
+
+#[test]
+fn a_fork_join_program_is_its_serial_parts_and_its_longest_worker() {
+    let w = one(FORK_JOIN);
+    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
+    let b = program(&w.programs[0], &topo);
+    assert!((b.turnaround_ns - 4e6).abs() < 1.0, "{b:?}");
+    assert!((b.work_ns - 6e6).abs() < 1.0, "{b:?}");
+    let got = run_alone(&w, "2B");
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+    // On one core the work, not the chain, bounds it: 6 ms.
+    let one_core = Topology::named("1B", CoreOrder::BigFirst).unwrap();
+    assert!((program(&w.programs[0], &one_core).turnaround_ns - 6e6).abs() < 1.0);
+}
+
+#[test]
+fn two_equal_programs_on_one_core_at_best_run_one_after_the_other() {
+    // Each alone takes 2 ms (T_SB); together on one core the best is one
+    // then the other: H_ANTT (1 + 2) / 2 = 1.5. Sharing the core would
+    // give 2.
+    let w = one(SPINNER);
+    let both = [w.programs[0].clone(), w.programs[0].clone()];
+    let topo = Topology::named("1B", CoreOrder::BigFirst).unwrap();
+    let b = h_antt(&both, &topo, &[2e6, 2e6]);
+    assert!((b - 1.5).abs() < 1e-9, "{b}");
+}
+
+#[test]
+fn a_little_core_counts_at_its_best_rate_for_the_mix() {
+    // Pure compute on 1B1S: the little core runs at r of the big one's
+    // rate, so the machine is worth 1 + r big cores; two 2 ms programs
+    // cannot both end before their work over that capacity, nor either
+    // before its own 2 ms.
+    let w = one(SPINNER);
+    let both = [w.programs[0].clone(), w.programs[0].clone()];
+    let topo = Topology::named("1B1S", CoreOrder::BigFirst).unwrap();
+    let little =
+        topo.core_types[topo.slowest_type].rate(0.0) / topo.core_types[topo.fastest_type].rate(0.0);
+    let b = h_antt(&both, &topo, &[2e6, 2e6]);
+    // The first to finish: its own 2 ms (the machine could do its work in
+    // 2 / (1 + r) ms, but one thread runs on one core at a time); the
+    // second: both programs' work over the machine, 4 / (1 + r) ms, or its
+    // own 2 ms. Over T_SB 2 ms each, halved.
+    let expected = (1.0 + (2.0 / (1.0 + little)).max(1.0)) / 2.0;
+    assert!((b - expected).abs() < 1e-6, "{b} vs {expected}");
+    assert!(b > 1.0, "{b}");
+}
