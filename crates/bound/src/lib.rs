@@ -211,21 +211,30 @@ fn shared_queues(p: &Program) -> Vec<bool> {
     by.iter().map(|gs| gs.len() > 1).collect()
 }
 
-/// At least how many items pass through each queue, counting 0 for the
-/// pops of a queue several groups share (`shared`), which no one group's
-/// loop can be credited with.
-fn queue_items(p: &Program, threads: &[f64], shared: &[bool]) -> Vec<f64> {
-    let mut items = vec![0.0; p.queues.len()];
+/// At least how many items are pushed into each queue, and how many of
+/// them a loop of one group can be credited with: the same, but 0 for a
+/// queue several groups pop from (`shared`), whose consumers split its
+/// items in no known way.
+fn queue_items(p: &Program, threads: &[f64], shared: &[bool]) -> (Vec<f64>, Vec<f64>) {
+    let mask = |pushed: &[f64]| -> Vec<f64> {
+        pushed
+            .iter()
+            .zip(shared)
+            .map(|(n, &sh)| if sh { 0.0 } else { *n })
+            .collect()
+    };
+    let mut pushed = vec![0.0; p.queues.len()];
     // Items only grow from pass to pass: any pass is a lower bound, and a
     // pipeline of k stages settles in k passes.
     for _ in 0..=p.queues.len() {
+        let credited = mask(&pushed);
         let mut next = vec![0.0; p.queues.len()];
         for (g, group) in p.groups.iter().enumerate() {
             each_op(
                 &group.ops,
                 0..group.ops.len(),
                 Times::PerThread(1.0),
-                &items,
+                &credited,
                 &mut |op, times| {
                     if let Op::Push(q) = op {
                         next[*q as usize] += match times {
@@ -236,13 +245,86 @@ fn queue_items(p: &Program, threads: &[f64], shared: &[bool]) -> Vec<f64> {
                 },
             );
         }
-        items = next
-            .iter()
-            .zip(shared)
-            .map(|(n, &sh)| if sh { 0.0 } else { *n })
-            .collect();
+        pushed = next;
     }
-    items
+    let credited = mask(&pushed);
+    (pushed, credited)
+}
+
+/// The work of the loops that share a queue (several groups popping it
+/// until it closes, as a work-sharing team does): together they run once
+/// per item, so they do at least the items times the least of their
+/// bodies, kind by kind. A queue also popped outside such a loop is left
+/// out.
+fn shared_work(
+    p: &Program,
+    topo: &Topology,
+    threads: &[f64],
+    pushed: &[f64],
+    shared: &[bool],
+) -> BTreeMap<u64, f64> {
+    let mut out = BTreeMap::new();
+    for q in (0..p.queues.len()).filter(|&q| shared[q] && pushed[q] > 0.0) {
+        let q32 = q as u32;
+        let mut bodies: Vec<BTreeMap<u64, f64>> = Vec::new();
+        let (mut pops, mut in_loops) = (0, 0);
+        for (g, group) in p.groups.iter().enumerate() {
+            let ops = &group.ops;
+            pops += ops
+                .iter()
+                .filter(|op| matches!(op, Op::Pop(x) if *x == q32))
+                .count();
+            for (pc, op) in ops.iter().enumerate() {
+                let Op::Loop {
+                    count: LoopCount::UntilClosed,
+                    end,
+                } = *op
+                else {
+                    continue;
+                };
+                let body = pc + 1..end as usize;
+                if popped_queue(&ops[body.clone()]) != Some(q32) {
+                    continue;
+                }
+                in_loops += ops[body.clone()]
+                    .iter()
+                    .filter(|op| matches!(op, Op::Pop(x) if *x == q32))
+                    .count();
+                let mut work: BTreeMap<u64, f64> = BTreeMap::new();
+                let none = vec![0.0; p.queues.len()];
+                each_op(ops, body, Times::PerThread(1.0), &none, &mut |op, times| {
+                    if let (
+                        &Op::Compute {
+                            work: w,
+                            mem_frac,
+                            cv,
+                            imbalance,
+                        },
+                        Times::PerThread(m),
+                    ) = (op, times)
+                    {
+                        let share = least_share(cv, imbalance, threads[g], false, false);
+                        *work.entry(mem_frac.to_bits()).or_default() +=
+                            m * w * fast_ns(topo, mem_frac) * share;
+                    }
+                });
+                bodies.push(work);
+            }
+        }
+        if bodies.is_empty() || pops != in_loops {
+            continue;
+        }
+        let kinds: std::collections::BTreeSet<u64> =
+            bodies.iter().flat_map(|b| b.keys().copied()).collect();
+        for k in kinds {
+            let least = bodies
+                .iter()
+                .map(|b| b.get(&k).copied().unwrap_or(0.0))
+                .fold(f64::INFINITY, f64::min);
+            *out.entry(k).or_default() += pushed[q] * least;
+        }
+    }
+    out
 }
 
 /// One group's threads: the longest any of them must run by itself
@@ -325,17 +407,18 @@ fn group_work(
 /// The bound of program `p` alone or in any mix on `topo`.
 pub fn program(p: &Program, topo: &Topology) -> ProgramBound {
     let (threads, spawns) = thread_counts(p);
-    let items = queue_items(p, &threads, &shared_queues(p));
+    let shared = shared_queues(p);
+    let (pushed, items) = queue_items(p, &threads, &shared);
     let groups: Vec<GroupWork> = (0..p.groups.len())
         .map(|g| group_work(p, topo, g, threads[g], spawns[g] <= 1.0, &items))
         .collect();
-    let work_ns: f64 = groups.iter().map(|g| g.total).sum();
-    let mut work_by_class: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut work_by_class = shared_work(p, topo, &threads, &pushed, &shared);
     for g in &groups {
         for (c, w) in &g.by_class {
             *work_by_class.entry(*c).or_default() += w;
         }
     }
+    let work_ns: f64 = work_by_class.values().sum();
     // A group's chain: from its creation, its longest thread, which is at
     // least its average one.
     let longest = |g: usize| {
