@@ -31,6 +31,7 @@
 //! [`ProgramBound`] there.
 
 use colab_core::Topology;
+use colab_sim::DrawnWork;
 use colab_workload::program::{LoopCount, Op, Program};
 use std::collections::BTreeMap;
 
@@ -457,7 +458,8 @@ pub fn program(p: &Program, topo: &Topology) -> ProgramBound {
         .map(|&k| best_relative_rate(std::slice::from_ref(p), topo, k))
         .collect();
     rates.sort_by(|a, b| b.total_cmp(a));
-    let usable = (threads.iter().sum::<f64>().max(1.0) as usize).min(rates.len());
+    // At most as many of its threads run at once as it ever creates.
+    let usable = (p.total_threads.max(1) as usize).min(rates.len());
     let capacity: f64 = rates[..usable].iter().sum();
     ProgramBound {
         name: p.name.clone(),
@@ -573,12 +575,64 @@ const MAX_ORDERED: usize = 12;
 /// is therefore a bound; with more programs than [`MAX_ORDERED`], Smith's
 /// rule on the machine's best capacity stands in.
 pub fn h_antt(programs: &[Program], topo: &Topology, t_sb_ns: &[f64]) -> f64 {
+    let bounds: Vec<ProgramBound> = programs.iter().map(|p| program(p, topo)).collect();
+    h_antt_of(programs, topo, t_sb_ns, &bounds)
+}
+
+/// A program's bound in one run, from the steps it drew there (the
+/// simulator reports them): its work exactly, not at the least its noise
+/// allows, and its longest thread's own steps and sleeps. It holds for
+/// that run only (another run draws other sizes).
+pub fn program_in_run(p: &Program, topo: &Topology, drawn: &DrawnWork) -> ProgramBound {
+    let fixed = program(p, topo);
+    let work_ns: f64 = drawn.by_mem_frac.values().sum();
+    let mut rates: Vec<f64> = topo
+        .core_type_of
+        .iter()
+        .map(|&k| best_relative_rate(std::slice::from_ref(p), topo, k))
+        .collect();
+    rates.sort_by(|a, b| b.total_cmp(a));
+    let usable = (p.total_threads.max(1) as usize).min(rates.len());
+    let capacity: f64 = rates[..usable].iter().sum();
+    ProgramBound {
+        name: p.name.clone(),
+        turnaround_ns: fixed
+            .turnaround_ns
+            .max(drawn.longest_thread_ns)
+            .max(work_ns / capacity),
+        work_ns,
+        work_by_class: drawn.by_mem_frac.clone(),
+    }
+}
+
+/// [`h_antt`] of one run, from the steps its programs drew there
+/// ([`program_in_run`]), in the programs' order.
+pub fn h_antt_of_run(
+    programs: &[Program],
+    topo: &Topology,
+    t_sb_ns: &[f64],
+    drawn: &[&DrawnWork],
+) -> f64 {
+    assert_eq!(programs.len(), drawn.len(), "one draw per program");
+    let bounds: Vec<ProgramBound> = programs
+        .iter()
+        .zip(drawn)
+        .map(|(p, d)| program_in_run(p, topo, d))
+        .collect();
+    h_antt_of(programs, topo, t_sb_ns, &bounds)
+}
+
+fn h_antt_of(
+    programs: &[Program],
+    topo: &Topology,
+    t_sb_ns: &[f64],
+    bounds: &[ProgramBound],
+) -> f64 {
     assert_eq!(programs.len(), t_sb_ns.len(), "one T_SB per program");
     let n = programs.len();
-    let bounds: Vec<ProgramBound> = programs.iter().map(|p| program(p, topo)).collect();
     let weight: Vec<f64> = t_sb_ns.iter().map(|t| 1.0 / (n as f64 * t)).collect();
     if n > MAX_ORDERED {
-        return smith(programs, topo, &bounds, &weight);
+        return smith(programs, topo, bounds, &weight);
     }
     // best[S]: the least weighted sum of the completions of the programs
     // in S if they are the first |S| to finish.

@@ -17,8 +17,9 @@ mod sync;
 pub mod timeline;
 
 pub use engine::{
-    simulate, simulate_observed, ProgramResult, Progress, SimConfig, SimError, SimResult, SimStats,
-    DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY, STEPS_PER_EVENT,
+    simulate, simulate_observed, DrawnWork, ProgramResult, Progress, SimConfig, SimError,
+    SimResult, SimStats, DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY,
+    STEPS_PER_EVENT,
 };
 pub use pmu::CounterTotals;
 pub use predict::{CounterModelPredictor, CounterPredictorRef, Predictor, PredictorKind};

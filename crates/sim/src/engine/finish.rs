@@ -165,6 +165,7 @@ impl<'a> Sim<'a> {
                         completions: r.completed.len() as u32,
                         cpu_ns: r.cpu_ns,
                         fast_cpu_ns: r.fast_cpu_ns,
+                        drawn: self.drawn_work(r),
                     };
                 }
                 let end = r.end.unwrap_or(makespan);
@@ -178,6 +179,7 @@ impl<'a> Sim<'a> {
                     completions: 1,
                     cpu_ns: r.cpu_ns,
                     fast_cpu_ns: r.fast_cpu_ns,
+                    drawn: self.drawn_work(r),
                 }
             })
             .collect();
@@ -190,5 +192,21 @@ impl<'a> Sim<'a> {
             counters: self.pmu.map(|p| p.finish()).unwrap_or_default(),
             timeline: self.timeline,
         })
+    }
+
+    /// A program's drawn work by memory fraction (from its per-phase sums).
+    fn drawn_work(&self, r: &super::ProgRt) -> super::DrawnWork {
+        let mut by_mem_frac = std::collections::BTreeMap::new();
+        for (phase, ns) in r.drawn_by_phase.iter().enumerate() {
+            if *ns > 0.0 {
+                *by_mem_frac
+                    .entry(self.phases[phase].mem_frac.to_bits())
+                    .or_default() += ns;
+            }
+        }
+        super::DrawnWork {
+            by_mem_frac,
+            longest_thread_ns: r.longest_drawn_ns,
+        }
     }
 }

@@ -74,6 +74,15 @@ impl<'a> Sim<'a> {
                         continue;
                     }
                     self.rt[ti].phase = self.op_phase[prog][self.rt[ti].group as usize][pc];
+                    let phase = self.rt[ti].phase as usize;
+                    let best = w * self.phases[phase].ns_best;
+                    self.rt[ti].drawn_ns += best;
+                    let pr = &mut self.progs[prog];
+                    if pr.drawn_by_phase.len() <= phase {
+                        pr.drawn_by_phase.resize(phase + 1, 0.0);
+                    }
+                    pr.drawn_by_phase[phase] += best;
+                    pr.longest_drawn_ns = pr.longest_drawn_ns.max(self.rt[ti].drawn_ns);
                     let r = &mut self.rt[ti];
                     r.in_compute = true;
                     r.remaining = w;
@@ -220,6 +229,9 @@ impl<'a> Sim<'a> {
                 }
                 Op::Sleep(ns) => {
                     self.rt[ti].pc += 1;
+                    self.rt[ti].drawn_ns += ns as f64;
+                    let pr = &mut self.progs[prog];
+                    pr.longest_drawn_ns = pr.longest_drawn_ns.max(self.rt[ti].drawn_ns);
                     self.rt[ti].waiting = WaitObj::Sleep;
                     self.sleepers += 1;
                     self.push(self.st.now.saturating_add(ns), EvKind::Wake { thread: t.0 });

@@ -15,8 +15,8 @@ mod setup;
 mod types;
 
 pub use types::{
-    ProgramResult, SimConfig, SimError, SimResult, SimStats, DEFAULT_MAX_EVENTS, MAX_EVENTS_LIMIT,
-    MAX_RESTART_UNTIL, PROGRESS_EVERY, STEPS_PER_EVENT,
+    DrawnWork, ProgramResult, SimConfig, SimError, SimResult, SimStats, DEFAULT_MAX_EVENTS,
+    MAX_EVENTS_LIMIT, MAX_RESTART_UNTIL, PROGRESS_EVERY, STEPS_PER_EVENT,
 };
 
 use crate::idle_meter::FastIdleMeter;
@@ -50,6 +50,9 @@ struct Phase {
     mem_frac: f64,
     ns_fast: f64,
     ns_slow: f64,
+    /// Time per work unit on the core type fastest for this phase (which
+    /// need not be the fastest by compute rate): what no core beats.
+    ns_best: f64,
     /// Energy per work unit on the fastest / slowest core type.
     e_fast: f64,
     e_slow: f64,
@@ -183,6 +186,9 @@ struct ThreadRt {
     /// None until its first use, which counts from `created`).
     created: Nanos,
     timers: Vec<Option<Nanos>>,
+    /// Its drawn compute at the best rate and its sleeps, ns: the least it
+    /// could have taken by itself (the lower bound reads it).
+    drawn_ns: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -225,6 +231,10 @@ struct ProgRt {
     /// CPU time of its threads, and the part on the fastest cores.
     cpu_ns: Nanos,
     fast_cpu_ns: Nanos,
+    /// Compute its threads drew, at the best rate, by phase (a vector: it
+    /// grows on a hot path); and the longest of its threads' `drawn_ns`.
+    drawn_by_phase: Vec<f64>,
+    longest_drawn_ns: f64,
 }
 
 enum Step {

@@ -44,6 +44,8 @@ impl<'a> Sim<'a> {
                 completed: Vec::new(),
                 cpu_ns: 0,
                 fast_cpu_ns: 0,
+                drawn_by_phase: Vec::new(),
+                longest_drawn_ns: 0.0,
             });
             mb += p.num_mutexes;
             bb += p.barriers.len() as u32;
@@ -88,6 +90,11 @@ impl<'a> Sim<'a> {
                     mem_frac: m,
                     ns_fast: 1.0 / fast,
                     ns_slow: 1.0 / slow,
+                    ns_best: 1.0
+                        / topo
+                            .cores()
+                            .map(|c| topo.core_type(c).rate(m))
+                            .fold(0.0_f64, f64::max),
                     e_fast,
                     e_slow,
                 });
@@ -275,6 +282,7 @@ impl<'a> Sim<'a> {
             has_run: false,
             created: self.st.now,
             timers: vec![None; self.w.programs[prog].timers.len()],
+            drawn_ns: 0.0,
         });
         let pr = &mut self.progs[prog];
         pr.live[group as usize] += 1;

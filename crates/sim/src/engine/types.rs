@@ -79,6 +79,21 @@ pub struct ProgramResult {
     pub cpu_ns: Nanos,
     /// The part of `cpu_ns` on cores of the machine's fastest type.
     pub fast_cpu_ns: Nanos,
+    /// The compute its steps drew in this run (for the lower bound,
+    /// colab-bound); not in the JSON output.
+    #[serde(skip)]
+    pub drawn: DrawnWork,
+}
+
+/// What a program's steps drew in one run, each at the best rate any core
+/// of the machine has for it: the work no schedule of these draws could do
+/// faster. Over all its runs with `restart_until`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DrawnWork {
+    /// ns at the best rate, by the step's memory fraction (its bits).
+    pub by_mem_frac: std::collections::BTreeMap<u64, f64>,
+    /// The longest of its threads' own drawn steps and sleeps, ns.
+    pub longest_thread_ns: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
