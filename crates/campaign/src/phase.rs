@@ -27,6 +27,8 @@ pub struct Outcome {
     pub(crate) migrations: u64,
     pub(crate) context_switches: u64,
     pub(crate) fast_idle_slow_busy_ns: u64,
+    /// What each program's steps drew (its lower bound reads them).
+    pub(crate) drawn: Vec<colab_sim::DrawnWork>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,6 +58,7 @@ impl From<&SimResult> for Outcome {
             migrations: r.stats.migrations,
             context_switches: r.stats.context_switches,
             fast_idle_slow_busy_ns: r.stats.fast_idle_slow_busy_ns,
+            drawn: r.programs.iter().map(|p| p.drawn.clone()).collect(),
         }
     }
 }

@@ -389,6 +389,23 @@ fn records(
             })
             .collect();
         let topo = spec.topology(config, *order)?;
+        // The least H_ANTT of this run's draws (not with restarts: a
+        // program's turnaround is then a mean over runs).
+        let h_antt_bound = match spec.restart_until {
+            None if r.drawn.len() == wl.programs.len() => {
+                let t_sb: Vec<f64> = (0..wl.programs.len())
+                    .map(|i| turnaround(3 * i + 1) as f64)
+                    .collect();
+                let drawn: Vec<&colab_sim::DrawnWork> = r.drawn.iter().collect();
+                Some(colab_bound::h_antt_of_run(
+                    &wl.programs,
+                    &topo,
+                    &t_sb,
+                    &drawn,
+                ))
+            }
+            _ => None,
+        };
         records.push(RunRecord {
             workload: wl.name.clone(),
             classes: wl.classes.clone(),
@@ -410,6 +427,7 @@ fn records(
                 topo.big_mask().count() as u32,
             )
             .filter(|_| topo.is_asymmetric()),
+            h_antt_bound,
         });
     }
     Ok(records)

@@ -25,4 +25,4 @@ def test_notebook_executes(path):
     # The study cell made its grid: six workloads x two machines x four
     # policies x three seeds x two core orders.
     shape = nb.cells[1].outputs[-1]["data"]["text/plain"]
-    assert shape == "(288, 24)"
+    assert shape == "(288, 25)"

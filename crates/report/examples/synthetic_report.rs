@@ -90,6 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             migrations: 100,
                             context_switches: 1000,
                             fast_idle_share: None,
+                            h_antt_bound: None,
                         });
                     }
                 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 mod analysis;
+mod bound_gap;
 mod charts;
 mod fast_idle;
 mod fast_share;
@@ -78,6 +79,11 @@ pub struct RunRecord {
     /// core type, and in runs recorded before it was kept.
     #[serde(default)]
     pub fast_idle_share: Option<f64>,
+    /// The least H_ANTT any schedule of this run's draws could have
+    /// (colab-bound); None with programs restarted, and in runs recorded
+    /// before it was kept.
+    #[serde(default)]
+    pub h_antt_bound: Option<f64>,
 }
 
 /// A run a campaign could not finish (`colab reproduce --keep-going`).

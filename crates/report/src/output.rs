@@ -109,6 +109,7 @@ struct RunRow<'a> {
     migrations: u64,
     context_switches: u64,
     fast_idle_share: Option<f64>,
+    h_antt_bound: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -192,6 +193,7 @@ fn run_rows(records: &[RunRecord]) -> Result<Vec<RunRow<'_>>, ReportError> {
                 migrations: r.migrations,
                 context_switches: r.context_switches,
                 fast_idle_share: r.fast_idle_share,
+                h_antt_bound: r.h_antt_bound,
             })
         })
         .collect()

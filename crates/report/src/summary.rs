@@ -72,6 +72,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     per_application(&mut md, &a, input.records, input.charts);
     crate::fast_share::render(&mut md, &a, input.records, input.charts);
     crate::fast_idle::render(&mut md, &a, input.records);
+    crate::bound_gap::render(&mut md, &a, input.records);
 
     single_program(&mut md, &a, input.opts);
     unfairness(&mut md, &a);

@@ -49,6 +49,7 @@ fn rec(
         migrations: 10,
         context_switches: 100,
         fast_idle_share: None,
+        h_antt_bound: None,
     }
 }
 
@@ -853,6 +854,51 @@ fn fast_cores_left_idle_is_the_mean_share_per_policy_and_machine() {
         .collect();
     let files = write_report(&tmp.path().join("b"), &none, &no_charts()).unwrap();
     assert!(!read(&files.summary_md).contains("Fast cores left idle"));
+}
+
+#[test]
+fn summary_gives_the_geomean_distance_to_the_bound() {
+    // One program, T_M 10 over T_SB 5: H_ANTT 2. Bounds 1 and 0.5 give
+    // 2 and 4, geomean sqrt(8) = 2.828; a run without a bound counts for
+    // nothing.
+    let run = |policy: &str, seed, bound: Option<f64>| {
+        let mut r = rec(
+            "Mix",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            policy,
+            "big-first",
+            seed,
+            &[(10, 5, 6)],
+            1.0,
+        );
+        r.h_antt_bound = bound;
+        r
+    };
+    let records = vec![
+        run("cfs", 1, Some(1.0)),
+        run("cfs", 2, Some(0.5)),
+        run("rota", 1, Some(2.0)),
+        run("rota", 2, None),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("a"), &records, &no_charts()).unwrap();
+    let md = read(&files.summary_md);
+    let part = section(&md, "## Distance to the lower bound");
+    assert!(part.contains("| policy | 2B2S |"), "{part}");
+    assert!(part.contains("| cfs | 2.828 |"), "{part}");
+    assert!(part.contains("| rota | 1.000 |"), "{part}");
+    let none: Vec<RunRecord> = records
+        .into_iter()
+        .map(|mut r| {
+            r.h_antt_bound = None;
+            r
+        })
+        .collect();
+    let files = write_report(&tmp.path().join("b"), &none, &no_charts()).unwrap();
+    assert!(!read(&files.summary_md).contains("Distance to the lower bound"));
 }
 
 #[test]

@@ -393,6 +393,7 @@ mod tests {
             migrations: 0,
             context_switches: 0,
             fast_idle_share: None,
+            h_antt_bound: None,
         }
     }
 

@@ -62,6 +62,8 @@ RUNS_COLUMNS = {
     "migrations": "threads moved between cores",
     "context_switches": "context switches",
     "fast_idle_share": "share of fast-core time idle while a slower core ran a thread",
+    "h_antt_bound": "the least H_ANTT any schedule of this run's step sizes could have (colab-bound); "
+    "empty with programs restarted",
 }
 
 

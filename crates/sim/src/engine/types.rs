@@ -88,7 +88,7 @@ pub struct ProgramResult {
 /// What a program's steps drew in one run, each at the best rate any core
 /// of the machine has for it: the work no schedule of these draws could do
 /// faster. Over all its runs with `restart_until`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct DrawnWork {
     /// ns at the best rate, by the step's memory fraction (its bits).
     pub by_mem_frac: std::collections::BTreeMap<u64, f64>,
