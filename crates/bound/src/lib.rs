@@ -451,22 +451,26 @@ pub fn program(p: &Program, topo: &Topology) -> ProgramBound {
         .filter(|(_, s)| s.is_finite())
         .map(|(g, s)| s + longest(g))
         .fold(main_end, f64::max);
-    // Its work over the fastest cores it can use at once.
+    ProgramBound {
+        name: p.name.clone(),
+        turnaround_ns: chain.max(work_ns / own_capacity(p, topo)),
+        work_ns,
+        work_by_class,
+    }
+}
+
+/// The most work per ns `p` can get done: the fastest of the machine's
+/// cores, as many as it ever has threads (no more run at once), each at
+/// the best rate it has for the program's steps.
+fn own_capacity(p: &Program, topo: &Topology) -> f64 {
     let mut rates: Vec<f64> = topo
         .core_type_of
         .iter()
         .map(|&k| best_relative_rate(std::slice::from_ref(p), topo, k))
         .collect();
     rates.sort_by(|a, b| b.total_cmp(a));
-    // At most as many of its threads run at once as it ever creates.
     let usable = (p.total_threads.max(1) as usize).min(rates.len());
-    let capacity: f64 = rates[..usable].iter().sum();
-    ProgramBound {
-        name: p.name.clone(),
-        turnaround_ns: chain.max(work_ns / capacity),
-        work_ns,
-        work_by_class,
-    }
+    rates[..usable].iter().sum()
 }
 
 /// The main thread's chain: its own steps and sleeps, each group it
@@ -586,14 +590,7 @@ pub fn h_antt(programs: &[Program], topo: &Topology, t_sb_ns: &[f64]) -> f64 {
 pub fn program_in_run(p: &Program, topo: &Topology, drawn: &DrawnWork) -> ProgramBound {
     let fixed = program(p, topo);
     let work_ns: f64 = drawn.by_mem_frac.values().sum();
-    let mut rates: Vec<f64> = topo
-        .core_type_of
-        .iter()
-        .map(|&k| best_relative_rate(std::slice::from_ref(p), topo, k))
-        .collect();
-    rates.sort_by(|a, b| b.total_cmp(a));
-    let usable = (p.total_threads.max(1) as usize).min(rates.len());
-    let capacity: f64 = rates[..usable].iter().sum();
+    let capacity = own_capacity(p, topo);
     ProgramBound {
         name: p.name.clone(),
         turnaround_ns: fixed
