@@ -76,7 +76,9 @@ impl<'a> Sim<'a> {
                     self.rt[ti].phase = self.op_phase[prog][self.rt[ti].group as usize][pc];
                     let phase = self.rt[ti].phase as usize;
                     let best = w * self.phases[phase].ns_best;
-                    self.rt[ti].drawn_ns += best;
+                    if !self.op_shared[prog][self.rt[ti].group as usize][pc] {
+                        self.rt[ti].drawn_ns += best;
+                    }
                     let pr = &mut self.progs[prog];
                     if pr.drawn_by_phase.len() <= phase {
                         pr.drawn_by_phase.resize(phase + 1, 0.0);
@@ -229,7 +231,9 @@ impl<'a> Sim<'a> {
                 }
                 Op::Sleep(ns) => {
                     self.rt[ti].pc += 1;
-                    self.rt[ti].drawn_ns += ns as f64;
+                    if !self.op_shared[prog][self.rt[ti].group as usize][pc] {
+                        self.rt[ti].drawn_ns += ns as f64;
+                    }
                     let pr = &mut self.progs[prog];
                     pr.longest_drawn_ns = pr.longest_drawn_ns.max(self.rt[ti].drawn_ns);
                     self.rt[ti].waiting = WaitObj::Sleep;

@@ -186,8 +186,9 @@ struct ThreadRt {
     /// None until its first use, which counts from `created`).
     created: Nanos,
     timers: Vec<Option<Nanos>>,
-    /// Its drawn compute at the best rate and its sleeps, ns: the least it
-    /// could have taken by itself (the lower bound reads it).
+    /// Its drawn compute at the best rate and its sleeps, ns, but for
+    /// steps of loops that share a queue's items: the least its own steps
+    /// take whatever the schedule (the lower bound reads it).
     drawn_ns: f64,
 }
 
@@ -302,6 +303,10 @@ struct Sim<'a> {
     timeline: Option<Timeline>,
     /// Per (program, group, op): phase index of compute ops.
     op_phase: Vec<Vec<Vec<u32>>>,
+    /// Per (program, group, op): inside a loop that runs until its queue
+    /// closes, whose items go to whichever thread pops them first (so a
+    /// thread's share of them is the schedule's doing, not its own).
+    op_shared: Vec<Vec<Vec<bool>>>,
     /// Per phase: true speedup, memory fraction, and ns per work unit on the
     /// fastest and on the slowest core type.
     phases: Vec<Phase>,

@@ -139,6 +139,11 @@ impl<'a> Sim<'a> {
                     .collect()
             })
             .collect();
+        let op_shared = w
+            .programs
+            .iter()
+            .map(|p| p.groups.iter().map(|g| shared_ops(&g.ops)).collect())
+            .collect();
         let async_actions = policy.has_async_actions();
         Sim {
             w,
@@ -191,6 +196,7 @@ impl<'a> Sim<'a> {
             queued_total: 0,
             timeline: cfg.timeline.then(|| Timeline::new(topo)),
             op_phase,
+            op_shared,
             phases,
             phase_rate,
             ncores: n,
@@ -298,4 +304,21 @@ impl<'a> Sim<'a> {
             );
         }
     }
+}
+
+/// Which ops lie inside a loop that runs until its queue closes.
+fn shared_ops(ops: &[Op]) -> Vec<bool> {
+    let mut shared = vec![false; ops.len()];
+    for (pc, op) in ops.iter().enumerate() {
+        if let Op::Loop {
+            count: colab_workload::LoopCount::UntilClosed,
+            end,
+        } = *op
+        {
+            for s in &mut shared[pc + 1..end as usize] {
+                *s = true;
+            }
+        }
+    }
+    shared
 }

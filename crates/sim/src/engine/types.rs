@@ -92,7 +92,9 @@ pub struct ProgramResult {
 pub struct DrawnWork {
     /// ns at the best rate, by the step's memory fraction (its bits).
     pub by_mem_frac: std::collections::BTreeMap<u64, f64>,
-    /// The longest of its threads' own drawn steps and sleeps, ns.
+    /// The longest of its threads' own drawn steps and sleeps, ns: those
+    /// outside loops that share a queue's items (which thread takes an item
+    /// is the schedule's doing, so those steps are not a thread's own).
     pub longest_thread_ns: f64,
 }
 
