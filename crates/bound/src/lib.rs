@@ -585,7 +585,8 @@ pub fn h_antt(programs: &[Program], topo: &Topology, t_sb_ns: &[f64]) -> f64 {
 
 /// A program's bound in one run, from the steps it drew there (the
 /// simulator reports them): its work exactly, not at the least its noise
-/// allows, and its longest thread's own steps and sleeps. It holds for
+/// allows, its longest chain of steps and sleeps (through spawns, joins
+/// and barriers) and its busiest mutex's critical sections. It holds for
 /// that run only (another run draws other sizes).
 pub fn program_in_run(p: &Program, topo: &Topology, drawn: &DrawnWork) -> ProgramBound {
     let fixed = program(p, topo);
@@ -595,7 +596,8 @@ pub fn program_in_run(p: &Program, topo: &Topology, drawn: &DrawnWork) -> Progra
         name: p.name.clone(),
         turnaround_ns: fixed
             .turnaround_ns
-            .max(drawn.longest_thread_ns)
+            .max(drawn.longest_path_ns)
+            .max(drawn.longest_held_ns)
             .max(work_ns / capacity),
         work_ns,
         work_by_class: drawn.by_mem_frac.clone(),

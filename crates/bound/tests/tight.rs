@@ -133,7 +133,7 @@ fn a_threads_own_steps_leave_out_the_items_it_happened_to_take() {
     let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
     let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
     let d = &r.programs[0].drawn;
-    assert!((d.longest_thread_ns - 1e6).abs() < 1.0, "{d:?}");
+    assert!((d.longest_path_ns - 1e6).abs() < 1.0, "{d:?}");
     // The chain: main's 1 ms, then the workers' 10 ms of items shared by
     // two, 5 ms at best: 6 ms, which the run meets to 1%.
     let b = colab_bound::program_in_run(&w.programs[0], &topo, d);
@@ -142,5 +142,84 @@ fn a_threads_own_steps_leave_out_the_items_it_happened_to_take() {
     assert!(
         got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
         "{got}"
+    );
+}
+
+/// Two workers meet at a barrier after each of 20 noisy steps: each
+/// episode ends with the slower one's step, which is no thread's own.
+const BARRIER_STEPS: &str = r#"
+name = "steps"
+[barrier]
+step = 2
+[thread.main]
+ops = [ { spawn = "worker", count = 2 }, { join = "worker" } ]
+[thread.worker]
+ops = [
+  { loop = 20, body = [
+    { compute = 500, mem_frac = 0.0, cv = 0.5 },
+    { barrier = "step" },
+  ] },
+]
+"#;
+
+#[test]
+fn barrier_episodes_chain_their_slowest_steps() {
+    // On two big cores each worker has its own core: the run is the sum
+    // over episodes of the slower step, which the run's own bound is.
+    let w = one(BARRIER_STEPS);
+    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
+    let got = r.programs[0].turnaround_ns as f64;
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+}
+
+/// Four workers each run 10 critical sections of 1 ms under one mutex.
+const ONE_LOCK: &str = r#"
+name = "onelock"
+[mutex]
+m = 1
+[thread.main]
+ops = [ { spawn = "worker", count = 4 }, { join = "worker" } ]
+[thread.worker]
+ops = [ { loop = 10, body = [ { critical = "m", compute = 1000, mem_frac = 0.0, cv = 0.0 } ] } ]
+"#;
+
+#[test]
+fn one_mutexs_critical_sections_follow_one_another() {
+    // 40 ms of work under one lock take 40 ms on any number of cores.
+    let w = one(ONE_LOCK);
+    let topo = Topology::named("4B", CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    let d = &r.programs[0].drawn;
+    assert!((d.longest_held_ns - 40e6).abs() < 1.0, "{d:?}");
+    let b = colab_bound::program_in_run(&w.programs[0], &topo, d);
+    let got = r.programs[0].turnaround_ns as f64;
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+}
+
+#[test]
+fn a_join_waits_for_the_slowest_worker_drawn() {
+    // FORK_JOIN's workers with noise: 1 ms, the slower worker's draw, 1 ms.
+    let w = one(&FORK_JOIN.replace(
+        "ops = [ { compute = 2000, mem_frac = 0.0 } ]",
+        "ops = [ { compute = 2000, mem_frac = 0.0, cv = 0.5 } ]",
+    ));
+    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
+    let got = r.programs[0].turnaround_ns as f64;
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
     );
 }

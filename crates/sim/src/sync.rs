@@ -11,6 +11,10 @@ use std::collections::VecDeque;
 pub struct MutexState {
     pub owner: Option<ThreadId>,
     pub waiters: VecDeque<ThreadId>,
+    /// Drawn compute done while holding it, at the best rate, ns: its
+    /// critical sections never overlap, so no schedule of these draws runs
+    /// them in less (the lower bound reads it).
+    pub held_ns: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -18,6 +22,9 @@ pub struct BarrierState {
     pub needed: u32,
     pub arrived: u32,
     pub waiters: Vec<ThreadId>,
+    /// The longest drawn path (ThreadRt::path_ns) of this episode's
+    /// arrivals so far: no thread leaves the episode sooner.
+    pub path_ns: f64,
 }
 
 impl BarrierState {

@@ -206,7 +206,8 @@ impl<'a> Sim<'a> {
         }
         super::DrawnWork {
             by_mem_frac,
-            longest_thread_ns: r.longest_drawn_ns,
+            longest_path_ns: r.longest_path_ns,
+            longest_held_ns: r.longest_held_ns,
         }
     }
 }

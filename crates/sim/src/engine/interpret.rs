@@ -77,14 +77,19 @@ impl<'a> Sim<'a> {
                     let phase = self.rt[ti].phase as usize;
                     let best = w * self.phases[phase].ns_best;
                     if !self.op_shared[prog][self.rt[ti].group as usize][pc] {
-                        self.rt[ti].drawn_ns += best;
+                        self.rt[ti].path_ns += best;
                     }
                     let pr = &mut self.progs[prog];
                     if pr.drawn_by_phase.len() <= phase {
                         pr.drawn_by_phase.resize(phase + 1, 0.0);
                     }
                     pr.drawn_by_phase[phase] += best;
-                    pr.longest_drawn_ns = pr.longest_drawn_ns.max(self.rt[ti].drawn_ns);
+                    pr.longest_path_ns = pr.longest_path_ns.max(self.rt[ti].path_ns);
+                    for &(_, m) in &self.rt[ti].held {
+                        let held = &mut self.mutexes[m as usize].held_ns;
+                        *held += best;
+                        pr.longest_held_ns = pr.longest_held_ns.max(*held);
+                    }
                     let r = &mut self.rt[ti];
                     r.in_compute = true;
                     r.remaining = w;
@@ -135,10 +140,16 @@ impl<'a> Sim<'a> {
                     self.rt[ti].pc += 1;
                     let bar = &mut self.barriers[g];
                     bar.arrived += 1;
+                    bar.path_ns = bar.path_ns.max(self.rt[ti].path_ns);
                     if bar.arrived >= bar.needed {
                         bar.arrived = 0;
+                        // The episode ends when its last thread arrives,
+                        // in every schedule: all leave at the longest path.
+                        let path = std::mem::take(&mut bar.path_ns);
+                        self.rt[ti].path_ns = path;
                         let mut ws = std::mem::take(&mut bar.waiters);
                         for w in &ws {
+                            self.rt[w.idx()].path_ns = path;
                             self.wake_all_of(*w, t);
                         }
                         ws.clear();
@@ -232,10 +243,10 @@ impl<'a> Sim<'a> {
                 Op::Sleep(ns) => {
                     self.rt[ti].pc += 1;
                     if !self.op_shared[prog][self.rt[ti].group as usize][pc] {
-                        self.rt[ti].drawn_ns += ns as f64;
+                        self.rt[ti].path_ns += ns as f64;
                     }
                     let pr = &mut self.progs[prog];
-                    pr.longest_drawn_ns = pr.longest_drawn_ns.max(self.rt[ti].drawn_ns);
+                    pr.longest_path_ns = pr.longest_path_ns.max(self.rt[ti].path_ns);
                     self.rt[ti].waiting = WaitObj::Sleep;
                     self.sleepers += 1;
                     self.push(self.st.now.saturating_add(ns), EvKind::Wake { thread: t.0 });
@@ -297,6 +308,9 @@ impl<'a> Sim<'a> {
                         self.rt[ti].waiting = WaitObj::Join(group);
                         return Ok(Step::Blocked(BlockKind::Join));
                     }
+                    let exited = self.progs[prog].exit_path_ns[group as usize];
+                    let r = &mut self.rt[ti];
+                    r.path_ns = r.path_ns.max(exited);
                 }
                 Op::Loop { count, end } => {
                     let r = &mut self.rt[ti];

@@ -186,10 +186,13 @@ struct ThreadRt {
     /// None until its first use, which counts from `created`).
     created: Nanos,
     timers: Vec<Option<Nanos>>,
-    /// Its drawn compute at the best rate and its sleeps, ns, but for
-    /// steps of loops that share a queue's items: the least its own steps
-    /// take whatever the schedule (the lower bound reads it).
-    drawn_ns: f64,
+    /// The least time after its program's start at which any schedule of
+    /// this run's draws could bring it where it is, ns: its drawn compute
+    /// at the best rate and its sleeps, but for steps of loops that share a
+    /// queue's items (which thread takes an item is the schedule's doing),
+    /// from its creator's at its spawn, through joins and barrier episodes
+    /// (the lower bound reads it).
+    path_ns: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -233,9 +236,13 @@ struct ProgRt {
     cpu_ns: Nanos,
     fast_cpu_ns: Nanos,
     /// Compute its threads drew, at the best rate, by phase (a vector: it
-    /// grows on a hot path); and the longest of its threads' `drawn_ns`.
+    /// grows on a hot path); the longest of its threads' `path_ns`; the
+    /// most drawn work inside one mutex's critical sections; per group,
+    /// the longest `path_ns` of its exited threads (a join's).
     drawn_by_phase: Vec<f64>,
-    longest_drawn_ns: f64,
+    longest_path_ns: f64,
+    longest_held_ns: f64,
+    exit_path_ns: Vec<f64>,
 }
 
 enum Step {
@@ -578,12 +585,17 @@ impl<'a> Sim<'a> {
         self.st.set_state(t, RunState::Exited);
         self.st.threads[t.idx()].core = None;
         self.active -= 1;
+        let path = r.path_ns;
         let p = &mut self.progs[prog];
         p.live[group] -= 1;
         p.live_total -= 1;
+        p.exit_path_ns[group] = p.exit_path_ns[group].max(path);
         if p.live[group] == 0 {
             let js = std::mem::take(&mut p.joiners[group]);
+            let exited = p.exit_path_ns[group];
             for j in js {
+                let jr = &mut self.rt[j.idx()];
+                jr.path_ns = jr.path_ns.max(exited);
                 self.wake(j, Some(t));
             }
         }

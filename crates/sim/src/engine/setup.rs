@@ -45,7 +45,9 @@ impl<'a> Sim<'a> {
                 cpu_ns: 0,
                 fast_cpu_ns: 0,
                 drawn_by_phase: Vec::new(),
-                longest_drawn_ns: 0.0,
+                longest_path_ns: 0.0,
+                longest_held_ns: 0.0,
+                exit_path_ns: vec![0.0; p.groups.len()],
             });
             mb += p.num_mutexes;
             bb += p.barriers.len() as u32;
@@ -220,6 +222,7 @@ impl<'a> Sim<'a> {
         r.end = None;
         r.live.iter_mut().for_each(|l| *l = 0);
         r.joiners.iter_mut().for_each(Vec::clear);
+        r.exit_path_ns.iter_mut().for_each(|p| *p = 0.0);
         let range = |base: u32, n: usize| base as usize..base as usize + n;
         for m in &mut self.mutexes[range(r.mutex_base, prog.num_mutexes as usize)] {
             *m = MutexState::default();
@@ -288,7 +291,7 @@ impl<'a> Sim<'a> {
             has_run: false,
             created: self.st.now,
             timers: vec![None; self.w.programs[prog].timers.len()],
-            drawn_ns: 0.0,
+            path_ns: parent.map_or(0.0, |p| self.rt[p.idx()].path_ns),
         });
         let pr = &mut self.progs[prog];
         pr.live[group as usize] += 1;

@@ -92,10 +92,14 @@ pub struct ProgramResult {
 pub struct DrawnWork {
     /// ns at the best rate, by the step's memory fraction (its bits).
     pub by_mem_frac: std::collections::BTreeMap<u64, f64>,
-    /// The longest of its threads' own drawn steps and sleeps, ns: those
-    /// outside loops that share a queue's items (which thread takes an item
-    /// is the schedule's doing, so those steps are not a thread's own).
-    pub longest_thread_ns: f64,
+    /// The longest chain of drawn steps and sleeps, ns: a thread's own
+    /// (outside loops that share a queue's items: which thread takes an item
+    /// is the schedule's doing), from its creator's at its spawn, and
+    /// through joins and barrier episodes (each ends with its last arrival).
+    pub longest_path_ns: f64,
+    /// The most drawn work inside one mutex's critical sections, ns (they
+    /// never overlap).
+    pub longest_held_ns: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
