@@ -580,7 +580,7 @@ const MAX_ORDERED: usize = 12;
 /// rule on the machine's best capacity stands in.
 pub fn h_antt(programs: &[Program], topo: &Topology, t_sb_ns: &[f64]) -> f64 {
     let bounds: Vec<ProgramBound> = programs.iter().map(|p| program(p, topo)).collect();
-    h_antt_of(programs, topo, t_sb_ns, &bounds)
+    schedule_of(programs, topo, t_sb_ns, &bounds).h_antt
 }
 
 /// A program's bound in one run, from the steps it drew there (the
@@ -612,21 +612,44 @@ pub fn h_antt_of_run(
     t_sb_ns: &[f64],
     drawn: &[&DrawnWork],
 ) -> f64 {
+    schedule_of_run(programs, topo, t_sb_ns, drawn).h_antt
+}
+
+/// The bound's own schedule: the order in which the programs finish when
+/// the mix meets its H_ANTT bound, and how soon each could end in it.
+/// What a policy does differently from it is where its distance lies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundSchedule {
+    /// The least H_ANTT ([`h_antt_of_run`]).
+    pub h_antt: f64,
+    /// Program indices, first to finish first.
+    pub order: Vec<usize>,
+    /// Per program (the mix's order), its earliest end in that order, ns.
+    pub end_ns: Vec<f64>,
+}
+
+/// [`BoundSchedule`] of one run, from its programs' draws.
+pub fn schedule_of_run(
+    programs: &[Program],
+    topo: &Topology,
+    t_sb_ns: &[f64],
+    drawn: &[&DrawnWork],
+) -> BoundSchedule {
     assert_eq!(programs.len(), drawn.len(), "one draw per program");
     let bounds: Vec<ProgramBound> = programs
         .iter()
         .zip(drawn)
         .map(|(p, d)| program_in_run(p, topo, d))
         .collect();
-    h_antt_of(programs, topo, t_sb_ns, &bounds)
+    schedule_of(programs, topo, t_sb_ns, &bounds)
 }
 
-fn h_antt_of(
+fn schedule_of(
     programs: &[Program],
     topo: &Topology,
     t_sb_ns: &[f64],
     bounds: &[ProgramBound],
-) -> f64 {
+) -> BoundSchedule {
     assert_eq!(programs.len(), t_sb_ns.len(), "one T_SB per program");
     let n = programs.len();
     let weight: Vec<f64> = t_sb_ns.iter().map(|t| 1.0 / (n as f64 * t)).collect();
@@ -634,8 +657,10 @@ fn h_antt_of(
         return smith(programs, topo, bounds, &weight);
     }
     // best[S]: the least weighted sum of the completions of the programs
-    // in S if they are the first |S| to finish.
+    // in S if they are the first |S| to finish; last[S], the one of S that
+    // finishes last then, and when.
     let mut best = vec![f64::INFINITY; 1 << n];
+    let mut last = vec![(0usize, 0.0f64); 1 << n];
     best[0] = 0.0;
     for set in 1usize..(1 << n) {
         let mut work: BTreeMap<u64, f64> = BTreeMap::new();
@@ -653,11 +678,26 @@ fn h_antt_of(
                 let v = best[set & !(1 << i)] + weight[i] * end;
                 if v < best[set] {
                     best[set] = v;
+                    last[set] = (i, end);
                 }
             }
         }
     }
-    best[(1 << n) - 1]
+    let mut order = Vec::with_capacity(n);
+    let mut end_ns = vec![0.0; n];
+    let mut set = (1usize << n) - 1;
+    while set != 0 {
+        let (i, end) = last[set];
+        order.push(i);
+        end_ns[i] = end;
+        set &= !(1 << i);
+    }
+    order.reverse();
+    BoundSchedule {
+        h_antt: best[(1 << n) - 1],
+        order,
+        end_ns,
+    }
 }
 
 /// The least time in which `topo`'s cores could do `work` (ns at the
@@ -722,7 +762,12 @@ pub fn least_time(topo: &Topology, work: &BTreeMap<u64, f64>) -> f64 {
 
 /// Smith's rule on the machine's capacity, each core counted at the best
 /// rate it has for any step of the mix.
-fn smith(programs: &[Program], topo: &Topology, bounds: &[ProgramBound], weight: &[f64]) -> f64 {
+fn smith(
+    programs: &[Program],
+    topo: &Topology,
+    bounds: &[ProgramBound],
+    weight: &[f64],
+) -> BoundSchedule {
     let capacity: f64 = topo
         .core_type_of
         .iter()
@@ -739,9 +784,17 @@ fn smith(programs: &[Program], topo: &Topology, bounds: &[ProgramBound], weight:
     });
     let mut done = 0.0;
     let mut sum = 0.0;
-    for i in order {
+    let mut end_ns = vec![0.0; programs.len()];
+    for &i in &order {
         done += bounds[i].work_ns / capacity;
         sum += weight[i] * done;
+        // Each end is at least both terms (their weighted sum may exceed
+        // the bound, which is the larger of the two sums).
+        end_ns[i] = done.max(bounds[i].turnaround_ns);
     }
-    own.max(sum)
+    BoundSchedule {
+        h_antt: own.max(sum),
+        order,
+        end_ns,
+    }
 }

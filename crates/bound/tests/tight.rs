@@ -223,3 +223,61 @@ fn a_join_waits_for_the_slowest_worker_drawn() {
         "{got} vs {b:?}"
     );
 }
+
+#[test]
+fn the_bounds_schedule_runs_the_short_program_first() {
+    // A 6 ms program and a 2 ms one on one core, each T_SB its own length:
+    // the best is the short one first (ends at 2 and 8 ms: H_ANTT
+    // (1 + 8/6) / 2), not the long one (6 and 8 ms: (1 + 4) / 2).
+    let short = one(SPINNER);
+    let long = one(&SPINNER.replace("compute = 2000", "compute = 6000"));
+    let mix = [long.programs[0].clone(), short.programs[0].clone()];
+    let topo = Topology::named("1B", CoreOrder::BigFirst).unwrap();
+    let drawn: Vec<colab_sim::DrawnWork> = [6e6, 2e6]
+        .iter()
+        .map(|&ns| colab_sim::DrawnWork {
+            by_mem_frac: [(0.0f64.to_bits(), ns)].into(),
+            longest_path_ns: ns,
+            longest_held_ns: 0.0,
+        })
+        .collect();
+    let drawn: Vec<&colab_sim::DrawnWork> = drawn.iter().collect();
+    let s = colab_bound::schedule_of_run(&mix, &topo, &[6e6, 2e6], &drawn);
+    assert_eq!(s.order, vec![1, 0]);
+    assert!((s.end_ns[1] - 2e6).abs() < 1.0, "{s:?}");
+    assert!((s.end_ns[0] - 8e6).abs() < 1.0, "{s:?}");
+    assert!((s.h_antt - (1.0 + 8.0 / 6.0) / 2.0).abs() < 1e-9, "{s:?}");
+}
+
+/// Four workers of 1 ms meet at a barrier, then main computes 4 ms alone.
+const WIDE_THEN_SERIAL: &str = r#"
+name = "wide"
+[barrier]
+all = 4
+[thread.main]
+ops = [
+  { spawn = "worker", count = 4 },
+  { join = "worker" },
+  { compute = 4000, mem_frac = 0.0, cv = 0.0 },
+]
+[thread.worker]
+ops = [ { compute = 1000, mem_frac = 0.0, cv = 0.0 }, { barrier = "all" } ]
+"#;
+
+#[test]
+fn a_barrier_episode_takes_its_work_over_the_cores() {
+    // On two big cores the workers' 4 ms take 2 ms before the barrier
+    // opens (no one thread's 1 ms, nor the program's 8 ms of work over two
+    // cores, says so); then main's 4 ms: 6 ms.
+    let w = one(WIDE_THEN_SERIAL);
+    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
+    assert!((b.turnaround_ns - 6e6).abs() < 1.0, "{b:?}");
+    let got = r.programs[0].turnaround_ns as f64;
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+}

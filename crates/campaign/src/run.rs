@@ -386,23 +386,24 @@ fn records(
                 t_slow_ns: turnaround(3 * i + 2),
                 cpu_ns: pr.cpu_ns,
                 fast_cpu_ns: pr.fast_cpu_ns,
+                bound_end_ns: None,
             })
-            .collect();
+            .collect::<Vec<_>>();
         let topo = spec.topology(config, *order)?;
         // The least H_ANTT of this run's draws (not with restarts: a
         // program's turnaround is then a mean over runs).
+        let mut progs = progs;
         let h_antt_bound = match spec.restart_until {
             None if r.drawn.len() == wl.programs.len() => {
                 let t_sb: Vec<f64> = (0..wl.programs.len())
                     .map(|i| turnaround(3 * i + 1) as f64)
                     .collect();
                 let drawn: Vec<&colab_sim::DrawnWork> = r.drawn.iter().collect();
-                Some(colab_bound::h_antt_of_run(
-                    &wl.programs,
-                    &topo,
-                    &t_sb,
-                    &drawn,
-                ))
+                let s = colab_bound::schedule_of_run(&wl.programs, &topo, &t_sb, &drawn);
+                for (p, end) in progs.iter_mut().zip(&s.end_ns) {
+                    p.bound_end_ns = Some(*end);
+                }
+                Some(s.h_antt)
             }
             _ => None,
         };

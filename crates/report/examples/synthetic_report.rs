@@ -71,6 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                     t_slow_ns: sb * 3,
                                     cpu_ns: 0,
                                     fast_cpu_ns: 0,
+                                    bound_end_ns: None,
                                 }
                             })
                             .collect();

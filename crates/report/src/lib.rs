@@ -49,6 +49,10 @@ pub struct ProgramRecord {
     pub cpu_ns: u64,
     #[serde(default)]
     pub fast_cpu_ns: u64,
+    /// Its end in the lower bound's own schedule of this run's draws, ns
+    /// (colab-bound's `BoundSchedule`; None where there is no bound).
+    #[serde(default)]
+    pub bound_end_ns: Option<f64>,
 }
 
 /// One simulation.

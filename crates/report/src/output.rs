@@ -128,6 +128,7 @@ struct ProgramRow<'a> {
     slowdown: Option<f64>,
     cpu_ns: u64,
     fast_cpu_ns: u64,
+    bound_end_ns: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -224,6 +225,7 @@ fn program_rows(records: &[RunRecord]) -> Vec<ProgramRow<'_>> {
                     slowdown: colab_metrics::slowdown(t_m, alone).ok(),
                     cpu_ns: p.cpu_ns,
                     fast_cpu_ns: p.fast_cpu_ns,
+                    bound_end_ns: p.bound_end_ns,
                 }
             })
         })

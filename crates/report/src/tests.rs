@@ -41,6 +41,7 @@ fn rec(
                 t_slow_ns: 3 * t_sb,
                 cpu_ns: t_m,
                 fast_cpu_ns: t_m / 2,
+                bound_end_ns: None,
             })
             .collect(),
         energy_j,
@@ -517,17 +518,18 @@ fn write_report_files_and_tables() {
     let programs: usize = records.iter().map(|r| r.programs.len()).sum();
     let programs_csv = read(&files.programs_csv);
     assert_eq!(programs_csv.lines().count(), programs + 1);
-    // Each program's CPU time and its part on the fastest cores, last.
+    // Each program's CPU time and its part on the fastest cores, then its
+    // end in the bound's schedule (none here), last.
     assert!(
         programs_csv
             .lines()
             .next()
             .unwrap()
-            .ends_with(",h_ntt,slowdown,cpu_ns,fast_cpu_ns"),
+            .ends_with(",h_ntt,slowdown,cpu_ns,fast_cpu_ns,bound_end_ns"),
         "{programs_csv}"
     );
     let first = &records[0].programs[0];
-    let row = format!(",{},{}", first.cpu_ns, first.fast_cpu_ns);
+    let row = format!(",{},{},", first.cpu_ns, first.fast_cpu_ns);
     assert!(
         programs_csv.lines().nth(1).unwrap().ends_with(&row),
         "{programs_csv}"
@@ -857,11 +859,14 @@ fn fast_cores_left_idle_is_the_mean_share_per_policy_and_machine() {
 }
 
 #[test]
-fn summary_gives_the_geomean_distance_to_the_bound() {
-    // One program, T_M 10 over T_SB 5: H_ANTT 2. Bounds 1 and 0.5 give
-    // 2 and 4, geomean sqrt(8) = 2.828; a run without a bound counts for
-    // nothing.
-    let run = |policy: &str, seed, bound: Option<f64>| {
+fn summary_gives_the_distance_to_the_bound_from_both_sides() {
+    // One cell, two programs (T_M, T_SB, T_alone). cfs: (10, 5, 6) and
+    // (10, 5, 4): H_ANTT (2 + 2) / 2 = 2, bound 1: 2.000. rota: (6, 5, 5)
+    // and (8, 5, 4): 1.4, bound 1: 1.400; the virtual best 1.400. One at a
+    // time: each program's least T_alone (5, 4), Smith's order by T_alone
+    // x T_SB puts p1 first: ends 4 and 9, (0.8 + 1.8) / 2 = 1.3, the best
+    // known: cfs 2 / 1.3 = 1.538, rota 1.4 / 1.3 = 1.077.
+    let run = |policy: &str, progs: &[(u64, u64, u64)], bound: Option<f64>| {
         let mut r = rec(
             "Mix",
             &["Sync"],
@@ -870,26 +875,44 @@ fn summary_gives_the_geomean_distance_to_the_bound() {
             2,
             policy,
             "big-first",
-            seed,
-            &[(10, 5, 6)],
+            1,
+            progs,
             1.0,
         );
         r.h_antt_bound = bound;
         r
     };
+    let mut rota = run("rota", &[(6, 5, 5), (8, 5, 4)], Some(1.0));
+    rota.programs[0].bound_end_ns = Some(5.0);
+    rota.programs[1].bound_end_ns = Some(4.0);
     let records = vec![
-        run("cfs", 1, Some(1.0)),
-        run("cfs", 2, Some(0.5)),
-        run("rota", 1, Some(2.0)),
-        run("rota", 2, None),
+        run("cfs", &[(10, 5, 6), (10, 5, 4)], Some(1.0)),
+        rota,
+        // A single program has no H_ANTT to bound: left out.
+        {
+            let mut alone = run("cfs", &[(10, 5, 6)], Some(0.1));
+            alone.workload = "Single".into();
+            alone
+        },
     ];
     let tmp = tempfile::tempdir().unwrap();
     let files = write_report(&tmp.path().join("a"), &records, &no_charts()).unwrap();
     let md = read(&files.summary_md);
     let part = section(&md, "## Distance to the lower bound");
-    assert!(part.contains("| policy | 2B2S |"), "{part}");
-    assert!(part.contains("| cfs | 2.828 |"), "{part}");
-    assert!(part.contains("| rota | 1.000 |"), "{part}");
+    for row in [
+        "|  | 2B2S |",
+        "| cfs | 2.000 |",
+        "| rota | 1.400 |",
+        "| virtual best | 1.400 |",
+        "| cfs | 1.538 |",
+        "| rota | 1.077 |",
+        "| virtual best | 1.077 |",
+        "| one at a time | 1.000 |",
+        "in 2B2S 1 of 1 cells",
+        "| Mix | 2B2S | big-first | 1 | 1.400 | 1.300 | 1.000 | p0 1.20, p1 1.60 | p1 0.80, p0 1.00 |",
+    ] {
+        assert!(part.contains(row), "{row} not in {part}");
+    }
     let none: Vec<RunRecord> = records
         .into_iter()
         .map(|mut r| {

@@ -385,6 +385,7 @@ mod tests {
                     t_slow_ns: 3 * alone,
                     cpu_ns: 0,
                     fast_cpu_ns: 0,
+                    bound_end_ns: None,
                 })
                 .collect(),
             energy_j: 1.0,

@@ -25,6 +25,11 @@ pub struct BarrierState {
     /// The longest drawn path (ThreadRt::path_ns) of this episode's
     /// arrivals so far: no thread leaves the episode sooner.
     pub path_ns: f64,
+    /// The drawn work its arrivals did since they last left a barrier (or
+    /// started), and the least path at which one of them left: that work
+    /// is done after it, on no more cores than the machine has.
+    pub work_ns: f64,
+    pub from_ns: f64,
 }
 
 impl BarrierState {
@@ -32,6 +37,7 @@ impl BarrierState {
     pub fn new(needed: u32) -> BarrierState {
         BarrierState {
             needed,
+            from_ns: f64::INFINITY,
             ..Default::default()
         }
     }

@@ -78,6 +78,7 @@ impl<'a> Sim<'a> {
                     let best = w * self.phases[phase].ns_best;
                     if !self.op_shared[prog][self.rt[ti].group as usize][pc] {
                         self.rt[ti].path_ns += best;
+                        self.rt[ti].since_barrier_ns += best;
                     }
                     let pr = &mut self.progs[prog];
                     if pr.drawn_by_phase.len() <= phase {
@@ -141,15 +142,24 @@ impl<'a> Sim<'a> {
                     let bar = &mut self.barriers[g];
                     bar.arrived += 1;
                     bar.path_ns = bar.path_ns.max(self.rt[ti].path_ns);
+                    bar.work_ns += std::mem::take(&mut self.rt[ti].since_barrier_ns);
+                    bar.from_ns = bar.from_ns.min(self.rt[ti].since_barrier_from);
                     if bar.arrived >= bar.needed {
                         bar.arrived = 0;
                         // The episode ends when its last thread arrives,
-                        // in every schedule: all leave at the longest path.
-                        let path = std::mem::take(&mut bar.path_ns);
-                        self.rt[ti].path_ns = path;
+                        // in every schedule, and no sooner than the work
+                        // its threads did since they left a barrier, over
+                        // every core at the fastest rate, after the first
+                        // of them left: all leave at the later of the two.
+                        let work = std::mem::take(&mut bar.work_ns) / self.cores.len() as f64;
+                        let from = std::mem::replace(&mut bar.from_ns, f64::INFINITY);
+                        let path = std::mem::take(&mut bar.path_ns).max(from + work);
+                        let r = &mut self.rt[ti];
+                        (r.path_ns, r.since_barrier_from) = (path, path);
                         let mut ws = std::mem::take(&mut bar.waiters);
                         for w in &ws {
-                            self.rt[w.idx()].path_ns = path;
+                            let r = &mut self.rt[w.idx()];
+                            (r.path_ns, r.since_barrier_from) = (path, path);
                             self.wake_all_of(*w, t);
                         }
                         ws.clear();

@@ -193,6 +193,10 @@ struct ThreadRt {
     /// from its creator's at its spawn, through joins and barrier episodes
     /// (the lower bound reads it).
     path_ns: f64,
+    /// Its drawn compute since it last left a barrier or started, and its
+    /// `path_ns` then.
+    since_barrier_ns: f64,
+    since_barrier_from: f64,
 }
 
 #[derive(Clone, Debug, Default)]

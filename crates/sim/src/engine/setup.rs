@@ -292,6 +292,8 @@ impl<'a> Sim<'a> {
             created: self.st.now,
             timers: vec![None; self.w.programs[prog].timers.len()],
             path_ns: parent.map_or(0.0, |p| self.rt[p.idx()].path_ns),
+            since_barrier_ns: 0.0,
+            since_barrier_from: parent.map_or(0.0, |p| self.rt[p.idx()].path_ns),
         });
         let pr = &mut self.progs[prog];
         pr.live[group as usize] += 1;
