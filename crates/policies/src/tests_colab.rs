@@ -5,7 +5,7 @@
 use crate::test_util::*;
 use crate::{Colab, ColabParams};
 use colab_core::{
-    CoreId, Pick, Policy, RunState, SchedState, StopReason, ThreadId, NS_PER_MS, NS_PER_US,
+    Action, CoreId, Pick, Policy, RunState, SchedState, StopReason, ThreadId, NS_PER_MS, NS_PER_US,
 };
 
 const MS: u64 = NS_PER_MS;
@@ -17,6 +17,26 @@ fn colab(st: &SchedState, opts: &str) -> Colab {
     let mut p = Colab::new(params);
     created(&mut p, st);
     p
+}
+
+#[test]
+fn colab_keeps_linuxs_periodic_balancer() {
+    // The papers override only the task selector and the core allocator
+    // (colab-tpds 5.3): the tick's load balancing stays. Little core 2
+    // runs one thread with two queued, little core 3 runs one: the tick of
+    // the cluster's first core moves a queued thread to the shorter queue.
+    let mut st = state("2B2S", 4);
+    run_on(&mut st, 2, 0);
+    queue(&mut st, 2, 1);
+    queue(&mut st, 2, 2);
+    run_on(&mut st, 3, 3);
+    let mut p = colab(&st, "");
+    let mut out = Vec::new();
+    p.tick(&st, CoreId(2), &mut out);
+    assert!(
+        matches!(out.as_slice(), [Action::Migrate { to: CoreId(3), .. }]),
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -20,6 +20,10 @@
 //!   bottleneck-first never starves the rest (the paper keeps CFS's fairness
 //!   underneath; this bound is our reading of "as long as it does not affect
 //!   fairness", colab-cgo20-evaluation).
+//! - The papers implement COLAB by overriding `pick_next_task_fair()` and
+//!   `select_task_rq_fair()` (colab-tpds 5.3); the periodic load balancer,
+//!   run from the tick outside both, stays as CFS's (since 2026-12-06; it
+//!   was missing before).
 //! - Scale-slice: on a big core, the slice is the CFS slice divided by the
 //!   thread's predicted speedup and vruntime advances by runtime times the
 //!   speedup, so equal vruntime means equal progress in little-core time.
@@ -586,10 +590,13 @@ impl Policy for Colab {
         (base as f64 / self.progress_scale(st, c, t)) as Nanos
     }
 
-    fn tick(&mut self, st: &SchedState, c: CoreId, _out: &mut Vec<Action>) -> bool {
+    fn tick(&mut self, st: &SchedState, c: CoreId, out: &mut Vec<Action>) -> bool {
         if let Some(t) = st.core(c).current {
             self.note_running(st, c, t);
         }
+        // Linux's periodic balancer runs from the tick, outside the two
+        // functions the papers override (colab-tpds 5.3), so it stays.
+        self.cfs().periodic_balance(st, c, out);
         let scale = self.cfs().run_scale(c);
         self.cfs().tick_preempt(st, c, scale)
     }
