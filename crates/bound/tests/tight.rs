@@ -39,6 +39,26 @@ fn run_alone(w: &Workload, machine: &str) -> f64 {
     r.programs[0].turnaround_ns as f64
 }
 
+/// Runs a one-program workload alone on `machine` under CFS, checks that
+/// the run is at or above its own draws' bound and within 1% of it, and
+/// returns that bound and what the run drew.
+fn meets_its_bound(
+    w: &Workload,
+    machine: &str,
+) -> (colab_bound::ProgramBound, colab_sim::DrawnWork) {
+    let topo = Topology::named(machine, CoreOrder::BigFirst).unwrap();
+    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
+    let r = simulate(w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
+    let d = r.programs[0].drawn.clone();
+    let b = colab_bound::program_in_run(&w.programs[0], &topo, &d);
+    let got = r.programs[0].turnaround_ns as f64;
+    assert!(
+        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
+        "{got} vs {b:?}"
+    );
+    (b, d)
+}
+
 #[test]
 fn one_thread_on_a_free_big_core_is_its_work_at_the_big_rate() {
     let w = one(SPINNER);
@@ -128,21 +148,11 @@ ops = [
 fn a_threads_own_steps_leave_out_the_items_it_happened_to_take() {
     // Which worker takes which item is the schedule's doing: a thread's
     // own chain is main's 1 ms, not a worker's five or six items.
-    let w = one(TEAM);
-    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
-    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
-    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
-    let d = &r.programs[0].drawn;
-    assert!((d.longest_path_ns - 1e6).abs() < 1.0, "{d:?}");
     // The chain: main's 1 ms, then the workers' 10 ms of items shared by
     // two, 5 ms at best: 6 ms, which the run meets to 1%.
-    let b = colab_bound::program_in_run(&w.programs[0], &topo, d);
+    let (b, d) = meets_its_bound(&one(TEAM), "2B");
+    assert!((d.longest_path_ns - 1e6).abs() < 1.0, "{d:?}");
     assert!((b.turnaround_ns - 6e6).abs() < 1.0, "{b:?}");
-    let got = r.programs[0].turnaround_ns as f64;
-    assert!(
-        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
-        "{got}"
-    );
 }
 
 /// Two workers meet at a barrier after each of 20 noisy steps: each
@@ -166,16 +176,7 @@ ops = [
 fn barrier_episodes_chain_their_slowest_steps() {
     // On two big cores each worker has its own core: the run is the sum
     // over episodes of the slower step, which the run's own bound is.
-    let w = one(BARRIER_STEPS);
-    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
-    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
-    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
-    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
-    let got = r.programs[0].turnaround_ns as f64;
-    assert!(
-        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
-        "{got} vs {b:?}"
-    );
+    meets_its_bound(&one(BARRIER_STEPS), "2B");
 }
 
 /// Four workers each run 10 critical sections of 1 ms under one mutex.
@@ -192,35 +193,19 @@ ops = [ { loop = 10, body = [ { critical = "m", compute = 1000, mem_frac = 0.0, 
 #[test]
 fn one_mutexs_critical_sections_follow_one_another() {
     // 40 ms of work under one lock take 40 ms on any number of cores.
-    let w = one(ONE_LOCK);
-    let topo = Topology::named("4B", CoreOrder::BigFirst).unwrap();
-    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
-    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
-    let d = &r.programs[0].drawn;
+    let (_b, d) = meets_its_bound(&one(ONE_LOCK), "4B");
     assert!((d.longest_held_ns - 40e6).abs() < 1.0, "{d:?}");
-    let b = colab_bound::program_in_run(&w.programs[0], &topo, d);
-    let got = r.programs[0].turnaround_ns as f64;
-    assert!(
-        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
-        "{got} vs {b:?}"
-    );
 }
 
 #[test]
 fn a_join_waits_for_the_slowest_worker_drawn() {
     // FORK_JOIN's workers with noise: 1 ms, the slower worker's draw, 1 ms.
-    let w = one(&FORK_JOIN.replace(
-        "ops = [ { compute = 2000, mem_frac = 0.0 } ]",
-        "ops = [ { compute = 2000, mem_frac = 0.0, cv = 0.5 } ]",
-    ));
-    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
-    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
-    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
-    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
-    let got = r.programs[0].turnaround_ns as f64;
-    assert!(
-        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
-        "{got} vs {b:?}"
+    meets_its_bound(
+        &one(&FORK_JOIN.replace(
+            "ops = [ { compute = 2000, mem_frac = 0.0 } ]",
+            "ops = [ { compute = 2000, mem_frac = 0.0, cv = 0.5 } ]",
+        )),
+        "2B",
     );
 }
 
@@ -269,15 +254,6 @@ fn a_barrier_episode_takes_its_work_over_the_cores() {
     // On two big cores the workers' 4 ms take 2 ms before the barrier
     // opens (no one thread's 1 ms, nor the program's 8 ms of work over two
     // cores, says so); then main's 4 ms: 6 ms.
-    let w = one(WIDE_THEN_SERIAL);
-    let topo = Topology::named("2B", CoreOrder::BigFirst).unwrap();
-    let mut pol = colab_campaign::policy_by_name("cfs").unwrap();
-    let r = simulate(&w, &topo, pol.as_mut(), &SimConfig::default()).unwrap();
-    let b = colab_bound::program_in_run(&w.programs[0], &topo, &r.programs[0].drawn);
+    let (b, _d) = meets_its_bound(&one(WIDE_THEN_SERIAL), "2B");
     assert!((b.turnaround_ns - 6e6).abs() < 1.0, "{b:?}");
-    let got = r.programs[0].turnaround_ns as f64;
-    assert!(
-        got >= b.turnaround_ns && got <= 1.01 * b.turnaround_ns,
-        "{got} vs {b:?}"
-    );
 }
