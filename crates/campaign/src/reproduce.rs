@@ -50,6 +50,9 @@ pub struct Request {
     /// Whether any trace library was given (`--traces`).
     pub has_libraries: bool,
     pub only_traces: bool,
+    /// Workloads that replace the study's own (`--workloads`): files of
+    /// programs and mixes (every mix of each), mix and benchmark names.
+    pub workloads: Vec<String>,
     pub random_mixes: Option<u32>,
     pub mix_seed: u64,
     pub only_random: bool,
@@ -115,6 +118,18 @@ pub fn plan(
     if any_traces && studies.len() > 1 {
         bail!("--trace, --traces and --only-traces go with one study, not `all`");
     }
+    if !req.workloads.is_empty() && studies.len() > 1 {
+        bail!("--workloads goes with one study, not `all`");
+    }
+    if !req.workloads.is_empty() && req.only_random {
+        bail!("--workloads replaces the study's workloads: give --random-mixes without --only-random to add random mixes to them");
+    }
+    let own: Vec<Workload> = Library::builtin()
+        .resolve_args(&req.workloads, true)
+        .context("--workloads")?
+        .into_iter()
+        .map(|r| r.workload)
+        .collect();
     if let Some(n) = req.random_mixes {
         if req.study != StudyChoice::Colab {
             bail!(
@@ -160,7 +175,10 @@ pub fn plan(
             st,
             baseline,
             paper_lengths,
-            library_workloads,
+            Added {
+                own: &own,
+                libraries: library_workloads,
+            },
             load_trace,
         )?);
     }
@@ -172,6 +190,15 @@ pub fn plan(
         ),
         Some(n) => format!("{title}, with {n} random mixes (seed {})", req.mix_seed),
         None => title.to_string(),
+    };
+    let title = if own.is_empty() {
+        title
+    } else {
+        let names: Vec<&str> = own.iter().map(|w| w.name.as_str()).collect();
+        format!(
+            "{title}: your workloads ({}) in place of its own",
+            names.join(", ")
+        )
     };
     let title = match req.restart_until {
         Some(k) => format!("{title}; programs restarted until each completed {k} times"),
@@ -198,6 +225,13 @@ pub fn plan(
     })
 }
 
+/// Workloads a request brings: its own (`--workloads`, in place of the
+/// study's) and its trace libraries' (added to them).
+struct Added<'a> {
+    own: &'a [Workload],
+    libraries: &'a [Workload],
+}
+
 /// One study's campaign with the request's workloads, machines, seeds,
 /// policies and predictor.
 fn study_spec(
@@ -206,22 +240,26 @@ fn study_spec(
     st: Study,
     baseline: &str,
     paper_lengths: bool,
-    library_workloads: &[Workload],
+    added: Added,
     load_trace: &mut dyn FnMut(&Path) -> Result<Workload>,
 ) -> Result<CampaignSpec> {
+    let own = added.own;
     let mut spec = CampaignSpec::study(lib, st, req.quick)?;
     if paper_lengths && matches!(st, Study::Camp | Study::PropSp) {
         spec.with_paper_lengths()?;
     }
-    if req.only_traces || req.only_random {
+    if req.only_traces || req.only_random || !own.is_empty() {
         spec.clear_workloads();
+    }
+    for w in own {
+        spec.add_everywhere(w.clone());
     }
     for t in &req.traces {
         let mut w = load_trace(t)?;
         w.classes = vec!["trace".into()];
         spec.add_everywhere(w);
     }
-    for w in library_workloads {
+    for w in added.libraries {
         spec.add_everywhere(w.clone());
     }
     if let Some(seeds) = req.seeds {

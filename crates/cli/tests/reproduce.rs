@@ -681,3 +681,89 @@ fn reproduce_runs_a_machine_file_beside_a_built_in_machine() {
         &["invalid topology"],
     );
 }
+
+/// Two program files and a mix of both, as workloads/README.md writes them.
+const OWN_PROGRAM: &str = r#"
+name = "own_barrier"
+default_n = 2
+threads_formula = "n"
+[barrier]
+b = "n"
+[thread.main]
+ops = [
+  { spawn = "w", count = "n-1" },
+  { loop = 10, body = [ { compute = 300, speedup = 2.0 }, { barrier = "b" } ] },
+  { join = "w" },
+]
+[thread.w]
+ops = [ { loop = 10, body = [ { compute = 300, speedup = 2.0 }, { barrier = "b" } ] } ]
+"#;
+
+#[test]
+fn reproduce_runs_ones_own_mix_of_program_files_on_a_machine_file() {
+    let dir = tempdir();
+    write(dir.path(), "own_barrier.toml", OWN_PROGRAM);
+    write(
+        dir.path(),
+        "own_spin.toml",
+        "name = \"own_spin\"\n[thread.main]\nops = [ { compute = 2000, speedup = 1.5 } ]\n",
+    );
+    let mixes = write(
+        dir.path(),
+        "own_mixes.toml",
+        "[[mix]]\nname = \"own-1\"\nprograms = [ { bench = \"own_barrier.toml\" }, { bench = \"own_spin.toml\" } ]\n\n\
+         [[mix]]\nname = \"own-2\"\nprograms = [ { bench = \"own_spin.toml\" }, { bench = \"fft\", n = 2 } ]\n",
+    );
+    let machine = write(dir.path(), "mine.toml", MACHINE_1B2S);
+    let out = dir.path().join("report");
+    let workloads = format!("{},Sync-2", s(&mixes));
+    let r = ok(&[
+        "reproduce",
+        "--workloads",
+        &workloads,
+        "--configs",
+        s(&machine),
+        "--seeds",
+        "1",
+        "--policies",
+        "cfs,rota",
+        "--allow-no-png",
+        "--out",
+        s(&out),
+    ]);
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(runs.as_bytes());
+    let mut cells = std::collections::BTreeSet::new();
+    for rec in rdr.deserialize::<std::collections::HashMap<String, String>>() {
+        let rec = rec.unwrap();
+        cells.insert((rec["workload"].clone(), rec["config"].clone()));
+    }
+    // Every mix of the file and the named one, on the machine file only.
+    let want: std::collections::BTreeSet<(String, String)> = ["Sync-2", "own-1", "own-2"]
+        .iter()
+        .map(|w| (w.to_string(), "mine".to_string()))
+        .collect();
+    assert_eq!(cells, want, "{}", r.stderr);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("your workloads (own-1, own-2, Sync-2)"),
+        "{summary}"
+    );
+    // Normalised to CFS as the built-in study is.
+    assert!(summary.contains("H_ANTT normalised to cfs"), "{summary}");
+    fails(
+        &["reproduce", "--workloads", "nosuch.toml", "--out", s(&out)],
+        &["--workloads", "nosuch.toml"],
+    );
+    fails(
+        &[
+            "reproduce",
+            "all",
+            "--workloads",
+            s(&mixes),
+            "--out",
+            s(&out),
+        ],
+        &["--workloads goes with one study"],
+    );
+}

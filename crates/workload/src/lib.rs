@@ -3,11 +3,13 @@
 
 pub mod control;
 pub mod expr;
+pub mod files;
 pub mod program;
 pub mod random;
 pub mod rtapp;
 pub mod spec;
 
+pub use files::{Loaded, Resolved};
 pub use program::{
     compile, mem_frac_for_speedup, reference_speedup, BenchInfo, Group, IndexSel, LoopCount, Op,
     Program,
@@ -327,55 +329,22 @@ impl Library {
     }
 
     /// The workload a TOML text holds, read as from a file named `file`:
-    /// its first mix if it has `[[mix]]` entries, else its one program alone.
+    /// its first mix if it has `[[mix]]` entries, else its one program alone
+    /// (see [`Library::load_text`]).
     pub fn resolve_text(&mut self, file: &str, text: &str) -> Result<Workload, WorkloadError> {
-        if text.contains("[[mix]]") {
-            let names = self.add_mix_text(file, text)?;
-            return self.mix(names.first().ok_or_else(|| WorkloadError::Invalid {
-                file: file.into(),
-                place: "mix".into(),
-                problem: "file has no [[mix]] entries".into(),
-            })?);
+        let l = self.load_text(file, None, text)?;
+        match (l.mixes.first(), &l.program) {
+            (Some(m), _) => self.mix(m),
+            (None, Some(p)) => self.single(p, None),
+            (None, None) => unreachable!("a loaded file holds a program or mixes"),
         }
-        let name = self.add_program_text(file, text)?;
-        self.single(&name, None)
     }
 
-    /// Resolves a command-line workload: a mix name, a benchmark name
-    /// (optionally `name:n`), a TOML file holding a program or mixes, or an
-    /// rt-app task set (a `.json` file).
+    /// Resolves one command-line workload (see [`Library::resolve_args`]):
+    /// a file of several mixes gives its first.
     pub fn resolve(&mut self, arg: &str) -> Result<Workload, WorkloadError> {
-        let path = Path::new(arg);
-        if arg.ends_with(".json") {
-            let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
-                file: arg.to_string(),
-                source: e,
-            })?;
-            let name = self.add_rtapp_text(arg, &text)?;
-            return self.single(&name, None);
-        }
-        if arg.ends_with(".toml") || path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::Io {
-                file: arg.to_string(),
-                source: e,
-            })?;
-            return self.resolve_text(arg, &text);
-        }
-        if self.mixes.iter().any(|m| m.name.eq_ignore_ascii_case(arg)) {
-            return self.mix(arg);
-        }
-        let (name, n) = match arg.split_once(':') {
-            Some((a, b)) => (
-                a,
-                Some(b.parse::<i64>().map_err(|_| WorkloadError::Invalid {
-                    file: "<command line>".into(),
-                    place: arg.into(),
-                    problem: format!("'{b}' is not a thread count"),
-                })?),
-            ),
-            None => (arg, None),
-        };
-        self.single(name, n)
+        let mut r = self.resolve_args(&[arg.to_string()], false)?;
+        Ok(r.remove(0).workload)
     }
 }
 

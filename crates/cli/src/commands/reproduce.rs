@@ -133,6 +133,14 @@ pub struct ReproduceArgs {
     /// workloads.
     #[arg(long)]
     only_traces: bool,
+    /// Your own workloads in place of the study's (comma-separated or
+    /// repeated): program and mix files (every mix of each; a mix may name
+    /// program files relative to it), `FILE:NAME`, built-in mix and
+    /// benchmark names (`ferret:8`), random mixes (`Rand-7-2`). They run on
+    /// the study's machines or those of --configs, through the same
+    /// report, charts and normalisation.
+    #[arg(long, value_name = "WORKLOAD", value_delimiter = ',')]
+    workloads: Vec<String>,
     /// Also run N random mixes of the 17 COLAB benchmarks (held-out test
     /// workloads, class "random", named Rand-S-1 .. Rand-S-N): each has 2
     /// to 6 distinct programs, every n one its real program accepts (fft,
@@ -212,6 +220,7 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
         traces: a.traces,
         has_libraries: !a.libraries.is_empty(),
         only_traces: a.only_traces,
+        workloads: a.workloads,
         random_mixes: a.random_mixes,
         mix_seed: a.mix_seed,
         only_random: a.only_random,

@@ -46,17 +46,25 @@ Examples:
 
 #[derive(clap::Args)]
 pub struct SimArgs {
-    /// A benchmark (`ferret`, `ferret:8` for n = 8), a mix (`Sync-2`), a TOML
-    /// file, or an rt-app task set (a `.json` file).
-    #[arg(required_unless_present_any = ["trace", "rt_app"])]
-    workload: Option<String>,
+    /// One or more workloads, each run in turn: a benchmark (`ferret`,
+    /// `ferret:8` for n = 8), a mix (`Sync-2`, `Rand-7-2`: random mix 2 of
+    /// seed 7), a TOML file holding a program, mixes or both (`FILE:NAME`
+    /// picks one of its mixes, `FILE:n` runs its program at n), or an rt-app
+    /// task set (a `.json` file). A mix may name program files, relative to
+    /// its own file, and the programs of the other files given.
+    #[arg(value_name = "WORKLOAD", required_unless_present_any = ["trace", "rt_app"])]
+    workloads: Vec<String>,
+    /// Run every mix of a file that holds several (by default its first,
+    /// with a note naming the others).
+    #[arg(long)]
+    every_mix: bool,
     /// Replay a trace recorded by `colab trace` instead of a workload spec.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "rt_app"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workloads", "rt_app"])]
     trace: Option<PathBuf>,
     /// An rt-app task set (JSON, rt-app's grammar) as the workload: run,
     /// sleep, timer, lock/unlock, wait/signal/broad, sync, barrier, loop,
     /// instance, delay; what colab cannot model is refused by name.
-    #[arg(long = "rt-app", value_name = "FILE", conflicts_with = "workload")]
+    #[arg(long = "rt-app", value_name = "FILE", conflicts_with = "workloads")]
     rt_app: Option<PathBuf>,
     /// Big/little speedup of replayed compute (a trace recorded on one core
     /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
@@ -162,8 +170,8 @@ pub fn run(a: SimArgs) -> Result<()> {
             stray.join(", ")
         );
     }
-    let mut w = match (&a.workload, &a.trace) {
-        (_, Some(path)) => colab_trace::workloads::load_trace(
+    let workloads: Vec<Workload> = match (&a.workloads[..], &a.trace) {
+        (_, Some(path)) => vec![colab_trace::workloads::load_trace(
             path,
             a.speedup
                 .unwrap_or(colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP),
@@ -173,59 +181,83 @@ pub fn run(a: SimArgs) -> Result<()> {
                 sleep_unnamed_wakes: a.sleep_unnamed_wakes,
             },
             &mut warn,
-        )?,
-        (Some(name), None) => Library::builtin().resolve(name)?,
-        (None, None) => match &a.rt_app {
+        )?],
+        ([], None) => match &a.rt_app {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("{}: cannot read the rt-app file", path.display()))?;
                 let mut lib = Library::builtin();
                 let file = path.display().to_string();
                 let name = lib.add_rtapp_text(&file, &text)?;
-                lib.single(&name, None)?
+                vec![lib.single(&name, None)?]
             }
             None => bail!("give a WORKLOAD, --trace FILE or --rt-app FILE"),
         },
+        (names, None) => Library::builtin()
+            .resolve_args(names, a.every_mix)?
+            .into_iter()
+            .map(|r| {
+                if let Some(note) = &r.note {
+                    warn(note);
+                }
+                r.workload
+            })
+            .collect(),
     };
-    let topo = load_topology(&a.topology, a.order.into())?;
-    let mut cfg = SimConfig {
-        seed: a.seed,
-        timeline: a.timeline.is_some(),
-        restart_until: a.restart_until,
-        max_events: a.max_events,
-        ..SimConfig::default()
-    };
-    if a.lengths == Some(LengthsArg::Paper) {
-        colab_campaign::lengths::to_paper_lengths(&mut w, &mut Default::default())?;
-        cfg.max_time_ns = colab_campaign::lengths::PAPER_MAX_TIME_NS;
-    }
-    if let Some(t) = a.time_limit {
-        cfg.max_time_ns = colab_campaign::reproduce::time_limit_ns(t)?;
-    }
-    let r = simulate_with_baselines(
-        &w,
-        &topo,
-        &a.policy,
-        &a.predictor,
-        &cfg,
-        &mut simulate_with_bar,
-    )?;
-    if let Some(path) = &a.timeline {
-        let tl = r.result.timeline.as_ref().expect("timeline was requested");
-        let mut buf = Vec::new();
-        tl.write_json(&mut buf)
-            .context("serializing the timeline")?;
-        write_atomic(path, &buf)?;
-    }
-    if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&colab_campaign::single::to_json(
-                &w, &topo, &a.policy, a.seed, &r
-            ))?
+    if workloads.len() > 1 && a.timeline.is_some() {
+        bail!(
+            "--timeline writes one run's schedule, but {} workloads were given: run them one at a time",
+            workloads.len()
         );
-    } else {
-        print_text(&w, &topo, &a, &r, a.timeline.as_deref());
+    }
+    let topo = load_topology(&a.topology, a.order.into())?;
+    let mut json = Vec::new();
+    for (i, mut w) in workloads.into_iter().enumerate() {
+        if i > 0 && !a.json {
+            println!();
+        }
+        let mut cfg = SimConfig {
+            seed: a.seed,
+            timeline: a.timeline.is_some(),
+            restart_until: a.restart_until,
+            max_events: a.max_events,
+            ..SimConfig::default()
+        };
+        if a.lengths == Some(LengthsArg::Paper) {
+            colab_campaign::lengths::to_paper_lengths(&mut w, &mut Default::default())?;
+            cfg.max_time_ns = colab_campaign::lengths::PAPER_MAX_TIME_NS;
+        }
+        if let Some(t) = a.time_limit {
+            cfg.max_time_ns = colab_campaign::reproduce::time_limit_ns(t)?;
+        }
+        let r = simulate_with_baselines(
+            &w,
+            &topo,
+            &a.policy,
+            &a.predictor,
+            &cfg,
+            &mut simulate_with_bar,
+        )?;
+        if let Some(path) = &a.timeline {
+            let tl = r.result.timeline.as_ref().expect("timeline was requested");
+            let mut buf = Vec::new();
+            tl.write_json(&mut buf)
+                .context("serializing the timeline")?;
+            write_atomic(path, &buf)?;
+        }
+        if a.json {
+            json.push(colab_campaign::single::to_json(
+                &w, &topo, &a.policy, a.seed, &r,
+            ));
+        } else {
+            print_text(&w, &topo, &a, &r, a.timeline.as_deref());
+        }
+    }
+    match json.len() {
+        0 => {}
+        // One workload: its object, as before several were accepted.
+        1 => println!("{}", serde_json::to_string_pretty(&json[0])?),
+        _ => println!("{}", serde_json::to_string_pretty(&json)?),
     }
     Ok(())
 }
