@@ -22,6 +22,8 @@ pub struct Cli {
 pub enum Cmd {
     #[command(about = sim::ABOUT, after_help = sim::EXAMPLES)]
     Sim(sim::SimArgs),
+    #[command(about = compare::ABOUT, after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
     #[command(about = reproduce::ABOUT, after_help = reproduce::EXAMPLES)]
     Reproduce(reproduce::ReproduceArgs),
     #[command(about = bench::ABOUT, after_help = bench::EXAMPLES)]
@@ -86,6 +88,7 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     match cmd {
         Cmd::Sim(a) => sim::run(a),
+        Cmd::Compare(a) => compare::run(a),
         Cmd::Reproduce(a) => reproduce::run(a),
         Cmd::Bench(a) => bench::run(a),
         Cmd::Native(a) => native::run(a),

@@ -29,6 +29,7 @@ pub use charts::check_fonts;
 pub use naming::natural_cmp;
 pub use output::{runs_csv, write_report, ReportFiles};
 pub use scatter::{write_diagonal_scatter, write_scatter, ScatterPoint, ScatterSeries};
+pub use versus::{mean_interval, ratio_interval, Interval};
 
 /// One program of a run. Times are in nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -48,8 +48,8 @@ pub(crate) struct Versus {
 /// (H_ANTT, unfairness) to the reference's: the seeds both ran resampled with replacement, each
 /// seed keeping its pair of runs (a seed fixes the start order and the
 /// workload's random draws for every policy alike).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Interval {
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Interval {
     pub lo: f64,
     pub hi: f64,
     pub seeds: usize,
@@ -110,9 +110,16 @@ impl PerSeed {
     }
 }
 
+/// The 95% percentile-bootstrap interval of the mean of `x` (the ratio
+/// of its sum to that of as many ones); None with fewer than two values.
+pub fn mean_interval(x: &BTreeMap<u64, f64>) -> Option<Interval> {
+    let ones: BTreeMap<u64, f64> = x.keys().map(|&k| (k, 1.0)).collect();
+    ratio_interval(x, &ones)
+}
+
 /// The interval of `x`'s ratio to `r` over the seeds both have; None with
 /// fewer than two.
-pub(crate) fn ratio_interval(x: &BTreeMap<u64, f64>, r: &BTreeMap<u64, f64>) -> Option<Interval> {
+pub fn ratio_interval(x: &BTreeMap<u64, f64>, r: &BTreeMap<u64, f64>) -> Option<Interval> {
     let pairs: Vec<(f64, f64)> = x
         .iter()
         .filter_map(|(s, &a)| r.get(s).map(|&b| (a, b)))

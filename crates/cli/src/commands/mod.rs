@@ -4,6 +4,7 @@
 pub mod analytic;
 pub mod bench;
 pub mod calibrate;
+pub mod compare;
 pub mod fingerprint;
 pub mod headline;
 pub mod heavy_thread;

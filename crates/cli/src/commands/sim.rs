@@ -343,6 +343,14 @@ fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timelin
             p.display()
         );
     }
+    println!(
+        "  one run is one sample (seed {}, {}): `colab compare {} -t {} -p {},...` runs every seed and core order with 95% intervals",
+        a.seed,
+        colab_core::CoreOrder::from(a.order).label(),
+        w.name,
+        a.topology,
+        a.policy
+    );
 }
 
 /// One run, with a progress bar once it passes [`colab_sim::PROGRESS_EVERY`]
