@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, s, tempdir, write};
+use common::{fails, ok, s, tempdir, write};
 use std::path::Path;
 
 #[test]
@@ -281,4 +281,46 @@ ops = [ { lock = "b" }, { compute = 1000, speedup = 2.0 }, { lock = "a" }, { unl
             "held by thread",
         ],
     );
+}
+
+#[test]
+fn near_misses_are_named_and_odd_machines_refused_or_explained() {
+    fails(
+        &["sim", "ferrett"],
+        &["unknown workload 'ferrett' (did you mean 'ferret'?)"],
+    );
+    fails(&["sim", "Sync2"], &["(did you mean 'Sync-2'?)"]);
+    fails(
+        &["sim", "fft", "-p", "rotaa"],
+        &["unknown policy 'rotaa' (did you mean 'rota'?)"],
+    );
+    fails(
+        &["sim", "fft", "-t", "hikey97"],
+        &["(did you mean 'hikey970'?)"],
+    );
+    // Nothing near: no suggestion.
+    let far = fails(&["sim", "zzzzzz"], &["unknown workload 'zzzzzz'"]);
+    assert!(!far.stderr.contains("did you mean"), "{}", far.stderr);
+    // A cluster of no cores is refused, not dropped.
+    let dir = tempdir();
+    let zero = write(
+        dir.path(),
+        "zero.toml",
+        "[[core_types]]\nname = \"big\"\ncompute_rate = 1.0\nmemory_rate = 1.0\nactive_power_w = 1.0\nidle_power_w = 0.05\n\
+         [[core_types]]\nname = \"little\"\ncompute_rate = 0.5\nmemory_rate = 0.8\nactive_power_w = 0.3\nidle_power_w = 0.02\n\
+         [[clusters]]\ncore_type = \"big\"\ncores = 0\n[[clusters]]\ncore_type = \"little\"\ncores = 2\n",
+    );
+    fails(
+        &["sim", "fft", "-t", s(&zero)],
+        &["cluster 'big0' has cores = 0"],
+    );
+    // One core type: what alone-big means there is said.
+    let r = ok(&["sim", "fft", "-t", "0B2S"]);
+    assert!(
+        r.stderr.contains("has one core type: alone-big (T_SB)"),
+        "{}",
+        r.stderr
+    );
+    let r = ok(&["sim", "fft", "-t", "2B2S"]);
+    assert!(!r.stderr.contains("one core type"), "{}", r.stderr);
 }

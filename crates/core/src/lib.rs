@@ -61,3 +61,16 @@ id_type!(
     ProgramId,
     u16
 );
+
+/// " (did you mean 'X'?)" for the candidate nearest `name` when one is
+/// near enough (Jaro-Winkler similarity at least 0.8, case ignored), else
+/// "": for errors about unknown names.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let lower = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&lower, &c.to_ascii_lowercase()), c))
+        .filter(|(score, c)| *score >= 0.8 && !c.eq_ignore_ascii_case(name))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or_else(String::new, |(_, c)| format!(" (did you mean '{c}'?)"))
+}

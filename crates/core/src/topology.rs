@@ -285,8 +285,10 @@ struct Masks {
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TopologyError {
-    #[error("unknown topology name '{0}': expected a file path or a name like 2B2S, 4B4S, 1B3S (B = big cores, S = small cores)")]
+    #[error("unknown topology name '{0}'{hint}: expected a file path, a named machine (`colab list`) or a name like 2B2S, 4B4S, 1B3S (B = big cores, S = small cores)", hint = crate::did_you_mean(.0, BUILTIN_MACHINES.iter().map(|(n, _)| *n)))]
     UnknownName(String),
+    #[error("cluster '{0}' has cores = 0: a cluster needs at least one core (leave it out)")]
+    EmptyCluster(String),
     #[error("topology has no cores")]
     NoCores,
     #[error("topology has {0} cores; at most 1024 are supported")]
@@ -525,6 +527,9 @@ impl Topology {
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("{}{i}", c.core_type));
+            if c.cores == 0 {
+                return Err(TopologyError::EmptyCluster(name));
+            }
             clusters.push((name, ty, c.cores));
         }
         // "little-first" puts the slowest clusters first, whatever the file's order.

@@ -120,7 +120,7 @@ rota[@N]:KEY=VALUE:... switches mechanisms (`colab list` lists the switches)",
 
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
-    #[error("unknown policy '{0}': expected one of {list}", list = policy_names())]
+    #[error("unknown policy '{0}'{hint}: expected one of {list}", hint = colab_core::did_you_mean(.0, POLICIES.iter().map(|(n, _)| *n)), list = policy_names())]
     Unknown(String),
     #[error("policy '{name}': {problem}")]
     BadParams { name: String, problem: String },

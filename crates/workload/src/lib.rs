@@ -33,7 +33,7 @@ pub enum WorkloadError {
         place: String,
         problem: String,
     },
-    #[error("unknown workload '{name}': not a built-in benchmark or mix, and not a file (try `colab list`)")]
+    #[error("unknown workload '{name}'{hint}: not a built-in benchmark or mix, and not a file (try `colab list`)", hint = builtin_hint(name))]
     Unknown { name: String },
     #[error("random mixes: {problem}")]
     Random { problem: String },
@@ -42,6 +42,19 @@ pub enum WorkloadError {
         file: String,
         source: std::io::Error,
     },
+}
+
+/// " (did you mean 'X'?)" for the built-in benchmark or mix nearest
+/// `name` (the part before any `:n`).
+fn builtin_hint(name: &str) -> String {
+    let lib = Library::builtin();
+    let base = name.split(':').next().unwrap_or(name);
+    let names = lib
+        .benchmarks
+        .keys()
+        .map(String::as_str)
+        .chain(lib.mixes.iter().map(|m| m.name.as_str()));
+    colab_core::did_you_mean(base, names)
 }
 
 /// Directory of the built-in scenario programs (`workloads/scenarios/`):

@@ -211,6 +211,13 @@ pub fn run(a: SimArgs) -> Result<()> {
         );
     }
     let topo = load_topology(&a.topology, a.order.into())?;
+    if !topo.is_asymmetric() {
+        warn(&format!(
+            "{} has one core type: alone-big (T_SB) is a run alone on as many of its own cores, so \
+             T_M/T_SB and H_ANTT compare against those, not against faster cores",
+            topo.describe()
+        ));
+    }
     let mut json = Vec::new();
     for (i, mut w) in workloads.into_iter().enumerate() {
         if i > 0 && !a.json {
