@@ -1,6 +1,6 @@
 //! `summary.md`: the papers' tables, normalised to the baseline policy.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analysis::{app_speedups, cell_classes, Analysis, Metric};
 use crate::naming::{app_speedup_stem, asp_unfairness_stem};
@@ -67,6 +67,7 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     }
 
     ranking(&mut md, &a, input.charts);
+    coinciding(&mut md, &a, input.records);
     head_to_head(&mut md, &a);
     crate::versus::render(&mut md, &a, input.records);
     per_application(&mut md, &a, input.records, input.charts);
@@ -398,6 +399,63 @@ fn ranking(md: &mut String, a: &Analysis, charts: &[String]) {
         .collect();
     if !links.is_empty() {
         md.push_str(&format!("Charts: {}\n\n", links.join(", ")));
+    }
+}
+
+/// Groups of two or more policies whose every run came out the same (the
+/// same turnarounds, energy and migrations in each (workload, config,
+/// order, seed) both ran), in the analysis' order.
+pub(crate) fn coinciding_groups(a: &Analysis, records: &[RunRecord]) -> Vec<Vec<String>> {
+    type Key<'x> = (&'x str, &'x str, &'x str, u64);
+    // A run's outcome: its programs' turnarounds, its energy's bits, its
+    // migrations.
+    type Outcome = (Vec<u64>, u64, u64);
+    let mut runs: BTreeMap<&str, BTreeMap<Key, Outcome>> = BTreeMap::new();
+    for r in records {
+        let turnarounds = r.programs.iter().map(|p| p.turnaround_ns).collect();
+        runs.entry(r.policy.as_str()).or_default().insert(
+            (&r.workload, &r.config, &r.order, r.seed),
+            (turnarounds, r.energy_j.to_bits(), r.migrations),
+        );
+    }
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for p in &a.policies {
+        let Some(mine) = runs.get(p.as_str()) else {
+            continue;
+        };
+        match groups
+            .iter_mut()
+            .find(|g| runs.get(g[0].as_str()) == Some(mine))
+        {
+            Some(g) => g.push(p.clone()),
+            None => groups.push(vec![p.clone()]),
+        }
+    }
+    groups.retain(|g| g.len() > 1);
+    groups
+}
+
+/// The note under the ranking when policies coincide, with why where we
+/// know it.
+fn coinciding(md: &mut String, a: &Analysis, records: &[RunRecord]) {
+    for g in coinciding_groups(a, records) {
+        let why = if g
+            .iter()
+            .all(|p| ["camp", "sfd", "rr"].contains(&p.as_str()))
+        {
+            "CAMP, SFD and RR differ only in their time constants (200 ms speedup samples, a 2 s \
+             fast-core rotation, camp-tocs12 4.1), which runs as short as these never reach, so \
+             what is measured is the mechanism they share: fast cores never left idle and threads \
+             swapped onto them at once (book: The COLAB study); at the papers' lengths \
+             (`--lengths paper`, camp and propsp studies) they part"
+        } else {
+            "they made the same scheduling decisions on every workload, machine, core order and \
+             seed here"
+        };
+        md.push_str(&format!(
+            "**{}** came out the same in every run: {why}.\n\n",
+            g.join(" = ")
+        ));
     }
 }
 

@@ -1342,3 +1342,50 @@ fn no_scatter_without_prop_sp_data() {
         files.warnings
     );
 }
+
+#[test]
+fn summary_says_which_policies_coincide_and_why() {
+    // camp and rr: the same runs; sfd: one run differs; wash: the same as
+    // a second pair with colab.
+    let run = |policy: &str, seed, t: u64| {
+        rec(
+            "Mix",
+            &["Sync"],
+            "2B2S",
+            4,
+            2,
+            policy,
+            "big-first",
+            seed,
+            &[(t, 5, 6), (12, 5, 6)],
+            1.0,
+        )
+    };
+    let mut records = Vec::new();
+    for (p, t2) in [
+        ("cfs", 9),
+        ("camp", 10),
+        ("rr", 10),
+        ("sfd", 11),
+        ("wash", 8),
+        ("colab", 8),
+    ] {
+        records.push(run(p, 1, 10));
+        records.push(run(p, 2, t2));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("a"), &records, &no_charts()).unwrap();
+    let md = read(&files.summary_md);
+    assert!(
+        md.contains("**camp = rr** came out the same in every run: CAMP, SFD and RR differ only"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**wash = colab** came out the same in every run: they made the same"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("sfd** came out") && !md.contains("= sfd"),
+        "{md}"
+    );
+}
