@@ -527,7 +527,9 @@ impl Topology {
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("{}{i}", c.core_type));
-            if c.cores == 0 {
+            // A machine of no cores at all says so; one empty cluster
+            // beside others is a mistake to name.
+            if c.cores == 0 && f.clusters.iter().any(|o| o.cores > 0) {
                 return Err(TopologyError::EmptyCluster(name));
             }
             clusters.push((name, ty, c.cores));
