@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use colab_core::CoreOrder;
 use colab_report::{Failures, RunRecord};
 use colab_workload::{Library, Workload};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Which study to run: one of [`Study`], or `All` (COLAB, CAMP and Prop-SP
@@ -77,6 +78,8 @@ pub struct Plan {
     pub out: PathBuf,
     /// See [`Request::keep_going`].
     pub keep_going: bool,
+    /// With `--quick`: what part of each study runs, against the whole.
+    pub quick_scope: Option<String>,
 }
 
 /// `--time-limit SECONDS` of simulated time as nanoseconds: at least a
@@ -216,13 +219,44 @@ pub fn plan(
             }
         )
     };
+    let quick_scope = if req.quick {
+        let parts = studies
+            .iter()
+            .zip(&specs)
+            .map(|(&st, quick)| -> Result<String> {
+                let whole = CampaignSpec::study(&lib, st, false)?;
+                Ok(format!(
+                    "{} of the study's {} workloads on {} of its {} machines, {} of {} seeds",
+                    quick.workloads.len(),
+                    whole.workloads.len(),
+                    machine_names(quick).len(),
+                    machine_names(&whole).len(),
+                    quick.seeds.len(),
+                    whole.seeds.len()
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Some(parts.join("; "))
+    } else {
+        None
+    };
     Ok(Plan {
         specs,
         title,
         baseline: baseline.to_string(),
         out,
         keep_going: req.keep_going,
+        quick_scope,
     })
+}
+
+/// Every machine a campaign runs on, by name.
+fn machine_names(spec: &CampaignSpec) -> BTreeSet<&str> {
+    spec.configs
+        .iter()
+        .chain(spec.machines.iter().flatten())
+        .map(String::as_str)
+        .collect()
 }
 
 /// Workloads a request brings: its own (`--workloads`, in place of the
@@ -396,5 +430,33 @@ pub fn report_options(plan: &Plan, allow_no_png: bool) -> colab_report::ReportOp
     if allow_no_png {
         opts.on_chart_failure = colab_report::ChartFailure::Skip;
     }
+    opts.provenance.quick = plan.quick_scope.clone();
+    opts.provenance.machine_notes = one_core_type_notes(plan);
     opts
+}
+
+/// What T_SB means on each machine of the plan with one core type: a run
+/// alone on as many of its own cores, so H_ANTT there compares with those.
+fn one_core_type_notes(plan: &Plan) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut notes = Vec::new();
+    for spec in &plan.specs {
+        for name in machine_names(spec) {
+            if !seen.insert(name.to_string()) {
+                continue;
+            }
+            let Ok(t) = spec.topology(name, CoreOrder::BigFirst) else {
+                continue;
+            };
+            if !t.is_asymmetric() {
+                notes.push(format!(
+                    "{name} ({}) has one core type: its T_SB is a run alone on as many of its \
+                     own cores, so H_ANTT and H_STP there measure the cost of sharing them, \
+                     not of missing faster cores.",
+                    t.describe()
+                ));
+            }
+        }
+    }
+    notes
 }

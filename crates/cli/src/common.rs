@@ -55,6 +55,14 @@ pub fn load_topology(arg: &str, order: CoreOrder) -> Result<Topology> {
     colab_campaign::load_topology(arg, order)
 }
 
+/// A `--speedup` of replayed compute: a number the reference cores can show
+/// (a phase all compute to one all memory), refused by the option otherwise.
+pub fn replay_speedup(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    colab_workload::mem_frac_for_speedup(v)?;
+    Ok(v)
+}
+
 /// Prints a library's warning the way the command line prints them.
 pub fn warn(msg: &str) {
     eprintln!("warning: {msg}");
@@ -95,11 +103,15 @@ pub fn probe_command() -> Result<Vec<String>> {
 }
 
 /// This process's command line, arguments with blanks quoted (for the
-/// manifests that record what made them).
+/// manifests and reports that record what made them); the program is
+/// called `colab` wherever it was run from.
 pub fn command_line() -> String {
     std::env::args()
-        .map(|a| {
-            if a.contains(char::is_whitespace) {
+        .enumerate()
+        .map(|(i, a)| {
+            if i == 0 {
+                "colab".to_string()
+            } else if a.contains(char::is_whitespace) {
                 format!("'{a}'")
             } else {
                 a
@@ -107,6 +119,16 @@ pub fn command_line() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// This build and today's date (UTC), for the reports that say what made
+/// them: `colab 0.1.0, 2026-12-06`.
+pub fn made_by_this_build() -> String {
+    format!(
+        "colab {}, {}",
+        env!("CARGO_PKG_VERSION"),
+        chrono::Utc::now().format("%Y-%m-%d")
+    )
 }
 
 /// Writes `bytes` to `path` through a temporary file, so a failure never

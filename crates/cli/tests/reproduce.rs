@@ -24,6 +24,30 @@ fn reproduce_quick_writes_the_report_and_is_deterministic() {
         let meta = std::fs::metadata(a.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(meta.len() > 0, "{f} is empty");
     }
+    // The first screen: that this was --quick, the command, who won on
+    // each machine, and the console's simulation count explained.
+    let md = std::fs::read_to_string(a.join("summary.md")).unwrap();
+    let first = &md[..md
+        .find("## Per-workload results")
+        .expect("per-workload section")];
+    for want in [
+        "**Quick run** (`--quick`): ",
+        "Made by `colab reproduce --quick --seeds 1 --out ",
+        "## Who won",
+        "| 2B2S | ",
+        "simulations also holds the ",
+    ] {
+        assert!(first.contains(want), "{want} not in:\n{first}");
+    }
+    let sims: String = r
+        .stderr
+        .lines()
+        .find_map(|l| l.split_once(" simulations, ").map(|(n, _)| n.to_string()))
+        .expect("the simulation count");
+    assert!(
+        first.contains(&format!("count of {sims} simulations")),
+        "{sims}:\n{first}"
+    );
     let svgs: Vec<PathBuf> = std::fs::read_dir(&a)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -749,8 +773,10 @@ fn reproduce_runs_ones_own_mix_of_program_files_on_a_machine_file() {
         summary.contains("your workloads (own-1, own-2, Sync-2)"),
         "{summary}"
     );
-    // Normalised to CFS as the built-in study is.
+    // Normalised to CFS as the built-in study is; not a quick run.
     assert!(summary.contains("H_ANTT normalised to cfs"), "{summary}");
+    assert!(summary.contains("## Who won"), "{summary}");
+    assert!(!summary.contains("Quick run"), "{summary}");
     fails(
         &["reproduce", "--workloads", "nosuch.toml", "--out", s(&out)],
         &["--workloads", "nosuch.toml"],
@@ -766,4 +792,31 @@ fn reproduce_runs_ones_own_mix_of_program_files_on_a_machine_file() {
         ],
         &["--workloads goes with one study"],
     );
+}
+
+#[test]
+fn reproduce_says_what_t_sb_means_on_a_machine_of_one_core_type() {
+    let dir = tempdir();
+    let out = dir.path().join("report");
+    ok(&[
+        "reproduce",
+        "--workloads",
+        "fft:2",
+        "--configs",
+        "4B,2B2S",
+        "--seeds",
+        "1",
+        "--policies",
+        "cfs,rota",
+        "--allow-no-png",
+        "--out",
+        s(&out),
+    ]);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let first = &md[..md.find("## Per-workload results").unwrap()];
+    assert!(
+        first.contains("**Note**: 4B (4B0S [4xbig]) has one core type: its T_SB is a run alone"),
+        "{first}"
+    );
+    assert!(!first.contains("**Note**: 2B2S"), "{first}");
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails, ok, s, tempdir, write};
+use common::{assert_fails_with_usage, fails, ok, run, s, tempdir, write};
 use std::path::Path;
 
 #[test]
@@ -323,4 +323,55 @@ fn near_misses_are_named_and_odd_machines_refused_or_explained() {
     );
     let r = ok(&["sim", "fft", "-t", "2B2S"]);
     assert!(!r.stderr.contains("one core type"), "{}", r.stderr);
+}
+
+#[test]
+fn negative_numbers_are_values_refused_by_their_option() {
+    // Read as the option's value, not as an unknown flag `-1`, and refused
+    // naming the option.
+    for (args, option) in [
+        (&["sim", "fft", "--seed", "-1"][..], "'--seed <SEED>'"),
+        (
+            &["reproduce", "--quick", "--seeds", "-2"][..],
+            "'--seeds <SEEDS>'",
+        ),
+        (
+            &["compare", "fft", "-p", "cfs", "--seeds", "-1"][..],
+            "'--seeds <SEEDS>'",
+        ),
+        (&["mixes", "--random", "-3"][..], "'--random <N>'"),
+    ] {
+        let r = run(args);
+        assert_fails_with_usage(&r, option);
+        assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
+    }
+    let r = run(&["sim", "fft", "--seed", "-1"]);
+    assert!(
+        r.stderr
+            .contains("a negative number, where a whole number (0 or more) is wanted"),
+        "{}",
+        r.stderr
+    );
+    fails(
+        &["sim", "fft", "--time-limit", "-1"],
+        &["--time-limit -1: must be between"],
+    );
+    // Speedups of replayed compute: refused by the option, before any file
+    // is read, and only with the traces they apply to.
+    for args in [
+        &["sim", "--trace", "nosuch.trace", "--speedup", "-2"][..],
+        &["sim", "--trace", "nosuch.trace", "--thread-speedup", "a=-2"][..],
+        &["reproduce", "--trace", "nosuch.trace", "--speedup", "-1"][..],
+    ] {
+        let r = run(args);
+        assert_fails_with_usage(&r, "speedup -");
+        assert!(
+            r.stderr
+                .contains("outside what the reference cores can show"),
+            "{}",
+            r.stderr
+        );
+    }
+    let r = run(&["reproduce", "--quick", "--speedup", "1.5"]);
+    assert_fails_with_usage(&r, "--trace <FILE>");
 }

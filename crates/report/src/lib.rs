@@ -204,6 +204,27 @@ pub struct ReportOptions {
     /// Runs that failed and what the report leaves out for them
     /// (`failures.csv` and a section of `summary.md`); empty: none.
     pub failures: Failures,
+    /// How the runs were made, for the first screen of `summary.md`.
+    pub provenance: Provenance,
+}
+
+/// How the runs of a report were made: what the first screen of
+/// `summary.md` says besides the results. Every field may be left empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Provenance {
+    /// The command line that made the report, and when (e.g. `colab
+    /// reproduce --quick` and `colab 0.1.0, 2026-12-06`).
+    pub command: String,
+    pub made: String,
+    /// What part of the study ran: for `--quick`, what it left out (e.g.
+    /// "11 of the study's 40 workloads, ..."); None: the whole study.
+    pub quick: Option<String>,
+    /// Every simulation the campaigns ran: the runs the report measures
+    /// and the runs of programs alone their metrics divide by.
+    pub simulations: Option<u64>,
+    /// What a metric means on a machine where it differs (e.g. one with a
+    /// single core type: T_SB is a run on as many of its own cores).
+    pub machine_notes: Vec<String>,
 }
 
 impl Default for ReportOptions {
@@ -218,6 +239,7 @@ impl Default for ReportOptions {
             on_chart_failure: ChartFailure::Fail,
             workloads: Vec::new(),
             failures: Failures::default(),
+            provenance: Provenance::default(),
         }
     }
 }

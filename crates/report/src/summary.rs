@@ -139,8 +139,29 @@ pub(crate) fn render(input: &SummaryInput) -> String {
     md
 }
 
+/// The first screen: what was run (all of the study or `--quick`'s part,
+/// by which command), who won on each machine, and what the counts are.
 fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
     let r = input.records;
+    let p = &input.opts.provenance;
+    md.push_str(&format!("# {}\n\n", input.opts.title));
+    if let Some(scope) = &p.quick {
+        md.push_str(&format!(
+            "**Quick run** (`--quick`): {scope}. The whole study is the same command \
+             without `--quick`.\n\n"
+        ));
+    }
+    if !p.command.is_empty() {
+        let made = if p.made.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", p.made)
+        };
+        md.push_str(&format!("Made by `{}`{made}.\n\n", p.command));
+    }
+    winners(md, a);
+
+    md.push_str("## What was run\n\n");
     let mut orders: Vec<&str> = r
         .iter()
         .map(|x| x.order.as_str())
@@ -155,14 +176,6 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
         .into_iter()
         .map(|s| s.to_string())
         .collect();
-
-    md.push_str(&format!("# {}\n\n", input.opts.title));
-    md.push_str(&format!(
-        "{} simulation runs averaged into {} cells (workload x config x policy); \
-         each cell is the arithmetic mean over core orders and seeds.\n\n",
-        r.len(),
-        input.cells.len()
-    ));
     let rows = vec![
         vec![
             "workloads".into(),
@@ -188,6 +201,10 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
         vec!["runs".into(), r.len().to_string(), String::new()],
     ];
     md.push_str(&table(&["".into(), "count".into(), "values".into()], &rows));
+    md.push_str(&run_counts(input, a, orders.len(), seeds.len()));
+    for note in &p.machine_notes {
+        md.push_str(&format!("**Note**: {note}\n\n"));
+    }
     md.push_str(&format!(
         "Metrics (colab-tpds 6.1, colab-cgo20): H_ANTT = mean of T_M/T_SB (lower is better), \
          H_STP = sum of T_SB/T_M (higher is better), H_NTT = T_M/T_SB of a single program, \
@@ -199,7 +216,114 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
     ));
 }
 
-/// The programs of the workloads the options describe (generated mixes).
+/// "Who won": per configuration, the policies of lowest H_ANTT over its
+/// workloads (the ranking's order), the last, and the best by H_STP and
+/// by energy.
+fn winners(md: &mut String, a: &Analysis) {
+    let mut rows = Vec::new();
+    for config in &a.configs {
+        let workloads = a.workloads_in(config);
+        let ranked = |m: Metric| {
+            let mut v: Vec<(&str, f64)> = a
+                .policies
+                .iter()
+                .filter_map(|p| Some((p.as_str(), a.summary_over(&workloads, config, p, m).0?)))
+                .collect();
+            v.sort_by(|x, y| x.1.total_cmp(&y.1));
+            if m.better().starts_with("higher") {
+                v.reverse();
+            }
+            v
+        };
+        let antt = ranked(Metric::HAntt);
+        if antt.is_empty() {
+            continue;
+        }
+        let show =
+            |x: Option<&(&str, f64)>| x.map_or(String::new(), |(p, v)| format!("{p} {v:.3}"));
+        rows.push(vec![
+            config.clone(),
+            workloads.len().to_string(),
+            show(antt.first()),
+            antt.get(1).map_or(String::new(), |(_, v)| {
+                format!("{:.1}%", (v / antt[0].1 - 1.0).abs() * 100.0)
+            }),
+            show(antt.get(1)),
+            show(antt.get(2)),
+            if antt.len() > 3 {
+                show(antt.last())
+            } else {
+                String::new()
+            },
+            show(ranked(Metric::HStp).first()),
+            show(ranked(Metric::Energy).first()),
+        ]);
+    }
+    if rows.is_empty() {
+        return;
+    }
+    md.push_str("## Who won\n\n");
+    md.push_str(&format!(
+        "Per configuration, geometric means over its workloads of the values normalised to \
+         `{}`: the lowest H_ANTT first (the whole order is under Ranking), and the best \
+         H_STP (higher is better) and energy (lower is better).\n\n",
+        a.baseline
+    ));
+    let header: Vec<String> = [
+        "config",
+        "workloads",
+        "best H_ANTT",
+        "2nd behind by",
+        "2nd",
+        "3rd",
+        "last",
+        "best H_STP",
+        "least energy",
+    ]
+    .map(String::from)
+    .to_vec();
+    md.push_str(&table(&header, &rows));
+}
+
+/// The run counts in words: the runs measured as the product of what
+/// varied, and the simulations beyond them (programs alone, which T_SB and
+/// T_alone come from).
+fn run_counts(input: &SummaryInput, a: &Analysis, orders: usize, seeds: usize) -> String {
+    let runs = input.records.len();
+    let product = a.workloads.len() * a.configs.len() * a.policies.len() * orders * seeds;
+    let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    let mut s = if product == runs {
+        format!(
+            "{runs} runs measured = {} x {} x {} x {} x {}, averaged into {} cells (workload \
+             x config x policy; each the arithmetic mean over core orders and seeds).",
+            n(a.workloads.len(), "workload"),
+            n(a.configs.len(), "config"),
+            n(a.policies.len(), "policy").replace("policys", "policies"),
+            n(orders, "core order"),
+            n(seeds, "seed"),
+            input.cells.len()
+        )
+    } else {
+        format!(
+            "{runs} runs measured (each workload on its own configurations, under every \
+             policy, core order and seed), averaged into {} cells (workload x config x policy; \
+             each the arithmetic mean over core orders and seeds).",
+            input.cells.len()
+        )
+    };
+    if let Some(sims) = input.opts.provenance.simulations {
+        if sims as usize > runs {
+            s += &format!(
+                " The command's count of {sims} simulations also holds the {} runs of each \
+                 program alone (on the all-big machine of as many cores, giving T_SB, and on \
+                 its own configuration, giving T_alone) that the metrics divide by.",
+                sims as usize - runs
+            );
+        }
+    }
+    s + "\n\n"
+}
+
 /// Runs shown in `summary.md`'s failures section; `failures.csv` has all.
 pub(crate) const FAILURES_SHOWN: usize = 20;
 

@@ -1389,3 +1389,114 @@ fn summary_says_which_policies_coincide_and_why() {
         "{md}"
     );
 }
+
+/// The two-configuration set of the first-screen test: one workload of
+/// two programs (T_SB 5 each), T_M per policy and energy as written.
+fn winners_records() -> Vec<RunRecord> {
+    let mut records = Vec::new();
+    for (config, per_policy) in [
+        (
+            "2B2S",
+            [
+                ("cfs", 10, 1.0),
+                ("a", 8, 2.0),
+                ("b", 9, 0.5),
+                ("c", 12, 1.0),
+            ],
+        ),
+        (
+            "4B4S",
+            [
+                ("cfs", 10, 1.0),
+                ("a", 11, 2.0),
+                ("b", 7, 0.5),
+                ("c", 9, 1.0),
+            ],
+        ),
+    ] {
+        for (policy, t, energy) in per_policy {
+            for order in ["big-first", "little-first"] {
+                records.push(rec(
+                    "Mix",
+                    &["Sync"],
+                    config,
+                    4,
+                    2,
+                    policy,
+                    order,
+                    1,
+                    &[(t, 5, 6), (t, 5, 6)],
+                    energy,
+                ));
+            }
+        }
+    }
+    records
+}
+
+#[test]
+fn first_screen_says_what_was_run_and_who_won() {
+    let records = winners_records();
+    let mut opts = no_charts();
+    opts.provenance = crate::Provenance {
+        command: "colab reproduce --quick".into(),
+        made: "colab 0.1.0, 2026-12-06".into(),
+        quick: Some("1 of the study's 9 workloads".into()),
+        simulations: Some(26),
+        machine_notes: vec!["4B has one core type: so and so.".into()],
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("a"), &records, &opts).unwrap();
+    let md = read(&files.summary_md);
+    // Before the first per-workload table.
+    let first = &md[..md.find("## Per-workload results").unwrap()];
+    assert!(
+        first.contains(
+            "**Quick run** (`--quick`): 1 of the study's 9 workloads. The whole study is the \
+             same command without `--quick`."
+        ),
+        "{first}"
+    );
+    assert!(
+        first.contains("Made by `colab reproduce --quick` (colab 0.1.0, 2026-12-06)."),
+        "{first}"
+    );
+    // H_ANTT over cfs: 2B2S a 8/10, b 9/10, cfs 1, c 12/10; 4B4S b 7/10,
+    // c 9/10, cfs, a 11/10. H_STP over cfs: 10/8 and 10/7. Energy: b 0.5.
+    let who = section(first, "## Who won");
+    assert!(
+        who.contains(
+            "| 2B2S | 1 | a 0.800 | 12.5% | b 0.900 | cfs 1.000 | c 1.200 | a 1.250 | b 0.500 |"
+        ),
+        "{who}"
+    );
+    assert!(
+        who.contains(
+            "| 4B4S | 1 | b 0.700 | 28.6% | c 0.900 | cfs 1.000 | a 1.100 | b 1.429 | b 0.500 |"
+        ),
+        "{who}"
+    );
+    assert!(
+        first.contains(
+            "16 runs measured = 1 workload x 2 configs x 4 policies x 2 core orders x 1 seed, \
+             averaged into 8 cells"
+        ),
+        "{first}"
+    );
+    assert!(
+        first.contains("count of 26 simulations also holds the 10 runs of each program alone"),
+        "{first}"
+    );
+    assert!(
+        first.contains("**Note**: 4B has one core type: so and so."),
+        "{first}"
+    );
+
+    // Without provenance: no claim about how it was run.
+    let files = write_report(&tmp.path().join("b"), &records, &no_charts()).unwrap();
+    let md = read(&files.summary_md);
+    assert!(md.contains("## Who won"), "{md}");
+    for absent in ["Quick run", "Made by", "simulations also holds", "**Note**"] {
+        assert!(!md.contains(absent), "{absent}:\n{md}");
+    }
+}

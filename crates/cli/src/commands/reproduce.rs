@@ -169,9 +169,11 @@ pub struct ReproduceArgs {
     /// each program runs once).
     #[arg(long, value_name = "K")]
     restart_until: Option<u32>,
-    /// Big/little speedup of replayed compute in traces.
-    #[arg(long, default_value_t = colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP)]
-    speedup: f64,
+    /// Big/little speedup of replayed compute in the traces of --trace
+    /// [default: 2.0, an assumption: mid-range of the papers' speedups; a
+    /// library's manifest gives its own].
+    #[arg(long, value_name = "SPEEDUP", requires = "traces", value_parser = crate::common::replay_speedup)]
+    speedup: Option<f64>,
     /// What policies named without `@PREDICTOR` read their speedup and energy predictions from:
     /// `model` (default: the model trained from the simulator's counters for
     /// this machine, as `colab train --from-sim` makes it), `model:NAME` (a
@@ -243,7 +245,9 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
             .build_global()
             .ok();
     }
-    let speedup = a.speedup;
+    let speedup = a
+        .speedup
+        .unwrap_or(colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP);
     let plan = reproduce::plan(&req, &library_workloads, &mut |t| {
         colab_trace::workloads::load_trace(t, speedup, &[], Default::default(), &mut warn)
     })?;
@@ -278,6 +282,9 @@ pub fn run(a: ReproduceArgs) -> Result<()> {
     }
     let mut opts = reproduce::report_options(&plan, a.allow_no_png);
     opts.failures = failures;
+    opts.provenance.command = crate::common::command_line();
+    opts.provenance.made = crate::common::made_by_this_build();
+    opts.provenance.simulations = Some(stats.simulations);
     let files = colab_report::write_report(out, &records, &opts)
         .with_context(|| format!("{}: writing the report", out.display()))?;
     if a.engine == EngineArg::Ray && checkpoint.exists() {

@@ -68,7 +68,7 @@ pub struct SimArgs {
     rt_app: Option<PathBuf>,
     /// Big/little speedup of replayed compute (a trace recorded on one core
     /// type cannot tell; assumption: 2.0, mid-range of the papers' speedups).
-    #[arg(long, value_name = "SPEEDUP")]
+    #[arg(long, value_name = "SPEEDUP", value_parser = crate::common::replay_speedup)]
     speedup: Option<f64>,
     /// Speedup of some replayed threads (repeatable): `COMM=S` every thread
     /// of that name, `COMM#K=S` the K-th of that name to appear (from 1),
@@ -141,8 +141,7 @@ fn parse_comm_speedup(s: &str) -> std::result::Result<(String, f64), String> {
     let (c, v) = s
         .split_once('=')
         .ok_or_else(|| format!("'{s}': expected COMM=SPEEDUP"))?;
-    let v: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
-    Ok((c.to_string(), v))
+    Ok((c.to_string(), crate::common::replay_speedup(v)?))
 }
 
 /// The replay options given without `--trace` (clap's `requires` does not
