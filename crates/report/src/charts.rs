@@ -37,6 +37,7 @@ pub fn check_fonts() -> Result<(), ReportError> {
 }
 
 /// One cluster of bars on the x axis.
+#[derive(Clone)]
 pub(crate) struct Group {
     pub label: String,
     /// Second-level label shared by consecutive groups (the workload class).
@@ -85,6 +86,10 @@ const LEGEND_PAD: u32 = 18;
 const PANEL_PLOT_HEIGHT: u32 = 380;
 /// Above this many groups a chart is wrapped into several panels.
 const MAX_GROUPS_PER_ROW: usize = 24;
+/// Widest a chart grows for its bars before it wraps them into another
+/// panel: about a laptop screen's width, so a chart is read without
+/// scrolling (a presentation choice; a long title may still widen it).
+const MAX_WIDTH_PX: u32 = 1800;
 /// x-axis units per group of bars.
 const U: i32 = 1000;
 
@@ -136,7 +141,8 @@ impl Geometry {
     fn for_chart(c: &BarChart) -> Self {
         let k = c.series.len().max(1) as u32;
         let group_px = (k * 16 + 20).max(48);
-        let rows = split_rows(&c.groups, MAX_GROUPS_PER_ROW);
+        let fit = ((MAX_WIDTH_PX - 120) / group_px).max(1) as usize;
+        let rows = split_rows(&c.groups, fit.min(MAX_GROUPS_PER_ROW));
         let row_capacity = rows.iter().map(|r| r.len()).max().unwrap_or(1).max(1);
         let longest = c
             .groups
@@ -850,6 +856,47 @@ mod tests {
         assert_eq!(rows.first().map(|r| r.start), Some(0));
         assert_eq!(rows.last().map(|r| r.end), Some(32));
         assert_eq!(split_rows(&[], 24).len(), 1);
+    }
+
+    #[test]
+    fn a_chart_of_many_policies_wraps_its_groups_to_stay_readable() {
+        // The COLAB study's 17 policies over 17 classes: one 5,084 px row
+        // before; now rows of at most MAX_WIDTH_PX.
+        let series: Vec<String> = (0..17).map(|i| format!("policy{i}")).collect();
+        let names: Vec<String> = (0..17).map(|i| format!("class{i}")).collect();
+        let groups: Vec<Group> = names
+            .iter()
+            .map(|n| Group {
+                label: n.clone(),
+                block: Some(n.clone()),
+                values: vec![Some(1.0); 17],
+            })
+            .collect();
+        let chart = BarChart {
+            title: "H_ANTT per class".into(),
+            baseline: "policy0".into(),
+            y_desc: "H_ANTT".into(),
+            series,
+            groups,
+            reference: Some(1.0),
+        };
+        let g = Geometry::for_chart(&chart);
+        assert!(g.size.0 <= MAX_WIDTH_PX, "{:?}", g.size);
+        assert!(g.rows.len() >= 3, "{:?}", g.rows);
+        assert_eq!(g.rows.iter().map(|r| r.len()).sum::<usize>(), 17);
+        // Few policies: one row as before.
+        let few = BarChart {
+            series: vec!["a".into(), "b".into()],
+            groups: chart.groups[..10]
+                .iter()
+                .map(|x| Group {
+                    values: vec![Some(1.0); 2],
+                    ..x.clone()
+                })
+                .collect(),
+            ..chart
+        };
+        assert_eq!(Geometry::for_chart(&few).rows.len(), 1);
     }
 
     #[test]
