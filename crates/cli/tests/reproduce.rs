@@ -820,3 +820,63 @@ fn reproduce_says_what_t_sb_means_on_a_machine_of_one_core_type() {
     );
     assert!(!first.contains("**Note**: 2B2S"), "{first}");
 }
+
+#[test]
+fn trace_libraries_are_found_by_name_from_anywhere() {
+    let dir = tempdir();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    // A library of one's own, named through $COLAB_TRACES.
+    let mine = dir.path().join("my-traces");
+    let lib = mine.join("demo-lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    write(&lib, "demo.trace", DEMO_TRACE);
+    write(&lib, "manifest.toml", DEMO_MANIFEST);
+    let colab = |args: &[&str], env: Option<&Path>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_colab"));
+        c.args(args)
+            .current_dir(&elsewhere)
+            .env_remove("COLAB_TRACES");
+        if let Some(e) = env {
+            c.env("COLAB_TRACES", e);
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let out = dir.path().join("rep");
+    let study = [
+        "reproduce",
+        "--traces",
+        "demo-lib",
+        "--only-traces",
+        "--configs",
+        "1B1S",
+        "--seeds",
+        "1",
+        "--policies",
+        "cfs",
+        "--allow-no-png",
+        "--out",
+        s(&out),
+    ];
+    let (code, _, err) = colab(&study, Some(&mine));
+    assert_eq!(code, Some(0), "{err}");
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(runs.contains("demo-t2-r1"), "{runs}");
+    // Without it: refused, naming where it looked and the variable.
+    let (code, _, err) = colab(&study, None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("--traces demo-lib: no trace library of that name; looked in")
+            && err.contains("$COLAB_TRACES"),
+        "{err}"
+    );
+    // The repository's own library, from a directory without traces/.
+    let (code, stdout, err) = colab(&["model-check", "lu_cb"], None);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(stdout.contains("| lu_cb | 4 / 4 |"), "{stdout}");
+}

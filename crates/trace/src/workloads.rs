@@ -60,21 +60,77 @@ pub fn load_trace(
     Ok(Workload::alone(&p))
 }
 
+/// The environment variable naming more directories of trace libraries
+/// (separated by `:`), for a `colab` run away from the repository.
+pub const TRACES_ENV: &str = "COLAB_TRACES";
+
+/// Where trace libraries are looked for, in order: `traces/` here, the
+/// directories of `$COLAB_TRACES`, and the `traces/` of the source tree
+/// this `colab` was built from (so the shipped libraries are found from
+/// any directory). Each directory once, and only those that exist.
+pub fn library_roots() -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::from("traces")];
+    if let Some(dirs) = std::env::var_os(TRACES_ENV) {
+        roots.extend(std::env::split_paths(&dirs).filter(|p| !p.as_os_str().is_empty()));
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces");
+    roots.push(source.canonicalize().unwrap_or(source));
+    let mut seen = std::collections::BTreeSet::new();
+    roots
+        .into_iter()
+        .filter(|r| r.is_dir())
+        .filter(|r| seen.insert(r.canonicalize().unwrap_or_else(|_| r.clone())))
+        .collect()
+}
+
 /// Where a trace library argument points: `arg` itself when it holds a
-/// manifest or looks like a path (has a `/`), otherwise `traces/<arg>`.
+/// manifest or looks like a path (has a `/`), otherwise the first
+/// `ROOT/<arg>` with a manifest among [`library_roots`] (or `traces/<arg>`,
+/// whose error then names every place looked in).
 pub fn library_dir(arg: &str) -> PathBuf {
     if Path::new(arg).join(MANIFEST).is_file() || arg.contains('/') {
-        PathBuf::from(arg)
-    } else {
-        Path::new("traces").join(arg)
+        return PathBuf::from(arg);
     }
+    library_roots()
+        .into_iter()
+        .map(|r| r.join(arg))
+        .find(|d| d.join(MANIFEST).is_file())
+        .unwrap_or_else(|| Path::new("traces").join(arg))
+}
+
+/// [`library_dir`], or an error naming every place looked in when a bare
+/// name is found in none of them.
+pub fn find_library(arg: &str) -> Result<PathBuf> {
+    let dir = library_dir(arg);
+    if !dir.join(MANIFEST).is_file() && !arg.contains('/') {
+        bail!(
+            "--traces {arg}: no trace library of that name; {}",
+            looked_in(arg)
+        );
+    }
+    Ok(dir)
+}
+
+/// The places [`library_dir`] looked in for a bare name, for errors.
+fn looked_in(arg: &str) -> String {
+    let mut places: Vec<String> = library_roots()
+        .iter()
+        .map(|r| r.join(arg).display().to_string())
+        .collect();
+    if places.is_empty() {
+        places.push(format!("traces/{arg}"));
+    }
+    format!(
+        "looked in {} (more directories: ${TRACES_ENV}=DIR:DIR)",
+        places.join(", ")
+    )
 }
 
 /// A trace library's recordings as workloads (class "trace"), each named
 /// after its manifest entry and replayed with the manifest's speedups.
 /// Errors name the argument as `--traces ARG`.
 pub fn load_library(arg: &str, warn: &mut dyn FnMut(&str)) -> Result<Vec<Workload>> {
-    let dir = library_dir(arg);
+    let dir = find_library(arg)?;
     let m = Manifest::load(&dir).with_context(|| format!("--traces {arg}: not a trace library"))?;
     if m.trace.is_empty() {
         bail!(
@@ -101,20 +157,50 @@ pub fn load_library(arg: &str, warn: &mut dyn FnMut(&str)) -> Result<Vec<Workloa
 /// The libraries under `root` (each a directory with a manifest), one line
 /// each as `colab list` shows them, or a hint when there are none.
 pub fn list_libraries(root: &Path) -> String {
+    let out = libraries_under(root, false);
+    if out.is_empty() {
+        "  (none here; `colab validate --keep-traces traces/NAME` records one)\n".to_string()
+    } else {
+        out
+    }
+}
+
+/// The libraries of every [`library_roots`] directory, as
+/// [`list_libraries`] shows them, each outside `traces/` here with where it
+/// is.
+pub fn list_found_libraries() -> String {
+    let mut out = String::new();
+    for root in library_roots() {
+        out += &libraries_under(&root, root != Path::new("traces"));
+    }
+    if out.is_empty() {
+        format!(
+            "  (none found in traces/ here, ${TRACES_ENV} or the source tree; `colab validate \
+             --keep-traces traces/NAME` records one)\n"
+        )
+    } else {
+        out
+    }
+}
+
+fn libraries_under(root: &Path, say_where: bool) -> String {
     let mut out = String::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     dirs.sort();
-    let mut any = false;
     for d in dirs.iter().filter(|d| d.join(MANIFEST).is_file()) {
-        any = true;
+        let place = if say_where {
+            format!(" (in {})", d.display())
+        } else {
+            String::new()
+        };
         match Manifest::load(d) {
             Ok(m) => {
                 let mut progs: Vec<&str> = m.trace.iter().map(|e| e.program.as_str()).collect();
                 progs.dedup();
                 out += &format!(
-                    "  {:<16} {} recordings of {} programs ({}), {} on {} CPUs; {}\n",
+                    "  {:<16} {} recordings of {} programs ({}), {} on {} CPUs; {}{place}\n",
                     m.library.name,
                     m.trace.len(),
                     progs.len(),
@@ -126,9 +212,6 @@ pub fn list_libraries(root: &Path) -> String {
             }
             Err(e) => out += &format!("  {}: {e}\n", d.display()),
         }
-    }
-    if !any {
-        out += "  (none here; `colab validate --keep-traces traces/NAME` records one)\n";
     }
     out
 }

@@ -25,7 +25,8 @@ Examples:
 pub struct ModelCheckArgs {
     /// Programs to check (default: every recorded program with a model).
     programs: Vec<String>,
-    /// Trace library: a name under traces/ or a directory.
+    /// Trace library: a directory, or a name found in traces/ here,
+    /// $COLAB_TRACES or the source tree's traces/.
     #[arg(long, default_value = "parsec")]
     traces: String,
     /// Worker threads of the recordings to compare (the model runs
@@ -50,7 +51,7 @@ pub struct ModelCheckArgs {
 }
 
 pub fn run(a: ModelCheckArgs) -> Result<()> {
-    let dir = colab_trace::workloads::library_dir(&a.traces);
+    let dir = colab_trace::workloads::find_library(&a.traces)?;
     let mut lib = Library::builtin();
     for f in &a.model {
         let text = std::fs::read_to_string(f)

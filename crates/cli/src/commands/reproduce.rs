@@ -125,8 +125,9 @@ pub struct ReproduceArgs {
     traces: Vec<PathBuf>,
     /// Also run a trace library: a directory with a manifest.toml (as
     /// `colab validate --keep-traces DIR` writes), each recording with the
-    /// speedups its manifest gives (class "trace"); a bare NAME is
-    /// traces/NAME. `colab list` lists the libraries in traces/.
+    /// speedups its manifest gives (class "trace"); a bare NAME is looked
+    /// for in traces/ here, the directories of $COLAB_TRACES and the source
+    /// tree's traces/. `colab list` lists the libraries it finds.
     #[arg(long = "traces", value_name = "DIR|NAME")]
     libraries: Vec<String>,
     /// Run only the traces given with --trace or --traces, not the papers'
