@@ -4,7 +4,7 @@
 //! picks one mix of a file (or its program), `FILE:n` sets its program's
 //! thread parameter; `Rand-SEED-K` names random mix K of a seed.
 
-use crate::spec::{MixFile, MixSpec, ProgramSpec};
+use crate::spec::{MixFile, ProgramSpec};
 use crate::{compile, random, Library, Workload, WorkloadError, COLAB_BENCHMARKS};
 use std::path::{Path, PathBuf};
 
@@ -154,7 +154,7 @@ impl Library {
             }
             specs.push(m);
         }
-        loaded.mixes = self.add_mix_specs(file, specs)?;
+        loaded.mixes = self.add_mixes(file, specs)?;
         Ok(loaded)
     }
 
@@ -212,16 +212,6 @@ impl Library {
             place,
             problem: format!("names '{bench}', which holds mixes but no program"),
         })
-    }
-
-    /// Adds mixes already checked to name known programs; their names.
-    fn add_mix_specs(
-        &mut self,
-        file: &str,
-        mixes: Vec<MixSpec>,
-    ) -> Result<Vec<String>, WorkloadError> {
-        let text = toml::to_string(&MixFile { mix: mixes }).expect("mix specs serialize");
-        self.add_mix_text(file, &text)
     }
 
     /// Resolves command-line workload arguments: built-in benchmarks

@@ -226,9 +226,18 @@ impl Library {
     }
 
     pub fn add_mix_text(&mut self, file: &str, text: &str) -> Result<Vec<String>, WorkloadError> {
-        let mf = parse_mixes(file, text)?;
+        self.add_mixes(file, parse_mixes(file, text)?.mix)
+    }
+
+    /// Adds mixes of `file` (replacing any of the same name), each checked
+    /// to resolve; their names.
+    pub fn add_mixes(
+        &mut self,
+        file: &str,
+        mixes: Vec<MixSpec>,
+    ) -> Result<Vec<String>, WorkloadError> {
         let mut names = Vec::new();
-        for m in mf.mix {
+        for m in mixes {
             self.mix_files.insert(m.name.clone(), file.to_string());
             names.push(m.name.clone());
             self.mixes.retain(|x| x.name != m.name);
