@@ -5,12 +5,14 @@
 pub mod cli;
 pub mod commands;
 pub mod common;
+pub mod table;
 
 pub use cli::{Cli, Cmd};
 
 /// Parses the process's arguments, runs the command, and exits 1 with the
 /// error and its causes on one line when it fails.
 pub fn main() {
+    restore_sigpipe();
     let cli = match parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -71,4 +73,20 @@ fn explain_negative(e: clap::Error) -> clap::Error {
         "a negative number, where a whole number (0 or more) is wanted",
     );
     clap::Error::raw(ErrorKind::ValueValidation, format!("{first}\n"))
+}
+
+/// Lets a closed stdout end the program quietly, as it ends any Unix
+/// filter: `colab list | head` would otherwise panic ("failed printing to
+/// stdout: Broken pipe") once head has gone, because Rust ignores SIGPIPE
+/// and `println!` panics on the EPIPE error that comes instead. With the
+/// default disposition back, the write kills the process with SIGPIPE, as
+/// the shell expects. colab writes to no other pipe or socket that could
+/// close under it (its child processes get their own default disposition).
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread starts; it only
+    // changes how the process takes SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

@@ -11,10 +11,11 @@ const BENCHMARKS: [&str; 17] = colab_campaign::COLAB_BENCHMARKS;
 fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
     let r = ok(&["list"]);
     let out = &r.stdout;
+    // The title, the header row, then a row per benchmark.
     let bench: Vec<&str> = out
         .lines()
         .skip_while(|l| !l.starts_with("Benchmarks"))
-        .skip(1)
+        .skip(2)
         .take_while(|l| !l.trim().is_empty())
         .map(|l| l.split_whitespace().next().unwrap_or(""))
         .collect();
@@ -74,23 +75,55 @@ fn list_shows_the_benchmarks_the_mixes_and_the_policies() {
     }
 }
 
-/// ROTA's switches and presets reach `colab list` and `colab sim --help`
-/// from their one table, each with its values, and a bad one is refused
-/// naming the switches.
+/// ROTA's switches and presets reach `colab list rota` and `colab sim
+/// --help` from their one table, each with its values, and a bad one is
+/// refused naming the switches.
 #[test]
 fn rotas_switches_are_listed_and_in_sim_help() {
-    let list = ok(&["list"]).stdout;
+    let list = ok(&["list", "rota"]).stdout;
     let help = ok(&["sim", "--help"]).stdout;
     for s in colab_policies::rota::SWITCHES {
         let line = format!("{} = {}: ", s.key, s.values().join("|"));
-        assert!(list.contains(&line), "colab list lacks '{line}'");
+        assert!(list.contains(&line), "colab list rota lacks '{line}'");
         assert!(help.contains(&line), "colab sim --help lacks '{line}'");
     }
+    // Each preset's row (and its continuation lines) gives the switches it
+    // sets otherwise than the default: over the default's, its spelling.
+    let pairs = |s: &str| -> Vec<(String, String)> {
+        s.split([':', ' '])
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let default = colab_policies::rota::PRESETS
+        .iter()
+        .find(|(n, _)| *n == colab_policies::rota::DEFAULT_FREEZE)
+        .map(|(_, s)| pairs(s))
+        .expect("the default preset");
+    let lines: Vec<&str> = list
+        .lines()
+        .skip_while(|l| !l.starts_with("ROTA's presets"))
+        .collect();
     for (n, spelling) in colab_policies::rota::PRESETS {
-        assert!(
-            list.contains(&format!("rota@{n:<3} {spelling}")),
-            "rota@{n}"
-        );
+        let name = format!("rota@{n}");
+        let at = lines
+            .iter()
+            .position(|l| l.split_whitespace().next() == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{list}"));
+        let mut row = lines[at]
+            .trim_start()
+            .trim_start_matches(name.as_str())
+            .to_string();
+        for l in lines[at + 1..].iter().take_while(|l| l.starts_with("    ")) {
+            row += " ";
+            row += l;
+        }
+        let mut set = default.clone();
+        for (k, v) in pairs(&row) {
+            let slot = set.iter_mut().find(|(dk, _)| *dk == k).expect("a switch");
+            slot.1 = v;
+        }
+        assert_eq!(set, pairs(spelling), "{name}'s row: {row}");
         assert!(
             help.contains(&format!("rota@{n}")),
             "rota@{n} in sim --help"

@@ -39,13 +39,16 @@ core_type = "prime"
 cores = 1
 "#;
 
-/// The core type names of `colab topology` output, in core order.
+/// The core type names of `colab topology` output, in core order: the
+/// second column of the rows under the header row `core  type ...`.
 fn core_types_listed(out: &str) -> Vec<String> {
     out.lines()
-        .filter(|l| l.trim_start().starts_with("core "))
-        .map(|l| {
-            let (_, rest) = l.split_once(':').expect("core line has a ':'");
-            rest.split_whitespace().next().unwrap_or("").to_string()
+        .skip_while(|l| !l.trim_start().starts_with("core "))
+        .skip(1)
+        .map_while(|l| {
+            let mut cells = l.split_whitespace();
+            cells.next()?.parse::<usize>().ok()?;
+            cells.next().map(str::to_string)
         })
         .collect()
 }
@@ -62,7 +65,7 @@ fn sim_and_topology_accept_a_tri_cluster_topology_file() {
         "big-first puts the fastest cluster first:\n{}",
         r.stdout
     );
-    assert!(r.stdout.starts_with("phone "), "{}", r.stdout);
+    assert!(r.stdout.starts_with("phone: 8 cores"), "{}", r.stdout);
     let r = ok(&["topology", s(&topo), "--order", "little-first"]);
     assert_eq!(
         core_types_listed(&r.stdout),

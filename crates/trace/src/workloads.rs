@@ -1,6 +1,6 @@
 //! Recorded traces and trace libraries as replayable workloads: what
-//! `colab sim --trace`, `colab reproduce --trace/--traces` and `colab list`
-//! read from disk.
+//! `colab sim --trace` and `colab reproduce --trace/--traces` read from disk
+//! (`colab list` lists the libraries).
 
 use crate::library::{read_trace_text, Entry, LibraryInfo, Manifest, MANIFEST};
 use anyhow::{bail, Context, Result};
@@ -152,68 +152,6 @@ pub fn load_library(arg: &str, warn: &mut dyn FnMut(&str)) -> Result<Vec<Workloa
             Ok(w)
         })
         .collect()
-}
-
-/// The libraries under `root` (each a directory with a manifest), one line
-/// each as `colab list` shows them, or a hint when there are none.
-pub fn list_libraries(root: &Path) -> String {
-    let out = libraries_under(root, false);
-    if out.is_empty() {
-        "  (none here; `colab validate --keep-traces traces/NAME` records one)\n".to_string()
-    } else {
-        out
-    }
-}
-
-/// The libraries of every [`library_roots`] directory, as
-/// [`list_libraries`] shows them, each outside `traces/` here with where it
-/// is.
-pub fn list_found_libraries() -> String {
-    let mut out = String::new();
-    for root in library_roots() {
-        out += &libraries_under(&root, root != Path::new("traces"));
-    }
-    if out.is_empty() {
-        format!(
-            "  (none found in traces/ here, ${TRACES_ENV} or the source tree; `colab validate \
-             --keep-traces traces/NAME` records one)\n"
-        )
-    } else {
-        out
-    }
-}
-
-fn libraries_under(root: &Path, say_where: bool) -> String {
-    let mut out = String::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.sort();
-    for d in dirs.iter().filter(|d| d.join(MANIFEST).is_file()) {
-        let place = if say_where {
-            format!(" (in {})", d.display())
-        } else {
-            String::new()
-        };
-        match Manifest::load(d) {
-            Ok(m) => {
-                let mut progs: Vec<&str> = m.trace.iter().map(|e| e.program.as_str()).collect();
-                progs.dedup();
-                out += &format!(
-                    "  {:<16} {} recordings of {} programs ({}), {} on {} CPUs; {}{place}\n",
-                    m.library.name,
-                    m.trace.len(),
-                    progs.len(),
-                    progs.join(" "),
-                    m.library.recorded,
-                    m.library.cpus,
-                    m.library.source
-                );
-            }
-            Err(e) => out += &format!("  {}: {e}\n", d.display()),
-        }
-    }
-    out
 }
 
 /// Writes the manifest of recordings kept in `dir` (`colab validate

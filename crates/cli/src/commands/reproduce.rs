@@ -76,7 +76,7 @@ pub struct ReproduceArgs {
     /// the papers' model error, 10% and 25% error), named `policy@predictor`.
     /// `mechanisms`: COLAB and ROTA with each mechanism switched off or
     /// varied in turn (`colab:remote=off`, `rota:gang=off`, ...), and ROTA's
-    /// presets (`rota@3`, ...; `colab list` documents both), beside the
+    /// presets (`rota@3`, ...; `colab list colab` and `colab list rota` document both), beside the
     /// baseline, EEVDF and RR.
     /// Any `--policies` entry may name its predictor the same way.
     #[arg(long, value_enum, conflicts_with = "policies")]
@@ -88,7 +88,7 @@ pub struct ReproduceArgs {
     /// [default: 3, or 1 with --quick].
     #[arg(long)]
     seeds: Option<u64>,
-    /// Configurations (comma-separated): built-in machines (`colab list`) or
+    /// Configurations (comma-separated): built-in machines (`colab list machines`) or
     /// topology TOML files, a file's machine called by its `name` or else
     /// its file's stem; default: the papers' 2B2S,2B4S,4B2S,4B4S (camp,
     /// propsp, scenarios: the machines each mix names).

@@ -17,7 +17,7 @@ pub const ABOUT: &str = "Simulate one workload on one machine under one policy."
 fn policy_long_help() -> String {
     let mut s = String::from(
         "Scheduling policy: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, \
-         rr, hsp, propsp, propsp-static, rota (`colab list` describes each); colab:KEY=VALUE:... \
+         rr, hsp, propsp, propsp-static, rota (`colab list policies` describes each, `colab list NAME` one in full); colab:KEY=VALUE:... \
          and colab-e:WS:WE set COLAB's switches and weights; scx:colab runs scx_colab's own BPF \
          (scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).\n\n\
          rota[@N][:KEY=VALUE...]: ROTA's Nth freeze ",
@@ -93,7 +93,7 @@ pub struct SimArgs {
     /// Which cluster gets the low core numbers.
     #[arg(long, value_enum, default_value = "big-first")]
     order: Order,
-    /// Scheduling policy (`colab list` shows all: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static, rota; colab-e:WS:WE sets the energy-aware weights; rota@N is ROTA's Nth freeze and rota[@N]:KEY=VALUE:... sets its switches, listed by `colab list`; scx:colab runs scx_colab's own BPF, scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).
+    /// Scheduling policy (`colab list` shows all: cfs, eevdf, bpfland, lavd, gts, wash, colab, colab-e, camp, pa, sfd, rr, hsp, propsp, propsp-static, rota; colab-e:WS:WE sets the energy-aware weights; rota@N is ROTA's Nth freeze and rota[@N]:KEY=VALUE:... sets its switches, listed by `colab list rota`; scx:colab runs scx_colab's own BPF, scx:colab:ARGS with its options, e.g. scx:colab:--policy=colab).
     #[arg(short, long, default_value = "colab", long_help = policy_long_help())]
     policy: String,
     /// Seed for start order and random choices.

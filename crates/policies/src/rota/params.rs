@@ -1,5 +1,5 @@
 //! ROTA's parameters: the switches ablations vary ([`SWITCHES`], one table
-//! from which the parser, `--help`, `colab list` and the book's switch
+//! from which the parser, `--help`, `colab list rota` and the book's switch
 //! list come) and the freezes results cite ([`PRESETS`], `rota@N`).
 
 use crate::cfs::NewStart;
@@ -122,7 +122,7 @@ macro_rules! switch {
     };
 }
 
-/// Every switch, in the order `--help`, `colab list` and the book give them.
+/// Every switch, in the order `--help`, `colab list rota` and the book give them.
 pub const SWITCHES: &[Switch] = &[
     switch!(rotate: bool, "rotate", "an occupant gives its fast core to a waiting thread that ranks before it, at the quantum"),
     switch!(remote: bool, "remote", "an idle fast core takes over a thread running on a slow core"),
@@ -239,13 +239,13 @@ impl RotaParams {
 fn keys() -> String {
     let k: Vec<&str> = SWITCHES.iter().map(|s| s.key).collect();
     format!(
-        "options: {}; `colab list` says what each does",
+        "options: {}; `colab list rota` says what each does",
         k.join(", ")
     )
 }
 
 /// The switches in one line each, `KEY = VALUES: what it does`, for
-/// `--help` and `colab list`.
+/// `--help` and `colab list rota`.
 pub fn options_help() -> String {
     let mut s = String::new();
     for sw in SWITCHES {
