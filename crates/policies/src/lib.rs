@@ -113,7 +113,7 @@ cluster; a takeover counts a run from the thread's last synchronisation; an idle
 waits a migration's time for its short sleeper, a waking thread leaves an idle core to a \
 sibling that blocked after it at the same barrier, and up to CFS's minimum slice for one whose program's other threads all run on fast cores and whose live threads fit them; \
 each core's queue by CFS's rules, new threads in arrival order; \
-rota@N is the Nth freeze (3 = what scx_colab ran until its port, 11-16, 18, 19 = rota, what scx_colab runs); \
+rota@N is the Nth freeze, a preset results cite (rota is the newest, what scx_colab runs; `colab list rota` lists them); \
 rota[@N]:KEY=VALUE:... switches mechanisms (`colab list rota` lists the switches)",
     ),
 ];
