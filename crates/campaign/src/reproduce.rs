@@ -430,7 +430,10 @@ pub fn report_options(plan: &Plan, allow_no_png: bool) -> colab_report::ReportOp
     if allow_no_png {
         opts.on_chart_failure = colab_report::ChartFailure::Skip;
     }
-    opts.provenance.quick = plan.quick_scope.clone();
+    opts.provenance.scope = match &plan.quick_scope {
+        Some(part) => colab_report::Scope::Quick(part.clone()),
+        None => colab_report::Scope::Full,
+    };
     opts.provenance.machine_notes = one_core_type_notes(plan);
     opts
 }

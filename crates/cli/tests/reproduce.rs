@@ -777,6 +777,10 @@ fn reproduce_runs_ones_own_mix_of_program_files_on_a_machine_file() {
     assert!(summary.contains("H_ANTT normalised to cfs"), "{summary}");
     assert!(summary.contains("## Who won"), "{summary}");
     assert!(!summary.contains("Quick run"), "{summary}");
+    assert!(
+        summary.contains("**Full run** (without `--quick`)"),
+        "{summary}"
+    );
     fails(
         &["reproduce", "--workloads", "nosuch.toml", "--out", s(&out)],
         &["--workloads", "nosuch.toml"],

@@ -208,6 +208,20 @@ pub struct ReportOptions {
     pub provenance: Provenance,
 }
 
+/// What part of a study a report's runs are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Scope {
+    /// Nothing said (a report not made by a study).
+    #[default]
+    Unsaid,
+    /// A study run without `--quick`: the workloads, machines and seeds
+    /// the report lists.
+    Full,
+    /// `--quick`: what it ran against the whole (e.g. "11 of the study's
+    /// 40 workloads, ...").
+    Quick(String),
+}
+
 /// How the runs of a report were made: what the first screen of
 /// `summary.md` says besides the results. Every field may be left empty.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -216,9 +230,8 @@ pub struct Provenance {
     /// reproduce --quick` and `colab 0.1.0, 2026-12-06`).
     pub command: String,
     pub made: String,
-    /// What part of the study ran: for `--quick`, what it left out (e.g.
-    /// "11 of the study's 40 workloads, ..."); None: the whole study.
-    pub quick: Option<String>,
+    /// What part of the study ran (unsaid by default).
+    pub scope: Scope,
     /// Every simulation the campaigns ran: the runs the report measures
     /// and the runs of programs alone their metrics divide by.
     pub simulations: Option<u64>,

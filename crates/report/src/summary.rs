@@ -145,11 +145,16 @@ fn header(md: &mut String, input: &SummaryInput, a: &Analysis) {
     let r = input.records;
     let p = &input.opts.provenance;
     md.push_str(&format!("# {}\n\n", input.opts.title));
-    if let Some(scope) = &p.quick {
-        md.push_str(&format!(
+    match &p.scope {
+        crate::Scope::Unsaid => {}
+        crate::Scope::Full => md.push_str(
+            "**Full run** (without `--quick`): every workload, machine and seed listed under \
+             What was run.\n\n",
+        ),
+        crate::Scope::Quick(scope) => md.push_str(&format!(
             "**Quick run** (`--quick`): {scope}. The whole study is the same command \
              without `--quick`.\n\n"
-        ));
+        )),
     }
     if !p.command.is_empty() {
         let made = if p.made.is_empty() {

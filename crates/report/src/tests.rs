@@ -1441,7 +1441,7 @@ fn first_screen_says_what_was_run_and_who_won() {
     opts.provenance = crate::Provenance {
         command: "colab reproduce --quick".into(),
         made: "colab 0.1.0, 2026-12-06".into(),
-        quick: Some("1 of the study's 9 workloads".into()),
+        scope: crate::Scope::Quick("1 of the study's 9 workloads".into()),
         simulations: Some(26),
         machine_notes: vec!["4B has one core type: so and so.".into()],
     };
@@ -1496,7 +1496,21 @@ fn first_screen_says_what_was_run_and_who_won() {
     let files = write_report(&tmp.path().join("b"), &records, &no_charts()).unwrap();
     let md = read(&files.summary_md);
     assert!(md.contains("## Who won"), "{md}");
-    for absent in ["Quick run", "Made by", "simulations also holds", "**Note**"] {
+    for absent in [
+        "Quick run",
+        "Full run",
+        "Made by",
+        "simulations also holds",
+        "**Note**",
+    ] {
         assert!(!md.contains(absent), "{absent}:\n{md}");
     }
+    let mut full = no_charts();
+    full.provenance.scope = crate::Scope::Full;
+    let files = write_report(&tmp.path().join("c"), &records, &full).unwrap();
+    let md = read(&files.summary_md);
+    assert!(
+        md.contains("**Full run** (without `--quick`): every workload"),
+        "{md}"
+    );
 }
