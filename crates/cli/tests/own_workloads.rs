@@ -92,6 +92,22 @@ fn a_mix_of_program_files_runs_and_a_file_of_two_says_which() {
         vec![vec!["barrier4", "spin", "fft"], vec!["barrier4", "fft"]]
     );
     assert!(!every.stderr.contains("holds 2 mixes"), "{}", every.stderr);
+    // The text run names each mix as `colab compare` takes it, and
+    // compare takes it.
+    let text = ok(&["sim", &mix, "--every-mix", "-p", "cfs"]);
+    for m in ["mine", "mine2"] {
+        let hint = format!("`colab compare {mix}:{m} -t 2B2S -p cfs,...`");
+        assert!(text.stdout.contains(&hint), "{hint}:\n{}", text.stdout);
+    }
+    let c = ok(&[
+        "compare",
+        &format!("{mix}:mine2"),
+        "-p",
+        "cfs,rota",
+        "--seeds",
+        "2",
+    ]);
+    assert!(c.stdout.contains("mine2"), "{}", c.stdout);
 }
 
 #[test]

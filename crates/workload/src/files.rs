@@ -24,6 +24,9 @@ pub struct Loaded {
 pub struct Resolved {
     pub workload: Workload,
     pub note: Option<String>,
+    /// How to name this workload alone on a command line: the argument,
+    /// or `FILE:MIX` for one mix of a file given whole.
+    pub arg: String,
 }
 
 /// Keys a program file has at its top level (`ProgramSpec`'s fields).
@@ -271,6 +274,7 @@ impl Library {
             Ok(vec![Resolved {
                 workload,
                 note: None,
+                arg: arg.to_string(),
             }])
         };
         let (file, sel) = match file_and_selector(arg) {
@@ -309,18 +313,21 @@ impl Library {
                 })
             }
             None if l.mixes.is_empty() => one(self.single(&program()?, None)?),
-            None if every_mix || l.mixes.len() == 1 => l
+            None if l.mixes.len() == 1 => one(self.mix(&l.mixes[0])?),
+            None if every_mix => l
                 .mixes
                 .iter()
                 .map(|m| {
                     Ok(Resolved {
                         workload: self.mix(m)?,
                         note: None,
+                        arg: format!("{file}:{m}"),
                     })
                 })
                 .collect(),
             None => Ok(vec![Resolved {
                 workload: self.mix(&l.mixes[0])?,
+                arg: format!("{file}:{}", l.mixes[0]),
                 note: Some(format!(
                     "{file} holds {} mixes ({}); this is the first, {}: `{file}:NAME` picks one, --every-mix runs them all",
                     l.mixes.len(),

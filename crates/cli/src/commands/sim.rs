@@ -169,18 +169,23 @@ pub fn run(a: SimArgs) -> Result<()> {
             stray.join(", ")
         );
     }
-    let workloads: Vec<Workload> = match (&a.workloads[..], &a.trace) {
-        (_, Some(path)) => vec![colab_trace::workloads::load_trace(
-            path,
-            a.speedup
-                .unwrap_or(colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP),
-            &a.thread_speedup,
-            colab_trace::workloads::ReplayHow {
-                keep_tracing_overhead: a.keep_tracing_overhead,
-                sleep_unnamed_wakes: a.sleep_unnamed_wakes,
-            },
-            &mut warn,
-        )?],
+    // Each workload, and how `colab compare` would name it (None: a trace,
+    // which compare does not take).
+    let workloads: Vec<(Workload, Option<String>)> = match (&a.workloads[..], &a.trace) {
+        (_, Some(path)) => vec![(
+            colab_trace::workloads::load_trace(
+                path,
+                a.speedup
+                    .unwrap_or(colab_trace::workloads::DEFAULT_REPLAY_SPEEDUP),
+                &a.thread_speedup,
+                colab_trace::workloads::ReplayHow {
+                    keep_tracing_overhead: a.keep_tracing_overhead,
+                    sleep_unnamed_wakes: a.sleep_unnamed_wakes,
+                },
+                &mut warn,
+            )?,
+            None,
+        )],
         ([], None) => match &a.rt_app {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -188,7 +193,7 @@ pub fn run(a: SimArgs) -> Result<()> {
                 let mut lib = Library::builtin();
                 let file = path.display().to_string();
                 let name = lib.add_rtapp_text(&file, &text)?;
-                vec![lib.single(&name, None)?]
+                vec![(lib.single(&name, None)?, Some(file))]
             }
             None => bail!("give a WORKLOAD, --trace FILE or --rt-app FILE"),
         },
@@ -199,7 +204,7 @@ pub fn run(a: SimArgs) -> Result<()> {
                 if let Some(note) = &r.note {
                     warn(note);
                 }
-                r.workload
+                (r.workload, Some(r.arg))
             })
             .collect(),
     };
@@ -218,7 +223,7 @@ pub fn run(a: SimArgs) -> Result<()> {
         ));
     }
     let mut json = Vec::new();
-    for (i, mut w) in workloads.into_iter().enumerate() {
+    for (i, (mut w, spelled)) in workloads.into_iter().enumerate() {
         if i > 0 && !a.json {
             println!();
         }
@@ -256,7 +261,7 @@ pub fn run(a: SimArgs) -> Result<()> {
                 &w, &topo, &a.policy, a.seed, &r,
             ));
         } else {
-            print_text(&w, &topo, &a, &r, a.timeline.as_deref());
+            print_text(&w, spelled.as_deref(), &topo, &a, &r, a.timeline.as_deref());
         }
     }
     match json.len() {
@@ -277,7 +282,15 @@ fn fast_share(fast_ns: u64, cpu_ns: u64) -> String {
     format!("{:.0}%", 100.0 * fast_ns as f64 / cpu_ns as f64)
 }
 
-fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timeline: Option<&Path>) {
+/// `spelled`: how `colab compare` names the workload (None: it cannot).
+fn print_text(
+    w: &Workload,
+    spelled: Option<&str>,
+    topo: &Topology,
+    a: &SimArgs,
+    r: &SingleRun,
+    timeline: Option<&Path>,
+) {
     let res = &r.result;
     println!(
         "{} on {} under {} (seed {})",
@@ -349,14 +362,14 @@ fn print_text(w: &Workload, topo: &Topology, a: &SimArgs, r: &SingleRun, timelin
             p.display()
         );
     }
-    println!(
-        "  one run is one sample (seed {}, {}): `colab compare {} -t {} -p {},...` runs every seed and core order with 95% intervals",
-        a.seed,
-        colab_core::CoreOrder::from(a.order).label(),
-        w.name,
-        a.topology,
-        a.policy
-    );
+    let order = colab_core::CoreOrder::from(a.order).label();
+    match spelled {
+        Some(arg) => println!(
+            "  one run is one sample (seed {}, {order}): `colab compare {arg} -t {} -p {},...` runs every seed and core order with 95% intervals",
+            a.seed, a.topology, a.policy
+        ),
+        None => println!("  one run is one sample (seed {}, {order})", a.seed),
+    }
 }
 
 /// One run, with a progress bar once it passes [`colab_sim::PROGRESS_EVERY`]
