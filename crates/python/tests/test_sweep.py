@@ -145,8 +145,20 @@ def test_reproduce_engine_ray_writes_the_serial_report(tmp_path):
          "--python", sys.executable],
         check=True,
     )
-    for f in ("cells.csv", "runs.csv", "summary.md"):
+    for f in ("cells.csv", "runs.csv"):
         assert (tmp_path / "ray" / f).read_bytes() == (tmp_path / "serial" / f).read_bytes(), f
+
+    # summary.md the same but for the line naming the command that made it.
+    def made_by_and_rest(d):
+        lines = (d / "summary.md").read_text().splitlines()
+        made = [x for x in lines if x.startswith("Made by `colab reproduce ")]
+        return made, [x for x in lines if x not in made]
+
+    made_ray, ray = made_by_and_rest(tmp_path / "ray")
+    made_serial, serial = made_by_and_rest(tmp_path / "serial")
+    assert ray == serial
+    assert len(made_ray) == 1 and "--engine ray" in made_ray[0], made_ray
+    assert len(made_serial) == 1 and "--engine" not in made_serial[0], made_serial
     assert not (tmp_path / "ray.ray-checkpoint").exists(), "the checkpoint outlived the report"
 
 
