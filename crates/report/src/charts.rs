@@ -754,10 +754,18 @@ pub(crate) fn write_charts(
     let a = Analysis::new(cells, opts);
     let speedups = app_speedups(&a.baseline, records);
     let not_drawn = |stem: &str| {
-        format!(
-            "chart {stem} not drawn: no values normalised to {}",
-            a.baseline
-        )
+        if stem.starts_with("class_") && a.classes.is_empty() {
+            let why = crate::summary::NO_CLASS;
+            format!(
+                "chart {stem} not drawn: {}",
+                why[..1].to_lowercase() + &why[1..]
+            )
+        } else {
+            format!(
+                "chart {stem} not drawn: no values normalised to {}",
+                a.baseline
+            )
+        }
     };
     let mut written = Vec::new();
     for (stem, chart) in all_charts(&a, records, &speedups, opts) {

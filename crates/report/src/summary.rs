@@ -515,7 +515,9 @@ fn ranking(md: &mut String, a: &Analysis, charts: &[String]) {
         });
         rows.extend(per_policy.into_iter().map(|(_, r)| r));
     }
-    if rows.is_empty() {
+    if a.classes.is_empty() {
+        md.push_str(&format!("{NO_CLASS}.\n\n"));
+    } else if rows.is_empty() {
         md.push_str("No data.\n\n");
     } else {
         md.push_str(&table(&header, &rows));
@@ -707,6 +709,10 @@ fn head_to_head(md: &mut String, a: &Analysis) {
     }
 }
 
+/// Why there are no per-class results when no workload has a class.
+pub(crate) const NO_CLASS: &str =
+    "No workload has a class (a mix file's `classes = [\"...\"]` gives its mixes theirs)";
+
 fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
     let how = if metric.normalisable() {
         format!("geomean normalised to {}", a.baseline)
@@ -738,7 +744,9 @@ fn class_table(md: &mut String, a: &Analysis, metric: Metric) {
             rows.push(row);
         }
     }
-    if rows.is_empty() {
+    if a.classes.is_empty() {
+        md.push_str(&format!("{NO_CLASS}.\n\n"));
+    } else if rows.is_empty() {
         md.push_str("No data.\n\n");
     } else {
         md.push_str(&table(&header, &rows));

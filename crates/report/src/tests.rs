@@ -1514,3 +1514,42 @@ fn first_screen_says_what_was_run_and_who_won() {
         "{md}"
     );
 }
+
+#[test]
+fn workloads_without_a_class_say_why_there_is_no_class_table() {
+    // An own mix with no `classes` and as many threads as cores: no class.
+    let records: Vec<RunRecord> = ["cfs", "rota"]
+        .iter()
+        .map(|p| {
+            rec(
+                "mine",
+                &[],
+                "2B2S",
+                4,
+                4,
+                p,
+                "big-first",
+                1,
+                &[(10, 5, 6), (12, 5, 6)],
+                1.0,
+            )
+        })
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let files = write_report(&tmp.path().join("r"), &records, &ReportOptions::default()).unwrap();
+    let md = read(&files.summary_md);
+    let per_class = section(&md, "## Per-class results");
+    assert!(
+        per_class.contains("No workload has a class (a mix file's `classes = [\"...\"]`"),
+        "{per_class}"
+    );
+    assert!(!per_class.contains("No data."), "{per_class}");
+    assert!(
+        files
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("chart class_h_antt not drawn: no workload has a class")),
+        "{:?}",
+        files.warnings
+    );
+}
