@@ -65,10 +65,15 @@ impl Metric {
         self != Metric::Asp
     }
 
+    pub(crate) fn higher_is_better(self) -> bool {
+        matches!(self, Metric::HStp | Metric::Asp)
+    }
+
     pub(crate) fn better(self) -> &'static str {
-        match self {
-            Metric::HStp | Metric::Asp => "higher is better",
-            _ => "lower is better",
+        if self.higher_is_better() {
+            "higher is better"
+        } else {
+            "lower is better"
         }
     }
 }

@@ -235,7 +235,7 @@ fn winners(md: &mut String, a: &Analysis) {
                 .filter_map(|p| Some((p.as_str(), a.summary_over(&workloads, config, p, m).0?)))
                 .collect();
             v.sort_by(|x, y| x.1.total_cmp(&y.1));
-            if m.better().starts_with("higher") {
+            if m.higher_is_better() {
                 v.reverse();
             }
             v
@@ -296,16 +296,16 @@ fn winners(md: &mut String, a: &Analysis) {
 fn run_counts(input: &SummaryInput, a: &Analysis, orders: usize, seeds: usize) -> String {
     let runs = input.records.len();
     let product = a.workloads.len() * a.configs.len() * a.policies.len() * orders * seeds;
-    let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     let mut s = if product == runs {
         format!(
             "{runs} runs measured = {} x {} x {} x {} x {}, averaged into {} cells (workload \
              x config x policy; each the arithmetic mean over core orders and seeds).",
-            n(a.workloads.len(), "workload"),
-            n(a.configs.len(), "config"),
-            n(a.policies.len(), "policy").replace("policys", "policies"),
-            n(orders, "core order"),
-            n(seeds, "seed"),
+            n(a.workloads.len(), "workload", "workloads"),
+            n(a.configs.len(), "config", "configs"),
+            n(a.policies.len(), "policy", "policies"),
+            n(orders, "core order", "core orders"),
+            n(seeds, "seed", "seeds"),
             input.cells.len()
         )
     } else {
